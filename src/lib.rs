@@ -1,1 +1,69 @@
-//! ripple
+//! ripple is an Entity-Component-System in which **a frame costs what changed, not
+//! what exists**.
+//!
+//! Its goals, in ranked order:
+//! 1. **Correct**: stale entities, aliasing queries and bad input give typed errors or
+//!    precise panics, never another entity's data; every `unsafe` block names its
+//!    invariant.
+//! 2. **Proportional cost**: work follows what changed (change tracking arrives in a
+//!    later release); iteration over what exists is as fast as the fastest peers.
+//! 3. **Steady frames allocate nothing**: archetype tables are pools whose capacity
+//!    survives churn.
+//! 4. **Small and plain**: one concept per module, no framework.
+//!
+//! ```
+//! use ripple::prelude::*;
+//!
+//! #[derive(Debug, PartialEq)]
+//! struct Position(f32, f32);
+//! struct Velocity(f32, f32);
+//! struct Resting;
+//!
+//! let mut world = World::new();
+//! let ball = world.spawn((Position(0.0, 0.0), Velocity(1.0, 2.0)));
+//! world.spawn_batch((0..1000).map(|i| (Position(i as f32, 0.0), Resting)));
+//!
+//! // Queries cache the tables they match; keep them between frames.
+//! let mut movers = world.query_filtered::<(&Velocity, &mut Position), Without<Resting>>();
+//! for _frame in 0..3 {
+//!     movers.for_each_mut(&mut world, |(v, p)| {
+//!         p.0 += v.0;
+//!         p.1 += v.1;
+//!     });
+//! }
+//! assert_eq!(world.get::<Position>(ball), Ok(&Position(3.0, 6.0)));
+//!
+//! world.despawn(ball).unwrap();
+//! assert!(world.get::<Position>(ball).is_err()); // a stale handle is an error
+//! ```
+//!
+//! Components are any `'static + Send + Sync` type; bundles are tuples of up to 16
+//! distinct components. See [`World`] for entity operations and [`QueryState`] for
+//! queries.
+
+mod bundle;
+mod component;
+mod entity;
+mod entity_ref;
+mod error;
+mod hash;
+mod query;
+mod resource;
+mod spawn_batch;
+mod storage;
+mod world;
+
+pub use bundle::Bundle;
+pub use component::{Component, ComponentId};
+pub use entity::Entity;
+pub use entity_ref::EntityRef;
+pub use error::{ComponentError, MissingComponent, MissingResource, NoSuchEntity, QueryEntityError};
+pub use query::{Or, QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData, With, Without};
+pub use spawn_batch::SpawnBatch;
+pub use storage::ArchetypeId;
+pub use world::World;
+
+/// The types most programs need: `use ripple::prelude::*;`.
+pub mod prelude {
+    pub use crate::{Bundle, Component, Entity, Or, QueryState, With, Without, World};
+}

@@ -1,0 +1,213 @@
+//! Bundles: the tuples of components that `spawn`, `insert` and `remove` take.
+//!
+//! A bundle type is registered once per world: its component ids in tuple order and
+//! sorted, checked for duplicates. Spawning caches the target archetype and the
+//! column of each tuple element, so a spawn is a hash lookup plus one push per column.
+
+use std::any::TypeId;
+
+use crate::component::{Component, ComponentId, Components};
+use crate::hash::IdMap;
+use crate::storage::{ArchetypeId, Column, TypedColumn, downcast_mut};
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// A tuple of up to 16 components, moved into or out of an entity as one unit.
+///
+/// Implemented for `()` and for tuples `(A,)` to `(A, B, …, P)` of distinct
+/// [`Component`] types. A bundle that names one type twice is refused with a panic
+/// naming the type, the first time it is used.
+///
+/// ```
+/// use ripple::World;
+/// struct Pos(f32);
+/// struct Vel(f32);
+/// let mut world = World::new();
+/// let e = world.spawn((Pos(0.0), Vel(1.0)));
+/// let (vel,) = world.remove::<(Vel,)>(e).unwrap();
+/// assert_eq!(vel.0, 1.0);
+/// ```
+pub trait Bundle: sealed::Sealed + Send + Sync + Sized + 'static {
+    /// Column handles held while spawning many bundles into one archetype.
+    #[doc(hidden)]
+    type Writer<'a>;
+
+    /// Appends the component ids in tuple order, registering new types.
+    #[doc(hidden)]
+    fn register(components: &mut Components, out: &mut Vec<ComponentId>);
+
+    /// Borrows the columns at `indices` (one per element, distinct) for pushing.
+    #[doc(hidden)]
+    fn writer<'a>(columns: &'a mut [Box<dyn Column>], indices: &[usize]) -> Self::Writer<'a>;
+
+    /// Appends one row of values.
+    #[doc(hidden)]
+    fn push(self, writer: &mut Self::Writer<'_>);
+
+    /// Writes the values at `row`: appended where a column is `row` long, replacing
+    /// the old value otherwise. Old values are dropped after every value is written,
+    /// so a panicking `Drop` cannot leave a column short.
+    #[doc(hidden)]
+    fn write_at(self, columns: &mut [Box<dyn Column>], indices: &[usize], row: usize);
+
+    /// Swap-removes the values at `row` from the columns at `indices`.
+    #[doc(hidden)]
+    fn take(columns: &mut [Box<dyn Column>], indices: &[usize], row: usize) -> Self;
+}
+
+#[inline]
+fn write_one<T: Component>(column: &mut dyn Column, row: usize, value: T) -> Option<T> {
+    let column = downcast_mut::<T>(column);
+    if column.len() == row {
+        column.push(value);
+        None
+    } else {
+        Some(std::mem::replace(column.get_mut(row), value))
+    }
+}
+
+/// Counts macro repetitions: expands to `1` for any token.
+macro_rules! one {
+    ($token:tt) => {
+        1
+    };
+}
+
+macro_rules! impl_bundle {
+    ($($name:ident $index:tt),*) => {
+        impl<$($name: Component),*> sealed::Sealed for ($($name,)*) {}
+
+        impl<$($name: Component),*> Bundle for ($($name,)*) {
+            type Writer<'a> = ($(&'a mut TypedColumn<$name>,)*);
+
+            #[inline]
+            fn register(components: &mut Components, out: &mut Vec<ComponentId>) {
+                let _ = (&components, &out);
+                $(out.push(components.id_or_register::<$name>());)*
+            }
+
+            #[inline]
+            fn writer<'a>(columns: &'a mut [Box<dyn Column>], indices: &[usize]) -> Self::Writer<'a> {
+                let _ = &indices;
+                #[allow(non_snake_case, reason = "bindings are named after the type parameters")]
+                let [$($name),*] = columns
+                    .get_disjoint_mut::<usize, { 0 $(+ one!($index))* }>([$(indices[$index]),*])
+                    .expect("ripple: bundle columns are distinct");
+                ($(downcast_mut::<$name>(&mut **$name),)*)
+            }
+
+            #[inline]
+            fn push(self, writer: &mut Self::Writer<'_>) {
+                let _ = &writer;
+                $(writer.$index.push(self.$index);)*
+            }
+
+            #[inline]
+            fn write_at(self, columns: &mut [Box<dyn Column>], indices: &[usize], row: usize) {
+                let _ = (&columns, &indices, row);
+                // Held until every value is written, then dropped.
+                let _old = ($(write_one::<$name>(&mut *columns[indices[$index]], row, self.$index),)*);
+            }
+
+            #[inline]
+            fn take(columns: &mut [Box<dyn Column>], indices: &[usize], row: usize) -> Self {
+                let _ = (&columns, &indices, row);
+                ($(downcast_mut::<$name>(&mut *columns[indices[$index]]).swap_remove(row),)*)
+            }
+        }
+    };
+}
+
+impl_bundle!();
+impl_bundle!(A 0);
+impl_bundle!(A 0, B 1);
+impl_bundle!(A 0, B 1, C 2);
+impl_bundle!(A 0, B 1, C 2, D 3);
+impl_bundle!(A 0, B 1, C 2, D 3, E 4);
+impl_bundle!(A 0, B 1, C 2, D 3, E 4, F 5);
+impl_bundle!(A 0, B 1, C 2, D 3, E 4, F 5, G 6);
+impl_bundle!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
+impl_bundle!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8);
+impl_bundle!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9);
+impl_bundle!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
+impl_bundle!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
+impl_bundle!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12);
+impl_bundle!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12, N 13);
+impl_bundle!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12, N 13, O 14);
+impl_bundle!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12, N 13, O 14, P 15);
+
+/// Dense per-world index of a bundle type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct BundleId(u32);
+
+/// Where a freshly spawned bundle goes.
+pub(crate) struct SpawnTarget {
+    pub(crate) archetype: ArchetypeId,
+    /// For each bundle element, in tuple order, its column in `archetype`.
+    pub(crate) columns: Box<[usize]>,
+}
+
+pub(crate) struct BundleInfo {
+    /// Component ids in tuple order.
+    pub(crate) ids: Box<[ComponentId]>,
+    /// The same ids, ascending.
+    pub(crate) sorted: Box<[ComponentId]>,
+    /// Filled on the first spawn of this bundle.
+    pub(crate) spawn: Option<SpawnTarget>,
+}
+
+/// The registry of bundle types seen by one world.
+#[derive(Default)]
+pub(crate) struct Bundles {
+    infos: Vec<BundleInfo>,
+    by_type: IdMap<TypeId, BundleId>,
+    scratch: Vec<ComponentId>,
+}
+
+impl Bundles {
+    /// The id of bundle `B`, registering it (and its components) on first sight.
+    ///
+    /// # Panics
+    /// If `B` names a component type twice.
+    #[inline]
+    #[track_caller]
+    pub(crate) fn id_or_register<B: Bundle>(&mut self, components: &mut Components) -> BundleId {
+        if let Some(&id) = self.by_type.get(&TypeId::of::<B>()) {
+            return id;
+        }
+        self.register::<B>(components)
+    }
+
+    #[cold]
+    #[track_caller]
+    fn register<B: Bundle>(&mut self, components: &mut Components) -> BundleId {
+        self.scratch.clear();
+        B::register(components, &mut self.scratch);
+        let ids: Box<[ComponentId]> = self.scratch.as_slice().into();
+        let mut sorted = ids.clone();
+        sorted.sort_unstable();
+        if let Some(pair) = sorted.windows(2).find(|w| w[0] == w[1]) {
+            panic!(
+                "bundle `{}` names component `{}` more than once; a bundle's types must be distinct",
+                std::any::type_name::<B>(),
+                components.info(pair[0]).name
+            );
+        }
+        let id = BundleId(self.infos.len() as u32);
+        self.infos.push(BundleInfo { ids, sorted, spawn: None });
+        self.by_type.insert(TypeId::of::<B>(), id);
+        id
+    }
+
+    #[inline]
+    pub(crate) fn info(&self, id: BundleId) -> &BundleInfo {
+        &self.infos[id.0 as usize]
+    }
+
+    #[inline]
+    pub(crate) fn info_mut(&mut self, id: BundleId) -> &mut BundleInfo {
+        &mut self.infos[id.0 as usize]
+    }
+}

@@ -1,0 +1,226 @@
+//! Entity handles and the allocator that hands them out.
+//!
+//! An [`Entity`] is a slot index plus a generation. The allocator keeps one
+//! [`EntityMeta`] per slot: the slot's current generation and, while the entity is
+//! alive, where its row lives. Despawning bumps the generation and puts the slot on a
+//! free list, so a stale handle (old generation) is detected instead of reaching the
+//! entity that reused the slot. A slot whose generation would overflow is retired
+//! rather than reused, so generations never wrap into a false match.
+
+use std::fmt;
+use std::num::NonZeroU32;
+
+use crate::storage::{ArchetypeId, Row};
+
+/// A handle to an entity: a slot index and the generation of that slot.
+///
+/// Handles are cheap to copy and compare. A handle stays valid until its entity is
+/// despawned; afterwards every lookup through it reports [`NoSuchEntity`](crate::NoSuchEntity),
+/// even when the slot has been reused by a newer entity.
+///
+/// ```
+/// use ripple::World;
+/// let mut world = World::new();
+/// let e = world.spawn((1u32,));
+/// world.despawn(e).unwrap();
+/// let reused = world.spawn((2u32,));
+/// assert_eq!(e.index(), reused.index()); // same slot...
+/// assert!(!world.contains(e));           // ...but the old handle is stale
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Entity {
+    // Field order gives `Ord` by generation then index; only equality matters to users.
+    generation: NonZeroU32,
+    index: u32,
+}
+
+impl Entity {
+    /// The slot index of this entity. Slots are reused after despawn.
+    #[inline]
+    pub const fn index(self) -> u32 {
+        self.index
+    }
+
+    /// The generation of the slot when this handle was issued.
+    #[inline]
+    pub const fn generation(self) -> u32 {
+        self.generation.get()
+    }
+
+    /// Packs the handle into 64 bits: generation in the high half, index in the low half.
+    #[inline]
+    pub const fn to_bits(self) -> u64 {
+        ((self.generation.get() as u64) << 32) | self.index as u64
+    }
+
+    /// Rebuilds a handle from [`Entity::to_bits`]. Returns `None` for bits that no
+    /// handle can have (a zero generation).
+    #[inline]
+    pub const fn from_bits(bits: u64) -> Option<Entity> {
+        match NonZeroU32::new((bits >> 32) as u32) {
+            Some(generation) => Some(Entity { generation, index: bits as u32 }),
+            None => None,
+        }
+    }
+
+    #[inline]
+    pub(crate) const fn new(index: u32, generation: NonZeroU32) -> Entity {
+        Entity { generation, index }
+    }
+}
+
+impl fmt::Debug for Entity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}v{}", self.index, self.generation)
+    }
+}
+
+impl fmt::Display for Entity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self, f)
+    }
+}
+
+/// Where a live entity's components are stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Location {
+    pub(crate) archetype: ArchetypeId,
+    pub(crate) row: Row,
+}
+
+impl Location {
+    /// The location of a free slot; never read for a live entity.
+    const FREE: Location = Location { archetype: ArchetypeId::INVALID, row: Row(u32::MAX) };
+}
+
+#[derive(Clone, Copy, Debug)]
+struct EntityMeta {
+    generation: NonZeroU32,
+    /// `Location::FREE` while the slot is free.
+    location: Location,
+}
+
+/// The entity allocator and the entity → location map.
+#[derive(Default)]
+pub(crate) struct Entities {
+    meta: Vec<EntityMeta>,
+    /// Free slots, reused last-in first-out.
+    free: Vec<u32>,
+    live: u32,
+}
+
+impl Entities {
+    /// Number of live entities.
+    #[inline]
+    pub(crate) fn len(&self) -> u32 {
+        self.live
+    }
+
+    /// Makes room for `additional` more entities without reallocating.
+    pub(crate) fn reserve(&mut self, additional: usize) {
+        let fresh = additional.saturating_sub(self.free.len());
+        self.meta.reserve(fresh);
+    }
+
+    /// Issues a handle for a new entity at `location`.
+    ///
+    /// # Panics
+    /// When all 2^32 slots are in use.
+    #[inline]
+    pub(crate) fn alloc(&mut self, location: Location) -> Entity {
+        self.live += 1;
+        if let Some(index) = self.free.pop() {
+            let meta = &mut self.meta[index as usize];
+            meta.location = location;
+            Entity::new(index, meta.generation)
+        } else {
+            let index = u32::try_from(self.meta.len()).expect("ripple: more than 2^32 entities");
+            assert!(index != u32::MAX, "ripple: more than 2^32 - 1 entities");
+            self.meta.push(EntityMeta { generation: NonZeroU32::MIN, location });
+            Entity::new(index, NonZeroU32::MIN)
+        }
+    }
+
+    /// The location of `entity`, or `None` if it is not alive.
+    #[inline]
+    pub(crate) fn get(&self, entity: Entity) -> Option<Location> {
+        let meta = self.meta.get(entity.index as usize)?;
+        if meta.generation == entity.generation && meta.location.archetype != ArchetypeId::INVALID {
+            Some(meta.location)
+        } else {
+            None
+        }
+    }
+
+    /// Records a new location for a live entity (after a row move).
+    #[inline]
+    pub(crate) fn set_location(&mut self, index: u32, location: Location) {
+        self.meta[index as usize].location = location;
+    }
+
+    /// Frees the slot of a live entity; its handle becomes stale.
+    #[inline]
+    pub(crate) fn free(&mut self, entity: Entity) {
+        let meta = &mut self.meta[entity.index as usize];
+        debug_assert_eq!(meta.generation, entity.generation);
+        meta.location = Location::FREE;
+        self.live -= 1;
+        // A slot whose generation would overflow is retired instead of reused, so an
+        // old handle can never match a new entity.
+        if let Some(next) = meta.generation.checked_add(1) {
+            meta.generation = next;
+            self.free.push(entity.index);
+        }
+    }
+
+    /// Test hook: jumps a free slot's generation so retirement can be tested without
+    /// 2^32 spawns.
+    #[cfg(test)]
+    pub(crate) fn set_generation_for_test(&mut self, index: u32, generation: NonZeroU32) {
+        self.meta[index as usize].generation = generation;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn here() -> Location {
+        Location { archetype: ArchetypeId::EMPTY, row: Row(0) }
+    }
+
+    #[test]
+    fn bits_round_trip() {
+        let e = Entity::new(7, NonZeroU32::new(3).unwrap());
+        assert_eq!(Entity::from_bits(e.to_bits()), Some(e));
+        assert_eq!(Entity::from_bits(7), None);
+        assert_eq!(format!("{e}"), "7v3");
+    }
+
+    #[test]
+    fn freed_slot_is_reused_with_new_generation() {
+        let mut entities = Entities::default();
+        let a = entities.alloc(here());
+        entities.free(a);
+        assert_eq!(entities.get(a), None);
+        let b = entities.alloc(here());
+        assert_eq!(a.index(), b.index());
+        assert_ne!(a.generation(), b.generation());
+        assert!(entities.get(b).is_some());
+        assert_eq!(entities.len(), 1);
+    }
+
+    #[test]
+    fn exhausted_generation_retires_slot() {
+        let mut entities = Entities::default();
+        let a = entities.alloc(here());
+        entities.free(a);
+        entities.set_generation_for_test(a.index(), NonZeroU32::MAX);
+        let b = entities.alloc(here());
+        assert_eq!(b.generation(), u32::MAX);
+        entities.free(b);
+        let c = entities.alloc(here());
+        assert_ne!(c.index(), b.index(), "a slot at the last generation must not be reused");
+        assert_eq!(entities.get(b), None);
+    }
+}

@@ -1,0 +1,123 @@
+//! Error types. Each is small, `Clone + Eq`, and says what went wrong in its `Display`.
+
+use std::error::Error;
+use std::fmt;
+
+use crate::Entity;
+
+/// The entity does not exist: it was despawned (its slot may since have been reused),
+/// or the handle was never issued by this world.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NoSuchEntity(pub Entity);
+
+impl fmt::Display for NoSuchEntity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "entity {} does not exist (despawned, or never spawned in this world)", self.0)
+    }
+}
+
+impl Error for NoSuchEntity {}
+
+/// The entity exists but lacks a component the operation needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MissingComponent {
+    /// The entity that was asked about.
+    pub entity: Entity,
+    /// The type name of the missing component.
+    pub component: &'static str,
+}
+
+impl fmt::Display for MissingComponent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "entity {} has no component `{}`", self.entity, self.component)
+    }
+}
+
+impl Error for MissingComponent {}
+
+/// Why a component could not be read, written or removed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ComponentError {
+    /// The entity does not exist.
+    NoSuchEntity(NoSuchEntity),
+    /// The entity exists but lacks the component.
+    MissingComponent(MissingComponent),
+}
+
+impl fmt::Display for ComponentError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ComponentError::NoSuchEntity(e) => e.fmt(f),
+            ComponentError::MissingComponent(e) => e.fmt(f),
+        }
+    }
+}
+
+impl Error for ComponentError {
+    fn source(&self) -> Option<&(dyn Error + 'static)> {
+        match self {
+            ComponentError::NoSuchEntity(e) => Some(e),
+            ComponentError::MissingComponent(e) => Some(e),
+        }
+    }
+}
+
+impl From<NoSuchEntity> for ComponentError {
+    fn from(e: NoSuchEntity) -> Self {
+        ComponentError::NoSuchEntity(e)
+    }
+}
+
+impl From<MissingComponent> for ComponentError {
+    fn from(e: MissingComponent) -> Self {
+        ComponentError::MissingComponent(e)
+    }
+}
+
+/// Why [`QueryState::get`](crate::QueryState::get) found nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueryEntityError {
+    /// The entity does not exist.
+    NoSuchEntity(NoSuchEntity),
+    /// The entity exists but its components do not match the query.
+    DoesNotMatch {
+        /// The entity that was asked about.
+        entity: Entity,
+        /// The query's type, as written.
+        query: &'static str,
+    },
+}
+
+impl fmt::Display for QueryEntityError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            QueryEntityError::NoSuchEntity(e) => e.fmt(f),
+            QueryEntityError::DoesNotMatch { entity, query } => {
+                write!(f, "entity {entity} does not match query `{query}`")
+            }
+        }
+    }
+}
+
+impl Error for QueryEntityError {}
+
+impl From<NoSuchEntity> for QueryEntityError {
+    fn from(e: NoSuchEntity) -> Self {
+        QueryEntityError::NoSuchEntity(e)
+    }
+}
+
+/// The world holds no resource of the requested type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MissingResource {
+    /// The type name of the missing resource.
+    pub resource: &'static str,
+}
+
+impl fmt::Display for MissingResource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "the world has no resource `{}`", self.resource)
+    }
+}
+
+impl Error for MissingResource {}

@@ -1,0 +1,257 @@
+//! What a query fetches per entity: `&T`, `&mut T`, `Option<..>`, `Entity`, tuples.
+
+use std::any::type_name;
+
+use crate::component::{Component, ComponentId};
+use crate::entity::Entity;
+use crate::storage::{Archetype, Column, downcast};
+use crate::world::World;
+
+use super::access::Access;
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// A type a query can fetch for each matching entity.
+///
+/// Implemented for `&T`, `&mut T`, `Option<&T>`, `Option<&mut T>`, [`Entity`], and
+/// tuples of up to 16 of these (tuples nest). Sealed: the storage it reaches into is
+/// private to ripple.
+///
+/// # Safety
+/// Implementations (all inside ripple) must report every component they access in
+/// `access`, and `fetch` may only touch the columns reported there.
+pub unsafe trait QueryData: sealed::Sealed {
+    /// What the query yields per entity; borrows the world for `'w`.
+    type Item<'w>;
+    /// Resolved once per query: component ids.
+    #[doc(hidden)]
+    type State: Send + Sync + 'static;
+    /// Resolved once per matched archetype: column indices.
+    #[doc(hidden)]
+    type ArchState: Copy + Send + Sync + 'static;
+    /// Pointers into one archetype's columns, made per iteration.
+    #[doc(hidden)]
+    type Fetch<'w>;
+
+    #[doc(hidden)]
+    fn init_state(world: &mut World) -> Self::State;
+    #[doc(hidden)]
+    fn access(state: &Self::State, access: &mut Access);
+    /// `Some` if an archetype's entities can be fetched.
+    #[doc(hidden)]
+    fn match_archetype(state: &Self::State, archetype: &Archetype) -> Option<Self::ArchState>;
+    /// # Safety
+    /// `arch_state` came from `match_archetype` for this `archetype`; the caller holds
+    /// the access this query declared for the whole of `'w`.
+    #[doc(hidden)]
+    unsafe fn fetch_archetype<'w>(arch_state: Self::ArchState, archetype: &'w Archetype) -> Self::Fetch<'w>;
+    /// # Safety
+    /// `row < archetype.len()`, and no other live item of this fetch was made for the
+    /// same row.
+    #[doc(hidden)]
+    unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, row: usize) -> Self::Item<'w>;
+}
+
+/// A [`QueryData`] that only reads, so it can run on a shared `&World`.
+///
+/// # Safety
+/// Implemented only for fetches that declare reads and no writes.
+pub unsafe trait ReadOnlyQueryData: QueryData {}
+
+impl sealed::Sealed for Entity {}
+
+// SAFETY: reads only the entity list, which is not a component.
+unsafe impl QueryData for Entity {
+    type Item<'w> = Entity;
+    type State = ();
+    type ArchState = ();
+    type Fetch<'w> = &'w [Entity];
+
+    fn init_state(_: &mut World) {}
+    fn access(_: &(), _: &mut Access) {}
+    #[inline]
+    fn match_archetype(_: &(), _: &Archetype) -> Option<()> {
+        Some(())
+    }
+    #[inline]
+    unsafe fn fetch_archetype<'w>(_: (), archetype: &'w Archetype) -> Self::Fetch<'w> {
+        archetype.entities()
+    }
+    #[inline]
+    unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, row: usize) -> Self::Item<'w> {
+        // SAFETY: the caller guarantees `row < archetype.len() == fetch.len()`.
+        unsafe { *fetch.get_unchecked(row) }
+    }
+}
+
+// SAFETY: `Entity` declares no access and reads only the entity list.
+unsafe impl ReadOnlyQueryData for Entity {}
+
+impl<T: Component> sealed::Sealed for &T {}
+
+// SAFETY: declares a read of `T` and only reads `T`'s column.
+unsafe impl<T: Component> QueryData for &T {
+    type Item<'w> = &'w T;
+    type State = ComponentId;
+    type ArchState = usize;
+    type Fetch<'w> = *const T;
+
+    fn init_state(world: &mut World) -> ComponentId {
+        world.components.id_or_register::<T>()
+    }
+    fn access(state: &ComponentId, access: &mut Access) {
+        access.read(*state, type_name::<T>());
+    }
+    #[inline]
+    fn match_archetype(state: &ComponentId, archetype: &Archetype) -> Option<usize> {
+        archetype.column_index(*state)
+    }
+    #[inline]
+    unsafe fn fetch_archetype<'w>(column: usize, archetype: &'w Archetype) -> Self::Fetch<'w> {
+        let column = downcast::<T>(archetype.column(column));
+        debug_assert_eq!(column.len(), archetype.len());
+        column.get_ptr()
+    }
+    #[inline]
+    unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, row: usize) -> Self::Item<'w> {
+        // SAFETY: `row` is in bounds (caller); the column is not structurally changed and
+        // not written by anyone else during `'w` (declared read access).
+        unsafe { &*fetch.add(row) }
+    }
+}
+
+// SAFETY: `&T` declares only a read.
+unsafe impl<T: Component> ReadOnlyQueryData for &T {}
+
+impl<T: Component> sealed::Sealed for &mut T {}
+
+// SAFETY: declares a write of `T` and only touches `T`'s column.
+unsafe impl<T: Component> QueryData for &mut T {
+    type Item<'w> = &'w mut T;
+    type State = ComponentId;
+    type ArchState = usize;
+    type Fetch<'w> = *mut T;
+
+    fn init_state(world: &mut World) -> ComponentId {
+        world.components.id_or_register::<T>()
+    }
+    fn access(state: &ComponentId, access: &mut Access) {
+        access.write(*state, type_name::<T>());
+    }
+    #[inline]
+    fn match_archetype(state: &ComponentId, archetype: &Archetype) -> Option<usize> {
+        archetype.column_index(*state)
+    }
+    #[inline]
+    unsafe fn fetch_archetype<'w>(column: usize, archetype: &'w Archetype) -> Self::Fetch<'w> {
+        let column = downcast::<T>(archetype.column(column));
+        debug_assert_eq!(column.len(), archetype.len());
+        column.get_ptr()
+    }
+    #[inline]
+    unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, row: usize) -> Self::Item<'w> {
+        // SAFETY: `row` is in bounds and fetched once (caller); the declared write access
+        // excludes every other reader and writer of this column during `'w`.
+        unsafe { &mut *fetch.add(row) }
+    }
+}
+
+impl<Q: QueryData> sealed::Sealed for Option<Q> {}
+
+// SAFETY: declares exactly the inner fetch's access and fetches through it.
+unsafe impl<Q: QueryData> QueryData for Option<Q> {
+    type Item<'w> = Option<Q::Item<'w>>;
+    type State = Q::State;
+    type ArchState = Option<Q::ArchState>;
+    type Fetch<'w> = Option<Q::Fetch<'w>>;
+
+    fn init_state(world: &mut World) -> Q::State {
+        Q::init_state(world)
+    }
+    fn access(state: &Q::State, access: &mut Access) {
+        Q::access(state, access);
+    }
+    #[inline]
+    fn match_archetype(state: &Q::State, archetype: &Archetype) -> Option<Self::ArchState> {
+        Some(Q::match_archetype(state, archetype))
+    }
+    #[inline]
+    unsafe fn fetch_archetype<'w>(arch_state: Self::ArchState, archetype: &'w Archetype) -> Self::Fetch<'w> {
+        // SAFETY: forwarded from the caller, for the inner query's own match.
+        arch_state.map(|inner| unsafe { Q::fetch_archetype(inner, archetype) })
+    }
+    #[inline]
+    unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, row: usize) -> Self::Item<'w> {
+        // SAFETY: forwarded from the caller.
+        fetch.as_ref().map(|inner| unsafe { Q::fetch(inner, row) })
+    }
+}
+
+// SAFETY: read-only when the inner query is.
+unsafe impl<Q: ReadOnlyQueryData> ReadOnlyQueryData for Option<Q> {}
+
+macro_rules! impl_query_data_tuple {
+    ($($name:ident $index:tt),*) => {
+        impl<$($name: QueryData),*> sealed::Sealed for ($($name,)*) {}
+
+        // SAFETY: declares the union of the elements' access and fetches through them.
+        unsafe impl<$($name: QueryData),*> QueryData for ($($name,)*) {
+            type Item<'w> = ($($name::Item<'w>,)*);
+            type State = ($($name::State,)*);
+            type ArchState = ($($name::ArchState,)*);
+            type Fetch<'w> = ($($name::Fetch<'w>,)*);
+
+            #[allow(clippy::unused_unit, reason = "the empty tuple")]
+            fn init_state(world: &mut World) -> Self::State {
+                let _ = &world;
+                ($($name::init_state(world),)*)
+            }
+            fn access(state: &Self::State, access: &mut Access) {
+                let _ = (&state, &access);
+                $($name::access(&state.$index, access);)*
+            }
+            #[inline]
+            fn match_archetype(state: &Self::State, archetype: &Archetype) -> Option<Self::ArchState> {
+                let _ = (&state, &archetype);
+                Some(($($name::match_archetype(&state.$index, archetype)?,)*))
+            }
+            #[inline]
+            #[allow(clippy::unused_unit, unused_unsafe, reason = "the empty tuple has nothing to forward")]
+            unsafe fn fetch_archetype<'w>(arch_state: Self::ArchState, archetype: &'w Archetype) -> Self::Fetch<'w> {
+                let _ = (&arch_state, &archetype);
+                // SAFETY: forwarded from the caller, element by element.
+                unsafe { ($($name::fetch_archetype(arch_state.$index, archetype),)*) }
+            }
+            #[inline]
+            #[allow(clippy::unused_unit, unused_unsafe, reason = "the empty tuple has nothing to forward")]
+            unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, row: usize) -> Self::Item<'w> {
+                let _ = (&fetch, row);
+                // SAFETY: forwarded from the caller, element by element.
+                unsafe { ($($name::fetch(&fetch.$index, row),)*) }
+            }
+        }
+
+        // SAFETY: read-only when every element is.
+        unsafe impl<$($name: ReadOnlyQueryData),*> ReadOnlyQueryData for ($($name,)*) {}
+    };
+}
+
+impl_query_data_tuple!();
+impl_query_data_tuple!(A 0);
+impl_query_data_tuple!(A 0, B 1);
+impl_query_data_tuple!(A 0, B 1, C 2);
+impl_query_data_tuple!(A 0, B 1, C 2, D 3);
+impl_query_data_tuple!(A 0, B 1, C 2, D 3, E 4);
+impl_query_data_tuple!(A 0, B 1, C 2, D 3, E 4, F 5);
+impl_query_data_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6);
+impl_query_data_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
+impl_query_data_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8);
+impl_query_data_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9);
+impl_query_data_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
+impl_query_data_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
+impl_query_data_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12);
+impl_query_data_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12, N 13);
+impl_query_data_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12, N 13, O 14);
+impl_query_data_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12, N 13, O 14, P 15);

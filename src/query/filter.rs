@@ -1,0 +1,203 @@
+//! Query filters: which entities a query visits, beyond what it fetches.
+//!
+//! Every filter here is *archetypal*: it decides per table, so iteration never looks
+//! at a row it will skip. The trait also carries a per-row test (`filter_row`) for
+//! filters that depend on the row, such as change filters; iteration calls it only
+//! when `IS_ARCHETYPAL` is false, so archetypal filters cost nothing per row.
+
+use std::marker::PhantomData;
+
+use crate::component::{Component, ComponentId};
+use crate::storage::Archetype;
+use crate::world::World;
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// A condition on entities that a query must satisfy, without fetching anything.
+///
+/// Implemented for [`With<T>`], [`Without<T>`], [`Or<(..)>`](Or), `()` (no filter)
+/// and tuples of filters (all must hold). Sealed.
+///
+/// # Safety
+/// Implementations (all inside ripple) read no component in `filter_row` other than
+/// through columns they were given in `fetch_archetype`, and only read.
+pub unsafe trait QueryFilter: sealed::Sealed {
+    /// True if the filter decides per archetype only; then `filter_row` is never called.
+    #[doc(hidden)]
+    const IS_ARCHETYPAL: bool;
+    #[doc(hidden)]
+    type State: Send + Sync + 'static;
+    #[doc(hidden)]
+    type ArchState: Copy + Send + Sync + 'static;
+    #[doc(hidden)]
+    type Fetch<'w>;
+
+    #[doc(hidden)]
+    fn init_state(world: &mut World) -> Self::State;
+    #[doc(hidden)]
+    fn match_archetype(state: &Self::State, archetype: &Archetype) -> Option<Self::ArchState>;
+    /// # Safety
+    /// `arch_state` came from `match_archetype` for this `archetype`.
+    #[doc(hidden)]
+    unsafe fn fetch_archetype<'w>(arch_state: Self::ArchState, archetype: &'w Archetype) -> Self::Fetch<'w>;
+    /// # Safety
+    /// `row < archetype.len()`.
+    #[doc(hidden)]
+    unsafe fn filter_row(fetch: &Self::Fetch<'_>, row: usize) -> bool;
+}
+
+/// Matches entities that have a `T`, without fetching it.
+pub struct With<T>(PhantomData<fn() -> T>);
+
+/// Matches entities that have no `T`.
+pub struct Without<T>(PhantomData<fn() -> T>);
+
+/// Matches entities that satisfy any of the filters in the tuple `F`.
+///
+/// ```
+/// use ripple::{World, With, Or, Entity};
+/// struct Player;
+/// struct Enemy;
+/// struct Rock;
+/// let mut world = World::new();
+/// world.spawn((Player,));
+/// world.spawn((Enemy,));
+/// world.spawn((Rock,));
+/// let mut actors = world.query_filtered::<Entity, Or<(With<Player>, With<Enemy>)>>();
+/// assert_eq!(actors.iter(&world).count(), 2);
+/// ```
+pub struct Or<F>(PhantomData<fn() -> F>);
+
+impl<T> sealed::Sealed for With<T> {}
+
+// SAFETY: reads nothing per row.
+unsafe impl<T: Component> QueryFilter for With<T> {
+    const IS_ARCHETYPAL: bool = true;
+    type State = ComponentId;
+    type ArchState = ();
+    type Fetch<'w> = ();
+
+    fn init_state(world: &mut World) -> ComponentId {
+        world.components.id_or_register::<T>()
+    }
+    #[inline]
+    fn match_archetype(state: &ComponentId, archetype: &Archetype) -> Option<()> {
+        archetype.has(*state).then_some(())
+    }
+    #[inline]
+    unsafe fn fetch_archetype<'w>(_: (), _: &'w Archetype) {}
+    #[inline]
+    unsafe fn filter_row(_: &(), _: usize) -> bool {
+        true
+    }
+}
+
+impl<T> sealed::Sealed for Without<T> {}
+
+// SAFETY: reads nothing per row.
+unsafe impl<T: Component> QueryFilter for Without<T> {
+    const IS_ARCHETYPAL: bool = true;
+    type State = ComponentId;
+    type ArchState = ();
+    type Fetch<'w> = ();
+
+    fn init_state(world: &mut World) -> ComponentId {
+        world.components.id_or_register::<T>()
+    }
+    #[inline]
+    fn match_archetype(state: &ComponentId, archetype: &Archetype) -> Option<()> {
+        (!archetype.has(*state)).then_some(())
+    }
+    #[inline]
+    unsafe fn fetch_archetype<'w>(_: (), _: &'w Archetype) {}
+    #[inline]
+    unsafe fn filter_row(_: &(), _: usize) -> bool {
+        true
+    }
+}
+
+macro_rules! impl_filter_tuple {
+    ($($name:ident $index:tt),*) => {
+        impl<$($name: QueryFilter),*> sealed::Sealed for ($($name,)*) {}
+
+        // SAFETY: forwards to the elements, which uphold the contract.
+        unsafe impl<$($name: QueryFilter),*> QueryFilter for ($($name,)*) {
+            const IS_ARCHETYPAL: bool = true $(&& $name::IS_ARCHETYPAL)*;
+            type State = ($($name::State,)*);
+            type ArchState = ($($name::ArchState,)*);
+            type Fetch<'w> = ($($name::Fetch<'w>,)*);
+
+            #[allow(clippy::unused_unit, reason = "the empty tuple")]
+            fn init_state(world: &mut World) -> Self::State {
+                let _ = &world;
+                ($($name::init_state(world),)*)
+            }
+            #[inline]
+            fn match_archetype(state: &Self::State, archetype: &Archetype) -> Option<Self::ArchState> {
+                let _ = (&state, &archetype);
+                Some(($($name::match_archetype(&state.$index, archetype)?,)*))
+            }
+            #[inline]
+            #[allow(clippy::unused_unit, unused_unsafe, reason = "the empty tuple has nothing to forward")]
+            unsafe fn fetch_archetype<'w>(arch_state: Self::ArchState, archetype: &'w Archetype) -> Self::Fetch<'w> {
+                let _ = (&arch_state, &archetype);
+                // SAFETY: forwarded from the caller, element by element.
+                unsafe { ($($name::fetch_archetype(arch_state.$index, archetype),)*) }
+            }
+            #[inline]
+            unsafe fn filter_row(fetch: &Self::Fetch<'_>, row: usize) -> bool {
+                let _ = (&fetch, row);
+                // SAFETY: forwarded from the caller.
+                true $(&& unsafe { $name::filter_row(&fetch.$index, row) })*
+            }
+        }
+
+        impl<$($name: QueryFilter),*> sealed::Sealed for Or<($($name,)*)> {}
+
+        // SAFETY: forwards to the elements, which uphold the contract.
+        unsafe impl<$($name: QueryFilter),*> QueryFilter for Or<($($name,)*)> {
+            const IS_ARCHETYPAL: bool = true $(&& $name::IS_ARCHETYPAL)*;
+            type State = ($($name::State,)*);
+            type ArchState = ($(Option<$name::ArchState>,)*);
+            type Fetch<'w> = ($(Option<$name::Fetch<'w>>,)*);
+
+            #[allow(clippy::unused_unit, reason = "the empty tuple")]
+            fn init_state(world: &mut World) -> Self::State {
+                let _ = &world;
+                ($($name::init_state(world),)*)
+            }
+            #[inline]
+            fn match_archetype(state: &Self::State, archetype: &Archetype) -> Option<Self::ArchState> {
+                let _ = (&state, &archetype);
+                let each = ($($name::match_archetype(&state.$index, archetype),)*);
+                let any = false $(|| each.$index.is_some())*;
+                any.then_some(each)
+            }
+            #[inline]
+            #[allow(clippy::unused_unit, reason = "the empty tuple")]
+            unsafe fn fetch_archetype<'w>(arch_state: Self::ArchState, archetype: &'w Archetype) -> Self::Fetch<'w> {
+                let _ = (&arch_state, &archetype);
+                // SAFETY: forwarded from the caller, for each element that matched.
+                ($(arch_state.$index.map(|inner| unsafe { $name::fetch_archetype(inner, archetype) }),)*)
+            }
+            #[inline]
+            unsafe fn filter_row(fetch: &Self::Fetch<'_>, row: usize) -> bool {
+                let _ = (&fetch, row);
+                // SAFETY: forwarded from the caller, for each element that matched.
+                false $(|| fetch.$index.as_ref().is_some_and(|inner| unsafe { $name::filter_row(inner, row) }))*
+            }
+        }
+    };
+}
+
+impl_filter_tuple!();
+impl_filter_tuple!(A 0);
+impl_filter_tuple!(A 0, B 1);
+impl_filter_tuple!(A 0, B 1, C 2);
+impl_filter_tuple!(A 0, B 1, C 2, D 3);
+impl_filter_tuple!(A 0, B 1, C 2, D 3, E 4);
+impl_filter_tuple!(A 0, B 1, C 2, D 3, E 4, F 5);
+impl_filter_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6);
+impl_filter_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);

@@ -1,0 +1,38 @@
+//! Queries: typed views over every entity whose components match.
+//!
+//! A [`QueryState`] resolves its component types once, caches the archetypes that
+//! match, and on each use checks only the archetypes created since (new tables are
+//! appended, so this is a range check). Iteration walks each matched table's columns
+//! row by row; filters that depend only on the table cost nothing per row.
+//!
+//! Aliasing is refused when a query is built:
+//!
+//! ```should_panic
+//! # use ripple::World;
+//! let mut world = World::new();
+//! let _ = world.query::<(&mut u32, &u32)>(); // panics: `u32` mutably and immutably
+//! ```
+//!
+//! and a mutable query needs the world mutably, so items cannot outlive a structural
+//! change:
+//!
+//! ```compile_fail
+//! # use ripple::World;
+//! let mut world = World::new();
+//! let e = world.spawn((1u32,));
+//! let mut query = world.query::<&mut u32>();
+//! let first = query.iter_mut(&mut world).next().unwrap();
+//! world.despawn(e).unwrap(); // error: `world` is still borrowed by `first`
+//! *first += 1;
+//! ```
+
+mod access;
+mod fetch;
+mod filter;
+mod iter;
+mod state;
+
+pub use fetch::{QueryData, ReadOnlyQueryData};
+pub use filter::{Or, QueryFilter, With, Without};
+pub use iter::QueryIter;
+pub use state::QueryState;

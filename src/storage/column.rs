@@ -1,0 +1,161 @@
+//! One column of an archetype table: the values of one component type, one per row.
+//!
+//! # Safety model
+//! A [`TypedColumn<T>`] stores its values as `Vec<UnsafeCell<T>>`. Structural changes
+//! (push, swap-remove, clear) go through `&mut self` and are ordinary safe code.
+//! Queries read and write values through a shared `&TypedColumn<T>` by raw pointer
+//! ([`TypedColumn::get_ptr`]); that is sound because the query layer guarantees, for
+//! the lifetime of the pointers, that (a) no structural change happens (the world is
+//! borrowed), and (b) a value is written by at most one accessor and not read by
+//! another meanwhile (aliasing queries are refused when built, and parallel iteration
+//! hands each row to one task). `UnsafeCell` makes those writes through a shared
+//! reference legal.
+
+use std::any::Any;
+use std::cell::UnsafeCell;
+
+/// Type-erased operations the world needs on a column without knowing its type.
+pub trait Column: Send + Sync + 'static {
+    fn as_any(&self) -> &dyn Any;
+    fn as_any_mut(&mut self) -> &mut dyn Any;
+    fn len(&self) -> usize;
+    fn reserve(&mut self, additional: usize);
+    /// Drops the value at `row`, moving the last value into its place.
+    fn swap_remove_drop(&mut self, row: usize);
+    /// Moves the value at `row` to the end of `dst` (a column of the same type),
+    /// moving the last value into the hole.
+    fn swap_remove_into(&mut self, row: usize, dst: &mut dyn Column);
+    /// Drops every value, keeping the capacity.
+    fn clear(&mut self);
+}
+
+/// A column of `T` values.
+pub struct TypedColumn<T> {
+    data: Vec<UnsafeCell<T>>,
+}
+
+impl<T> Default for TypedColumn<T> {
+    fn default() -> Self {
+        TypedColumn { data: Vec::new() }
+    }
+}
+
+// SAFETY: `UnsafeCell` only removes `Sync`; the module's safety model (above) guarantees
+// that shared access never produces a data race: mutable access through a shared
+// reference is granted only to one accessor per value, by the query access checks.
+// `T: Sync` covers concurrent reads, `T: Send` covers a value written or dropped on
+// another thread than the one that inserted it.
+unsafe impl<T: Send + Sync> Sync for TypedColumn<T> {}
+
+impl<T: Send + Sync + 'static> TypedColumn<T> {
+    /// Appends a value.
+    #[inline]
+    pub(crate) fn push(&mut self, value: T) {
+        self.data.push(UnsafeCell::new(value));
+    }
+
+    /// Removes the value at `row`, moving the last value into its place.
+    #[inline]
+    pub(crate) fn swap_remove(&mut self, row: usize) -> T {
+        self.data.swap_remove(row).into_inner()
+    }
+
+    /// Shared access to the value at `row`.
+    #[inline]
+    pub(crate) fn get(&self, row: usize) -> &T {
+        // SAFETY: reading through a shared reference is sound while no one writes the
+        // value; writers hold either `&mut self` (excluded by this borrow) or a query
+        // grant that excludes this reader (module safety model).
+        unsafe { &*self.data[row].get() }
+    }
+
+    /// Exclusive access to the value at `row`.
+    #[inline]
+    pub(crate) fn get_mut(&mut self, row: usize) -> &mut T {
+        self.data[row].get_mut()
+    }
+
+    /// Pointer to the first value; valid for `len()` values until the next structural
+    /// change. Writing through it is allowed under the module's safety model.
+    #[inline]
+    pub(crate) fn get_ptr(&self) -> *mut T {
+        UnsafeCell::raw_get(self.data.as_ptr())
+    }
+}
+
+impl<T: Send + Sync + 'static> Column for TypedColumn<T> {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+
+    #[inline]
+    fn len(&self) -> usize {
+        self.data.len()
+    }
+
+    fn reserve(&mut self, additional: usize) {
+        self.data.reserve(additional);
+    }
+
+    #[inline]
+    fn swap_remove_drop(&mut self, row: usize) {
+        self.data.swap_remove(row);
+    }
+
+    #[inline]
+    fn swap_remove_into(&mut self, row: usize, dst: &mut dyn Column) {
+        let dst = downcast_mut::<T>(dst);
+        dst.data.push(self.data.swap_remove(row));
+    }
+
+    fn clear(&mut self) {
+        self.data.clear();
+    }
+}
+
+/// Downcasts a column known to hold `T`.
+///
+/// # Panics
+/// If the column holds another type: an internal invariant violation.
+#[inline]
+pub(crate) fn downcast<T: Send + Sync + 'static>(column: &dyn Column) -> &TypedColumn<T> {
+    column.as_any().downcast_ref::<TypedColumn<T>>().expect("ripple: column type mismatch")
+}
+
+/// Mutable form of [`downcast`].
+#[inline]
+pub(crate) fn downcast_mut<T: Send + Sync + 'static>(column: &mut dyn Column) -> &mut TypedColumn<T> {
+    column.as_any_mut().downcast_mut::<TypedColumn<T>>().expect("ripple: column type mismatch")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn swap_remove_into_moves_last_into_hole() {
+        let mut a = TypedColumn::<String>::default();
+        let mut b: Box<dyn Column> = Box::new(TypedColumn::<String>::default());
+        for s in ["x", "y", "z"] {
+            a.push(s.to_string());
+        }
+        a.swap_remove_into(0, &mut *b);
+        assert_eq!(a.get(0), "z");
+        assert_eq!(a.get(1), "y");
+        assert_eq!(downcast::<String>(&*b).get(0), "x");
+    }
+
+    #[test]
+    fn zero_sized_columns_allocate_nothing() {
+        let mut col = TypedColumn::<()>::default();
+        for _ in 0..1000 {
+            col.push(());
+        }
+        assert_eq!(col.len(), 1000);
+        assert_eq!(col.data.capacity(), usize::MAX, "Vec of a ZST never allocates");
+    }
+}

@@ -1,0 +1,106 @@
+//! Archetype storage: one table per exact set of component types.
+//!
+//! Tables are created lazily the first time a set is seen and never freed: they are
+//! pools whose column capacity survives churn, so steady spawning and despawning
+//! allocates nothing. Each table caches its transitions (`+bundle → table`,
+//! `-bundle → table`) so that a repeated insert or remove is one hash lookup.
+
+mod archetype;
+mod column;
+
+pub use archetype::Archetype;
+pub(crate) use archetype::{InsertEdge, RemoveEdge};
+pub use column::{Column, TypedColumn};
+pub(crate) use column::{downcast, downcast_mut};
+
+use std::collections::HashMap;
+
+use crate::component::{ComponentId, Components};
+
+/// Index of an archetype in its world.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ArchetypeId(pub(crate) u32);
+
+impl ArchetypeId {
+    /// The archetype of entities with no components.
+    pub(crate) const EMPTY: ArchetypeId = ArchetypeId(0);
+    /// Marks a free entity slot.
+    pub(crate) const INVALID: ArchetypeId = ArchetypeId(u32::MAX);
+
+    #[inline]
+    pub(crate) fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// Index of a row in an archetype table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Row(pub(crate) u32);
+
+impl Row {
+    #[inline]
+    pub(crate) fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// All archetypes of one world.
+pub(crate) struct Archetypes {
+    list: Vec<Archetype>,
+    by_components: HashMap<Box<[ComponentId]>, ArchetypeId>,
+}
+
+impl Default for Archetypes {
+    fn default() -> Self {
+        Archetypes {
+            list: vec![Archetype::new(ArchetypeId::EMPTY, Box::new([]), Box::new([]))],
+            by_components: HashMap::new(),
+        }
+    }
+}
+
+impl Archetypes {
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.list.len()
+    }
+
+    #[inline]
+    pub(crate) fn get(&self, id: ArchetypeId) -> &Archetype {
+        &self.list[id.index()]
+    }
+
+    #[inline]
+    pub(crate) fn get_mut(&mut self, id: ArchetypeId) -> &mut Archetype {
+        &mut self.list[id.index()]
+    }
+
+    /// Two distinct archetypes, mutably.
+    #[inline]
+    pub(crate) fn get_two_mut(&mut self, a: ArchetypeId, b: ArchetypeId) -> [&mut Archetype; 2] {
+        self.list
+            .get_disjoint_mut([a.index(), b.index()])
+            .expect("ripple: a transition must join two distinct archetypes")
+    }
+
+    pub(crate) fn iter_mut(&mut self) -> std::slice::IterMut<'_, Archetype> {
+        self.list.iter_mut()
+    }
+
+    /// The archetype for exactly `sorted` (ascending, no duplicates), creating it on
+    /// first sight.
+    pub(crate) fn get_or_create(&mut self, sorted: &[ComponentId], components: &Components) -> ArchetypeId {
+        debug_assert!(sorted.windows(2).all(|w| w[0] < w[1]));
+        if sorted.is_empty() {
+            return ArchetypeId::EMPTY;
+        }
+        if let Some(&id) = self.by_components.get(sorted) {
+            return id;
+        }
+        let id = ArchetypeId(u32::try_from(self.list.len()).expect("ripple: more than 2^32 archetypes"));
+        let columns = sorted.iter().map(|&c| (components.info(c).new_column)()).collect();
+        self.list.push(Archetype::new(id, sorted.into(), columns));
+        self.by_components.insert(sorted.into(), id);
+        id
+    }
+}

@@ -1,0 +1,403 @@
+//! The [`World`]: entities, their components in archetype tables, and resources.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::bundle::{Bundle, BundleId, Bundles, SpawnTarget};
+use crate::component::{Component, Components};
+use crate::entity::{Entities, Entity, Location};
+use crate::entity_ref::EntityRef;
+use crate::error::{ComponentError, MissingComponent, NoSuchEntity};
+use crate::query::{QueryData, QueryFilter, QueryState};
+use crate::resource::Resources;
+use crate::spawn_batch::SpawnBatch;
+use crate::storage::{Archetype, ArchetypeId, Archetypes, InsertEdge, RemoveEdge, Row, downcast, downcast_mut};
+
+/// Identifies a world, so a [`QueryState`] is never used with another one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct WorldId(u64);
+
+impl WorldId {
+    fn next() -> WorldId {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        WorldId(NEXT.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
+/// A container of entities, their components, and resources.
+///
+/// Entities with the same set of component types share an archetype table; adding or
+/// removing a component moves the entity's row to the neighbouring table.
+///
+/// ```
+/// use ripple::World;
+/// #[derive(Debug, PartialEq)]
+/// struct Health(u32);
+/// struct Poisoned;
+///
+/// let mut world = World::new();
+/// let hero = world.spawn((Health(10),));
+/// world.insert(hero, (Poisoned,)).unwrap();
+/// world.get_mut::<Health>(hero).unwrap().0 -= 2;
+/// assert_eq!(world.get::<Health>(hero), Ok(&Health(8)));
+/// assert!(world.entity(hero).unwrap().has::<Poisoned>());
+/// ```
+pub struct World {
+    id: WorldId,
+    pub(crate) entities: Entities,
+    pub(crate) components: Components,
+    pub(crate) bundles: Bundles,
+    pub(crate) archetypes: Archetypes,
+    pub(crate) resources: Resources,
+}
+
+impl Default for World {
+    fn default() -> Self {
+        World::new()
+    }
+}
+
+impl std::fmt::Debug for World {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("World")
+            .field("entities", &self.len())
+            .field("archetypes", &self.archetype_count())
+            .finish_non_exhaustive()
+    }
+}
+
+impl World {
+    /// An empty world.
+    pub fn new() -> World {
+        World {
+            id: WorldId::next(),
+            entities: Entities::default(),
+            components: Components::default(),
+            bundles: Bundles::default(),
+            archetypes: Archetypes::default(),
+            resources: Resources::default(),
+        }
+    }
+
+    #[inline]
+    pub(crate) fn id(&self) -> WorldId {
+        self.id
+    }
+
+    /// Number of live entities.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.entities.len() as usize
+    }
+
+    /// Whether the world has no entities.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Number of archetype tables created so far (they are pooled, never freed),
+    /// including the table of entities with no components.
+    #[inline]
+    pub fn archetype_count(&self) -> usize {
+        self.archetypes.len()
+    }
+
+    /// Whether `entity` is alive in this world.
+    #[inline]
+    pub fn contains(&self, entity: Entity) -> bool {
+        self.entities.get(entity).is_some()
+    }
+
+    #[inline]
+    pub(crate) fn locate(&self, entity: Entity) -> Result<Location, NoSuchEntity> {
+        self.entities.get(entity).ok_or(NoSuchEntity(entity))
+    }
+
+    /// The archetype a bundle spawns into, and the column of each element.
+    #[inline]
+    #[track_caller]
+    fn spawn_target<B: Bundle>(&mut self) -> (BundleId, ArchetypeId) {
+        let bundle = self.bundles.id_or_register::<B>(&mut self.components);
+        let info = self.bundles.info(bundle);
+        if let Some(target) = &info.spawn {
+            return (bundle, target.archetype);
+        }
+        let archetype = self.archetypes.get_or_create(&info.sorted.clone(), &self.components);
+        let table = self.archetypes.get(archetype);
+        let columns = info.ids.iter().map(|&c| table.column_index(c).expect("bundle column exists")).collect();
+        self.bundles.info_mut(bundle).spawn = Some(SpawnTarget { archetype, columns });
+        (bundle, archetype)
+    }
+
+    /// Creates an entity with the components of `bundle` and returns its handle.
+    ///
+    /// # Panics
+    /// If the bundle names a component type twice.
+    ///
+    /// ```
+    /// # use ripple::World;
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u8, "name"));
+    /// assert_eq!(world.get::<&str>(e), Ok(&"name"));
+    /// ```
+    #[track_caller]
+    pub fn spawn<B: Bundle>(&mut self, bundle: B) -> Entity {
+        let (bundle_id, archetype) = self.spawn_target::<B>();
+        let columns = &self.bundles.info(bundle_id).spawn.as_ref().expect("spawn target cached").columns;
+        let table = self.archetypes.get_mut(archetype);
+        let row = table.len();
+        let entity = self.entities.alloc(Location { archetype, row: Row(row as u32) });
+        table.entities.push(entity);
+        bundle.write_at(&mut table.columns, columns, row);
+        entity
+    }
+
+    /// Spawns one entity per bundle of `bundles`, reserving room for all of them once.
+    ///
+    /// Returns an iterator over the new handles; entities are spawned as it advances,
+    /// and any not yet spawned are spawned when it is dropped, so
+    /// `world.spawn_batch(iter);` on its own spawns everything.
+    ///
+    /// # Panics
+    /// If the bundle names a component type twice.
+    ///
+    /// ```
+    /// # use ripple::World;
+    /// let mut world = World::new();
+    /// let ids: Vec<_> = world.spawn_batch((0..3).map(|i| (i as u32,))).collect();
+    /// assert_eq!(ids.len(), 3);
+    /// world.spawn_batch((0..5).map(|i| (i as u32,)));
+    /// assert_eq!(world.len(), 8);
+    /// ```
+    #[track_caller]
+    pub fn spawn_batch<B, I>(&mut self, bundles: I) -> SpawnBatch<'_, B, I::IntoIter>
+    where
+        B: Bundle,
+        I: IntoIterator<Item = B>,
+    {
+        let bundles = bundles.into_iter();
+        let (bundle_id, archetype) = self.spawn_target::<B>();
+        let additional = bundles.size_hint().0;
+        self.entities.reserve(additional);
+        let table = self.archetypes.get_mut(archetype);
+        table.reserve(additional);
+        let columns = &self.bundles.info(bundle_id).spawn.as_ref().expect("spawn target cached").columns;
+        let Archetype { columns: table_columns, entities: table_entities, .. } = table;
+        let writer = B::writer(table_columns, columns);
+        SpawnBatch::new(bundles, writer, table_entities, &mut self.entities, archetype)
+    }
+
+    /// Despawns `entity`, dropping its components.
+    ///
+    /// # Errors
+    /// [`NoSuchEntity`] if the entity is not alive.
+    pub fn despawn(&mut self, entity: Entity) -> Result<(), NoSuchEntity> {
+        let location = self.locate(entity)?;
+        let table = self.archetypes.get_mut(location.archetype);
+        let row = location.row.index();
+        // Bookkeeping first, so the world is consistent before any user `Drop` runs.
+        let moved = table.swap_remove_entity(row);
+        if let Some(moved) = moved {
+            self.entities.set_location(moved.index(), location);
+        }
+        self.entities.free(entity);
+        table.drop_row_values(row);
+        Ok(())
+    }
+
+    /// Despawns every entity, dropping all components. Resources are kept, and so are
+    /// the archetype tables and their capacity.
+    pub fn clear(&mut self) {
+        for table in self.archetypes.iter_mut() {
+            for &entity in table.entities() {
+                self.entities.free(entity);
+            }
+            table.clear();
+        }
+    }
+
+    /// Adds the components of `bundle` to `entity`, replacing (and dropping) values of
+    /// types it already has.
+    ///
+    /// # Errors
+    /// [`NoSuchEntity`] if the entity is not alive; nothing is changed and the bundle is
+    /// dropped.
+    ///
+    /// # Panics
+    /// If the bundle names a component type twice.
+    #[track_caller]
+    pub fn insert<B: Bundle>(&mut self, entity: Entity, bundle: B) -> Result<(), NoSuchEntity> {
+        let location = self.locate(entity)?;
+        let bundle_id = self.bundles.id_or_register::<B>(&mut self.components);
+        let source = location.archetype;
+        let row = location.row.index();
+        let target = match self.archetypes.get(source).insert_edges.get(&bundle_id) {
+            Some(edge) => edge.target,
+            None => self.build_insert_edge(source, bundle_id),
+        };
+        if target == source {
+            let Archetype { columns, insert_edges, .. } = self.archetypes.get_mut(source);
+            bundle.write_at(columns, &insert_edges[&bundle_id].bundle_columns, row);
+            return Ok(());
+        }
+        let [from, to] = self.archetypes.get_two_mut(source, target);
+        let Archetype { columns: from_columns, entities: from_entities, insert_edges, .. } = from;
+        let edge = &insert_edges[&bundle_id];
+        let new_row = to.len();
+        for (column, &dst) in from_columns.iter_mut().zip(edge.moves.iter()) {
+            column.swap_remove_into(row, &mut *to.columns[dst]);
+        }
+        from_entities.swap_remove(row);
+        if let Some(&moved) = from_entities.get(row) {
+            self.entities.set_location(moved.index(), location);
+        }
+        to.entities.push(entity);
+        self.entities.set_location(entity.index(), Location { archetype: target, row: Row(new_row as u32) });
+        bundle.write_at(&mut to.columns, &edge.bundle_columns, new_row);
+        Ok(())
+    }
+
+    #[cold]
+    fn build_insert_edge(&mut self, source: ArchetypeId, bundle: BundleId) -> ArchetypeId {
+        let info = self.bundles.info(bundle);
+        let mut union: Vec<_> = self.archetypes.get(source).components().to_vec();
+        union.extend_from_slice(&info.sorted);
+        union.sort_unstable();
+        union.dedup();
+        let target = self.archetypes.get_or_create(&union, &self.components);
+        let to = self.archetypes.get(target);
+        let column_in_target = |c| to.column_index(c).expect("target has every source and bundle component");
+        let bundle_columns = info.ids.iter().map(|&c| column_in_target(c)).collect();
+        let moves = if target == source {
+            Box::default()
+        } else {
+            self.archetypes.get(source).components().iter().map(|&c| column_in_target(c)).collect()
+        };
+        let edge = InsertEdge { target, bundle_columns, moves };
+        self.archetypes.get_mut(source).insert_edges.insert(bundle, edge);
+        target
+    }
+
+    /// Removes the components of bundle `B` from `entity` and returns them.
+    ///
+    /// # Errors
+    /// [`ComponentError::NoSuchEntity`] if the entity is not alive;
+    /// [`ComponentError::MissingComponent`] (naming the first missing type) if it lacks
+    /// any of `B`'s components. On error nothing is changed.
+    ///
+    /// # Panics
+    /// If the bundle names a component type twice.
+    #[track_caller]
+    pub fn remove<B: Bundle>(&mut self, entity: Entity) -> Result<B, ComponentError> {
+        let location = self.locate(entity)?;
+        let bundle_id = self.bundles.id_or_register::<B>(&mut self.components);
+        let source = location.archetype;
+        let row = location.row.index();
+        if !self.archetypes.get(source).remove_edges.contains_key(&bundle_id) {
+            self.build_remove_edge(source, bundle_id);
+        }
+        let target = match &self.archetypes.get(source).remove_edges[&bundle_id] {
+            RemoveEdge::Valid { target, .. } => *target,
+            RemoveEdge::Missing(component) => {
+                let component = self.components.info(*component).name;
+                return Err(MissingComponent { entity, component }.into());
+            }
+        };
+        if target == source {
+            // Only the empty bundle removes nothing and stays put.
+            return Ok(B::take(&mut [], &[], row));
+        }
+        let [from, to] = self.archetypes.get_two_mut(source, target);
+        let RemoveEdge::Valid { bundle_columns, moves, .. } = &from.remove_edges[&bundle_id] else {
+            unreachable!("checked above")
+        };
+        let removed = B::take(&mut from.columns, bundle_columns, row);
+        let new_row = to.len();
+        for (column, dst) in from.columns.iter_mut().zip(moves.iter()) {
+            if let Some(dst) = *dst {
+                column.swap_remove_into(row, &mut *to.columns[dst]);
+            }
+        }
+        if let Some(moved) = from.swap_remove_entity(row) {
+            self.entities.set_location(moved.index(), location);
+        }
+        to.entities.push(entity);
+        self.entities.set_location(entity.index(), Location { archetype: target, row: Row(new_row as u32) });
+        Ok(removed)
+    }
+
+    #[cold]
+    fn build_remove_edge(&mut self, source: ArchetypeId, bundle: BundleId) {
+        let info = self.bundles.info(bundle);
+        let from = self.archetypes.get(source);
+        let edge = if let Some(&missing) = info.ids.iter().find(|&&c| !from.has(c)) {
+            RemoveEdge::Missing(missing)
+        } else {
+            let rest: Vec<_> = from.components().iter().copied().filter(|c| info.sorted.binary_search(c).is_err()).collect();
+            let bundle_columns = info.ids.iter().map(|&c| from.column_index(c).expect("checked present")).collect();
+            let target = self.archetypes.get_or_create(&rest, &self.components);
+            let to = self.archetypes.get(target);
+            let moves = self.archetypes.get(source).components().iter().map(|&c| to.column_index(c)).collect();
+            RemoveEdge::Valid { target, bundle_columns, moves }
+        };
+        self.archetypes.get_mut(source).remove_edges.insert(bundle, edge);
+    }
+
+    /// Shared access to `entity`'s component `T`.
+    ///
+    /// # Errors
+    /// [`ComponentError`] if the entity is not alive or lacks `T`.
+    #[inline]
+    pub fn get<T: Component>(&self, entity: Entity) -> Result<&T, ComponentError> {
+        let location = self.locate(entity)?;
+        let table = self.archetypes.get(location.archetype);
+        let column = self.components.id::<T>().and_then(|c| table.column_index(c)).ok_or(MissingComponent {
+            entity,
+            component: std::any::type_name::<T>(),
+        })?;
+        Ok(downcast::<T>(table.column(column)).get(location.row.index()))
+    }
+
+    /// Exclusive access to `entity`'s component `T`.
+    ///
+    /// # Errors
+    /// [`ComponentError`] if the entity is not alive or lacks `T`.
+    #[inline]
+    pub fn get_mut<T: Component>(&mut self, entity: Entity) -> Result<&mut T, ComponentError> {
+        let location = self.locate(entity)?;
+        let table = self.archetypes.get_mut(location.archetype);
+        let column = self.components.id::<T>().and_then(|c| table.column_index(c)).ok_or(MissingComponent {
+            entity,
+            component: std::any::type_name::<T>(),
+        })?;
+        Ok(downcast_mut::<T>(&mut *table.columns[column]).get_mut(location.row.index()))
+    }
+
+    /// A read-only view of `entity`, for asking which components it has.
+    ///
+    /// # Errors
+    /// [`NoSuchEntity`] if the entity is not alive.
+    #[inline]
+    pub fn entity(&self, entity: Entity) -> Result<EntityRef<'_>, NoSuchEntity> {
+        let location = self.locate(entity)?;
+        Ok(EntityRef::new(self, entity, location))
+    }
+
+    /// A cached query over entities with the components `Q` fetches. See [`QueryState`].
+    ///
+    /// # Panics
+    /// If `Q` would alias a component (`&mut A` twice, or `&A` with `&mut A`).
+    #[track_caller]
+    pub fn query<Q: QueryData>(&mut self) -> QueryState<Q, ()> {
+        QueryState::new(self)
+    }
+
+    /// A cached query with a filter `F` such as `With<T>`, `Without<T>` or `Or<(..)>`.
+    ///
+    /// # Panics
+    /// If `Q` would alias a component.
+    #[track_caller]
+    pub fn query_filtered<Q: QueryData, F: QueryFilter>(&mut self) -> QueryState<Q, F> {
+        QueryState::new(self)
+    }
+}
