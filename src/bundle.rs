@@ -89,6 +89,7 @@ macro_rules! impl_bundle {
             }
 
             #[inline]
+            #[allow(clippy::unused_unit, reason = "the empty tuple")]
             fn writer<'a>(columns: &'a mut [Box<dyn Column>], indices: &[usize]) -> Self::Writer<'a> {
                 let _ = &indices;
                 #[allow(non_snake_case, reason = "bindings are named after the type parameters")]
@@ -112,6 +113,7 @@ macro_rules! impl_bundle {
             }
 
             #[inline]
+            #[allow(clippy::unused_unit, reason = "the empty tuple")]
             fn take(columns: &mut [Box<dyn Column>], indices: &[usize], row: usize) -> Self {
                 let _ = (&columns, &indices, row);
                 ($(downcast_mut::<$name>(&mut *columns[indices[$index]]).swap_remove(row),)*)

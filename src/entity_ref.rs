@@ -27,10 +27,7 @@ impl<'w> EntityRef<'w> {
     /// Whether the entity has a component of type `T`.
     #[inline]
     pub fn has<T: Component>(&self) -> bool {
-        self.world
-            .components
-            .id::<T>()
-            .is_some_and(|c| self.world.archetypes.get(self.location.archetype).has(c))
+        self.world.components.id::<T>().is_some_and(|c| self.world.archetypes.get(self.location.archetype).has(c))
     }
 
     /// The entity's `T`, if it has one.

@@ -67,3 +67,8 @@ pub use world::World;
 pub mod prelude {
     pub use crate::{Bundle, Component, Entity, Or, QueryState, With, Without, World};
 }
+
+/// The README's examples, run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

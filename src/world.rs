@@ -333,7 +333,8 @@ impl World {
         let edge = if let Some(&missing) = info.ids.iter().find(|&&c| !from.has(c)) {
             RemoveEdge::Missing(missing)
         } else {
-            let rest: Vec<_> = from.components().iter().copied().filter(|c| info.sorted.binary_search(c).is_err()).collect();
+            let rest: Vec<_> =
+                from.components().iter().copied().filter(|c| info.sorted.binary_search(c).is_err()).collect();
             let bundle_columns = info.ids.iter().map(|&c| from.column_index(c).expect("checked present")).collect();
             let target = self.archetypes.get_or_create(&rest, &self.components);
             let to = self.archetypes.get(target);
@@ -351,10 +352,11 @@ impl World {
     pub fn get<T: Component>(&self, entity: Entity) -> Result<&T, ComponentError> {
         let location = self.locate(entity)?;
         let table = self.archetypes.get(location.archetype);
-        let column = self.components.id::<T>().and_then(|c| table.column_index(c)).ok_or(MissingComponent {
-            entity,
-            component: std::any::type_name::<T>(),
-        })?;
+        let column = self
+            .components
+            .id::<T>()
+            .and_then(|c| table.column_index(c))
+            .ok_or(MissingComponent { entity, component: std::any::type_name::<T>() })?;
         Ok(downcast::<T>(table.column(column)).get(location.row.index()))
     }
 
@@ -366,10 +368,11 @@ impl World {
     pub fn get_mut<T: Component>(&mut self, entity: Entity) -> Result<&mut T, ComponentError> {
         let location = self.locate(entity)?;
         let table = self.archetypes.get_mut(location.archetype);
-        let column = self.components.id::<T>().and_then(|c| table.column_index(c)).ok_or(MissingComponent {
-            entity,
-            component: std::any::type_name::<T>(),
-        })?;
+        let column = self
+            .components
+            .id::<T>()
+            .and_then(|c| table.column_index(c))
+            .ok_or(MissingComponent { entity, component: std::any::type_name::<T>() })?;
         Ok(downcast_mut::<T>(&mut *table.columns[column]).get_mut(location.row.index()))
     }
 

@@ -87,7 +87,7 @@ unsafe impl<T: Component> QueryFilter for With<T> {
         archetype.has(*state).then_some(())
     }
     #[inline]
-    unsafe fn fetch_archetype<'w>(_: (), _: &'w Archetype) {}
+    unsafe fn fetch_archetype(_: (), _: &Archetype) {}
     #[inline]
     unsafe fn filter_row(_: &(), _: usize) -> bool {
         true
@@ -111,7 +111,7 @@ unsafe impl<T: Component> QueryFilter for Without<T> {
         (!archetype.has(*state)).then_some(())
     }
     #[inline]
-    unsafe fn fetch_archetype<'w>(_: (), _: &'w Archetype) {}
+    unsafe fn fetch_archetype(_: (), _: &Archetype) {}
     #[inline]
     unsafe fn filter_row(_: &(), _: usize) -> bool {
         true

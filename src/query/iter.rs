@@ -33,9 +33,8 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> QueryIter<'w, 's, Q, F> {
             }
             // SAFETY: resolved for this table; access guaranteed by the `QueryState`
             // that made this iterator.
-            let fetches = unsafe {
-                (Q::fetch_archetype(matched.data, table), F::fetch_archetype(matched.filter, table))
-            };
+            let fetches =
+                unsafe { (Q::fetch_archetype(matched.data, table), F::fetch_archetype(matched.filter, table)) };
             self.current = Some(fetches);
             self.row = 0;
             self.len = table.len();

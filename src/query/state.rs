@@ -71,7 +71,8 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         if let Some(conflict) = access.conflict() {
             panic!("query `{}` would alias: {conflict}", std::any::type_name::<Q>());
         }
-        let mut state = QueryState { world_id: world.id(), data, filter, matched: Vec::new(), seen: 0, doomed: Vec::new() };
+        let mut state =
+            QueryState { world_id: world.id(), data, filter, matched: Vec::new(), seen: 0, doomed: Vec::new() };
         state.update_archetypes(world);
         state
     }
@@ -82,10 +83,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     /// If `world` is not the world this query was built for.
     #[track_caller]
     pub fn update_archetypes(&mut self, world: &World) {
-        assert!(
-            self.world_id == world.id(),
-            "QueryState used with a World other than the one it was built for"
-        );
+        assert!(self.world_id == world.id(), "QueryState used with a World other than the one it was built for");
         let total = world.archetypes.len();
         for index in self.seen..total {
             let archetype = world.archetypes.get(ArchetypeId(index as u32));
@@ -122,7 +120,11 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
 
     /// The items that satisfy `predicate` (the seed's `queryWhere`).
     #[track_caller]
-    pub fn iter_where<'w, 's, P>(&'s mut self, world: &'w World, predicate: P) -> std::iter::Filter<QueryIter<'w, 's, Q, F>, P>
+    pub fn iter_where<'w, 's, P>(
+        &'s mut self,
+        world: &'w World,
+        predicate: P,
+    ) -> std::iter::Filter<QueryIter<'w, 's, Q, F>, P>
     where
         Q: ReadOnlyQueryData,
         P: FnMut(&Q::Item<'w>) -> bool,
@@ -263,7 +265,11 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     ///
     /// # Safety
     /// As `for_each_unchecked`.
-    unsafe fn for_each_row_unchecked<'w>(&self, world: &'w World, mut f: impl FnMut(&'w Archetype, usize, Q::Item<'w>)) {
+    unsafe fn for_each_row_unchecked<'w>(
+        &self,
+        world: &'w World,
+        mut f: impl FnMut(&'w Archetype, usize, Q::Item<'w>),
+    ) {
         for matched in &self.matched {
             let table = world.archetypes.get(matched.archetype);
             // SAFETY: resolved for this table; access per the caller.
@@ -318,10 +324,8 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     unsafe fn get_unchecked<'w>(&self, world: &'w World, entity: Entity) -> Result<Q::Item<'w>, QueryEntityError> {
         let location = world.entities.get(entity).ok_or(NoSuchEntity(entity))?;
         let does_not_match = QueryEntityError::DoesNotMatch { entity, query: std::any::type_name::<Q>() };
-        let index = self
-            .matched
-            .binary_search_by_key(&location.archetype, |m| m.archetype)
-            .map_err(|_| does_not_match)?;
+        let index =
+            self.matched.binary_search_by_key(&location.archetype, |m| m.archetype).map_err(|_| does_not_match)?;
         let matched = &self.matched[index];
         let table = world.archetypes.get(matched.archetype);
         let row = location.row.index();

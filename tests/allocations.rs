@@ -1,0 +1,123 @@
+//! A counting global allocator proves that steady churn allocates nothing.
+//!
+//! Only allocations made by the test's own thread while counting is on are counted,
+//! so the test harness's threads do not disturb the figure.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+use ripple::{Entity, World};
+
+struct Counting;
+
+thread_local! {
+    static COUNTING: Cell<bool> = const { Cell::new(false) };
+    static COUNT: Cell<usize> = const { Cell::new(0) };
+}
+
+fn note() {
+    // `try_with`: the thread-locals may be gone while a thread shuts down.
+    let _ = COUNTING.try_with(|on| {
+        if on.get() {
+            let _ = COUNT.try_with(|n| n.set(n.get() + 1));
+        }
+    });
+}
+
+// SAFETY: defers to `System` for every operation and only adds a counter update,
+// which does not allocate.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        note();
+        // SAFETY: forwarded unchanged; the caller upholds `GlobalAlloc::alloc`'s contract.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded unchanged; `ptr` came from `System` via this allocator.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        note();
+        // SAFETY: forwarded unchanged.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        note();
+        // SAFETY: forwarded unchanged; `ptr` came from `System` via this allocator.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Allocations made by `f` on this thread.
+fn allocations_in(f: impl FnOnce()) -> usize {
+    COUNT.with(|n| n.set(0));
+    COUNTING.with(|on| on.set(true));
+    f();
+    COUNTING.with(|on| on.set(false));
+    COUNT.with(|n| n.get())
+}
+
+#[derive(Clone, Copy)]
+struct Pos([f32; 3]);
+#[derive(Clone, Copy)]
+struct Vel([f32; 3]);
+struct Tag;
+
+#[test]
+fn counting_allocator_counts() {
+    assert!(allocations_in(|| drop(std::hint::black_box(vec![1u8; 16]))) >= 1);
+}
+
+#[test]
+fn steady_spawn_despawn_allocates_nothing() {
+    let mut world = World::new();
+    let mut live: Vec<Entity> = Vec::with_capacity(2_000);
+    let mut query = world.query::<(&Vel, &mut Pos)>();
+    let mut frame = |world: &mut World, live: &mut Vec<Entity>| {
+        for i in 0..1_000 {
+            let e = if i % 2 == 0 {
+                world.spawn((Pos([0.0; 3]), Vel([1.0; 3])))
+            } else {
+                world.spawn((Pos([0.0; 3]), Vel([1.0; 3]), Tag))
+            };
+            live.push(e);
+        }
+        query.for_each_mut(world, |(v, p)| p.0[0] += v.0[0]);
+        for e in live.drain(..) {
+            world.despawn(e).unwrap();
+        }
+        // Churn through insert/remove edges too.
+        let e = world.spawn((Pos([0.0; 3]),));
+        world.insert(e, (Vel([0.0; 3]),)).unwrap();
+        world.remove::<(Vel,)>(e).unwrap();
+        world.despawn(e).unwrap();
+    };
+    for _ in 0..3 {
+        frame(&mut world, &mut live);
+    }
+    let allocations = allocations_in(|| {
+        for _ in 0..10 {
+            frame(&mut world, &mut live);
+        }
+    });
+    assert_eq!(allocations, 0, "steady frames allocated {allocations} times");
+    assert_eq!(world.len(), 0);
+}
+
+#[test]
+fn steady_spawn_batch_allocates_nothing() {
+    let mut world = World::new();
+    let mut ids = Vec::with_capacity(1_000);
+    let frame = |world: &mut World, ids: &mut Vec<Entity>| {
+        ids.extend(world.spawn_batch((0..1_000).map(|_| (Pos([0.0; 3]), Vel([0.0; 3])))));
+        for e in ids.drain(..) {
+            world.despawn(e).unwrap();
+        }
+    };
+    frame(&mut world, &mut ids);
+    frame(&mut world, &mut ids);
+    assert_eq!(allocations_in(|| frame(&mut world, &mut ids)), 0);
+}
