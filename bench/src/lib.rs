@@ -1,1 +1,177 @@
+//! Shared component types and criterion settings for ripple's peer benchmarks.
+//!
+//! Every bench target (`benches/*.rs`) runs one workload of BENCHMARKS.md §A on ripple,
+//! bevy_ecs, hecs, legion, shipyard and specs, as one criterion group named after the
+//! workload with one function per library. The component types are shared so that all
+//! six libraries move exactly the same bytes:
+//!
+//! * ripple, hecs and legion accept any `'static + Send + Sync` type;
+//! * bevy_ecs needs its `Component` derive (default table storage);
+//! * shipyard needs a `Component` impl (written by hand, untracked, as its derive would);
+//! * specs needs a `Component` impl naming its storage (`VecStorage`, as in the
+//!   community's ecs_bench_suite).
 
+use std::time::Duration;
+
+use cgmath::{Matrix4, Vector3};
+use criterion::Criterion;
+
+/// Implements specs' `Component` with `VecStorage` and shipyard's `Component` (untracked,
+/// what its derive generates by default) for each listed type.
+macro_rules! impl_peer_components {
+    ($($t:ident),* $(,)?) => {
+        $(
+            impl specs::Component for $t {
+                type Storage = specs::VecStorage<Self>;
+            }
+            impl shipyard::Component for $t {
+                type Tracking = shipyard::track::Untracked;
+            }
+        )*
+    };
+}
+
+/// A 4×4 f32 matrix (64 bytes).
+#[derive(Clone, Copy, Debug, PartialEq, bevy_ecs::component::Component)]
+pub struct Transform(pub Matrix4<f32>);
+
+/// 3×f32.
+#[derive(Clone, Copy, Debug, PartialEq, bevy_ecs::component::Component)]
+pub struct Position(pub Vector3<f32>);
+
+/// 3×f32.
+#[derive(Clone, Copy, Debug, PartialEq, bevy_ecs::component::Component)]
+pub struct Rotation(pub Vector3<f32>);
+
+/// 3×f32.
+#[derive(Clone, Copy, Debug, PartialEq, bevy_ecs::component::Component)]
+pub struct Velocity(pub Vector3<f32>);
+
+/// The payload iterated in frag_iter.
+#[derive(Clone, Copy, Debug, PartialEq, bevy_ecs::component::Component)]
+pub struct Data(pub f32);
+
+impl_peer_components!(Transform, Position, Rotation, Velocity, Data);
+
+/// Defines the letter components (f32 newtypes) used by frag_iter and add_remove.
+macro_rules! letters {
+    ($($l:ident),*) => {
+        $(
+            #[doc = concat!("Letter component `", stringify!($l), "`: an f32 newtype.")]
+            #[derive(
+                Clone, Copy, Debug, PartialEq, bevy_ecs::component::Component,
+            )]
+            pub struct $l(pub f32);
+            impl_peer_components!($l);
+        )*
+    };
+}
+
+/// Invokes `$m!(Letter)` for each of the 26 letter types `A`..`Z`, in order.
+#[macro_export]
+macro_rules! for_each_letter {
+    ($m:ident) => {
+        $m!(A);
+        $m!(B);
+        $m!(C);
+        $m!(D);
+        $m!(E);
+        $m!(F);
+        $m!(G);
+        $m!(H);
+        $m!(I);
+        $m!(J);
+        $m!(K);
+        $m!(L);
+        $m!(M);
+        $m!(N);
+        $m!(O);
+        $m!(P);
+        $m!(Q);
+        $m!(R);
+        $m!(S);
+        $m!(T);
+        $m!(U);
+        $m!(V);
+        $m!(W);
+        $m!(X);
+        $m!(Y);
+        $m!(Z);
+    };
+}
+
+letters!(A, B, C, D, E, F, G, H, I, J, K, L, M, N, O, P, Q, R, S, T, U, V, W, X, Y, Z);
+
+/// Entities in simple_insert and simple_iter.
+pub const N_ENTITIES: usize = 10_000;
+/// Entities per letter in frag_iter.
+pub const N_PER_LETTER: usize = 20;
+/// Entities in add_remove.
+pub const N_ADD_REMOVE: usize = 10_000;
+
+/// The (Transform, Position, Rotation, Velocity) bundle every spawning workload uses.
+#[inline]
+pub fn tprv() -> (Transform, Position, Rotation, Velocity) {
+    (
+        Transform(Matrix4::from_scale(1.0)),
+        Position(Vector3::unit_x()),
+        Rotation(Vector3::unit_x()),
+        Velocity(Vector3::unit_x()),
+    )
+}
+
+/// Short criterion runs: all four §A targets finish in a few minutes on 2 cores.
+pub fn criterion_config() -> Criterion {
+    Criterion::default()
+        .sample_size(50)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2))
+        .without_plots()
+}
+
+/// Pins glibc malloc's thresholds so that every library is measured in the same allocator
+/// state, whichever ran before it in the process.
+///
+/// With glibc's defaults, blocks ≥ 128 KiB are `mmap`ed and the heap top is trimmed back to
+/// the kernel on free, until glibc's *dynamic* threshold happens to be raised by some
+/// earlier free. A workload that allocates and frees a world per iteration (simple_insert)
+/// then pays fresh page faults on every iteration or on none, depending on which library
+/// ran first: on this VM that moved bevy_ecs's simple_insert between ~1.2 ms and ~0.36 ms.
+/// Here every block up to 32 MiB comes from the heap and the heap is never trimmed, which
+/// is the state glibc reaches by itself after the first large free.
+///
+/// Set `BENCH_GLIBC_DEFAULTS=1` to measure with glibc's defaults instead. No-op on
+/// targets other than Linux with glibc.
+pub fn pin_allocator() {
+    if std::env::var_os("BENCH_GLIBC_DEFAULTS").is_some_and(|v| v != "0") {
+        return;
+    }
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        use std::ffi::c_int;
+        unsafe extern "C" {
+            fn mallopt(param: c_int, value: c_int) -> c_int;
+        }
+        const M_TRIM_THRESHOLD: c_int = -1;
+        const M_MMAP_THRESHOLD: c_int = -3;
+        // SAFETY: mallopt only changes glibc malloc tunables; it is called before any
+        // benchmark thread exists, and both values are within glibc's accepted ranges
+        // (the mmap threshold's maximum on 64-bit targets is 32 MiB).
+        unsafe {
+            mallopt(M_MMAP_THRESHOLD, 32 << 20);
+            mallopt(M_TRIM_THRESHOLD, c_int::MAX);
+        }
+    }
+}
+
+/// `criterion_main!` plus [`pin_allocator`] first: `bench_main!(group_a, group_b)`.
+#[macro_export]
+macro_rules! bench_main {
+    ($($group:path),+ $(,)?) => {
+        fn main() {
+            $crate::pin_allocator();
+            $( $group(); )+
+            criterion::Criterion::default().configure_from_args().final_summary();
+        }
+    };
+}

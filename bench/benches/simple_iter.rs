@@ -1,0 +1,139 @@
+//! simple_iter (BENCHMARKS.md §A): 10,000 entities of (Transform, Position, Rotation,
+//! Velocity); timed: one pass `pos += vel` over (&Velocity, &mut Position). Queries and
+//! systems are prepared outside the timed part wherever the library has such a form.
+//! One untimed pass per library first checks that it visits every entity.
+
+use bench::{N_ENTITIES, Position, Velocity, criterion_config, tprv};
+use criterion::{Criterion, criterion_group};
+
+fn simple_iter(c: &mut Criterion) {
+    let mut group = c.benchmark_group("simple_iter");
+
+    group.bench_function("ripple", |b| {
+        let mut world = ripple::World::new();
+        world.spawn_batch((0..N_ENTITIES).map(|_| tprv()));
+        let mut query: ripple::QueryState<(&Velocity, &mut Position)> = world.query::<(&Velocity, &mut Position)>();
+        let mut n = 0;
+        query.for_each_mut(&mut world, |(vel, pos)| {
+            pos.0 += vel.0;
+            n += 1;
+        });
+        assert_eq!(n, N_ENTITIES);
+        b.iter(|| {
+            query.for_each_mut(&mut world, |(vel, pos)| {
+                pos.0 += vel.0;
+            });
+        })
+    });
+
+    group.bench_function("bevy_ecs", |b| {
+        let mut world = bevy_ecs::world::World::new();
+        world.spawn_batch((0..N_ENTITIES).map(|_| tprv()));
+        let mut query = world.query::<(&Velocity, &mut Position)>();
+        let mut n = 0;
+        query.iter_mut(&mut world).for_each(|(vel, mut pos)| {
+            pos.0 += vel.0;
+            n += 1;
+        });
+        assert_eq!(n, N_ENTITIES);
+        b.iter(|| {
+            query.iter_mut(&mut world).for_each(|(vel, mut pos)| {
+                pos.0 += vel.0;
+            });
+        })
+    });
+
+    group.bench_function("hecs", |b| {
+        let mut world = hecs::World::new();
+        world.spawn_batch((0..N_ENTITIES).map(|_| tprv()));
+        let mut n = 0;
+        world.query_mut::<(&Velocity, &mut Position)>().into_iter().for_each(|(vel, pos)| {
+            pos.0 += vel.0;
+            n += 1;
+        });
+        assert_eq!(n, N_ENTITIES);
+        b.iter(|| {
+            // query_mut: the form without dynamic borrow checks on &mut World; the set of
+            // matching archetypes is cached in the world.
+            world.query_mut::<(&Velocity, &mut Position)>().into_iter().for_each(|(vel, pos)| {
+                pos.0 += vel.0;
+            });
+        })
+    });
+
+    group.bench_function("legion", |b| {
+        use legion::{IntoQuery, Read, Write};
+        let mut world = legion::World::default();
+        world.extend((0..N_ENTITIES).map(|_| tprv()));
+        world.pack(legion::storage::PackOptions::force());
+        let mut query = <(Read<Velocity>, Write<Position>)>::query();
+        let mut n = 0;
+        query.for_each_mut(&mut world, |(vel, pos)| {
+            pos.0 += vel.0;
+            n += 1;
+        });
+        assert_eq!(n, N_ENTITIES);
+        b.iter(|| {
+            query.for_each_mut(&mut world, |(vel, pos)| {
+                pos.0 += vel.0;
+            });
+        })
+    });
+
+    group.bench_function("shipyard", |b| {
+        use shipyard::{IntoIter, View, ViewMut};
+        let mut world = shipyard::World::new();
+        world.bulk_add_entity((0..N_ENTITIES).map(|_| tprv()));
+        let n = world.run(|vels: View<'_, Velocity>, mut poss: ViewMut<'_, Position>| {
+            let mut n = 0;
+            (&vels, &mut poss).iter().for_each(|(vel, pos)| {
+                pos.0 += vel.0;
+                n += 1;
+            });
+            n
+        });
+        assert_eq!(n, N_ENTITIES);
+        b.iter(|| {
+            world.run(|vels: View<'_, Velocity>, mut poss: ViewMut<'_, Position>| {
+                (&vels, &mut poss).iter().for_each(|(vel, pos)| {
+                    pos.0 += vel.0;
+                });
+            });
+        })
+    });
+
+    group.bench_function("specs", |b| {
+        use specs::{Builder, Join, ReadStorage, RunNow, System, WorldExt, WriteStorage};
+        struct SimpleIter;
+        impl<'a> System<'a> for SimpleIter {
+            type SystemData = (ReadStorage<'a, Velocity>, WriteStorage<'a, Position>);
+            fn run(&mut self, (vels, mut poss): Self::SystemData) {
+                for (vel, pos) in (&vels, &mut poss).join() {
+                    pos.0 += vel.0;
+                }
+            }
+        }
+        let mut world = specs::World::new();
+        world.register::<bench::Transform>();
+        world.register::<Position>();
+        world.register::<bench::Rotation>();
+        world.register::<Velocity>();
+        for _ in 0..N_ENTITIES {
+            let (t, p, r, v) = tprv();
+            world.create_entity().with(t).with(p).with(r).with(v).build();
+        }
+        let n = (&world.read_storage::<Velocity>(), &world.read_storage::<Position>()).join().count();
+        assert_eq!(n, N_ENTITIES);
+        let mut system = SimpleIter;
+        b.iter(|| system.run_now(&world))
+    });
+
+    group.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = criterion_config();
+    targets = simple_iter
+}
+bench::bench_main!(benches);
