@@ -8,7 +8,7 @@ use std::any::TypeId;
 
 use crate::component::{Component, ComponentId, Components};
 use crate::hash::IdMap;
-use crate::storage::{ArchetypeId, Column, TypedColumn, downcast_mut};
+use crate::storage::{ArchetypeId, Column, TypedColumn, downcast_mut_unchecked};
 
 mod sealed {
     pub trait Sealed {}
@@ -39,8 +39,11 @@ pub trait Bundle: sealed::Sealed + Send + Sync + Sized + 'static {
     fn register(components: &mut Components, out: &mut Vec<ComponentId>);
 
     /// Borrows the columns at `indices` (one per element, distinct) for pushing.
+    ///
+    /// # Safety
+    /// `indices[i]` is the column of element `i`'s component id, in tuple order.
     #[doc(hidden)]
-    fn writer<'a>(columns: &'a mut [Box<dyn Column>], indices: &[usize]) -> Self::Writer<'a>;
+    unsafe fn writer<'a>(columns: &'a mut [Box<dyn Column>], indices: &[usize]) -> Self::Writer<'a>;
 
     /// Appends one row of values.
     #[doc(hidden)]
@@ -49,17 +52,26 @@ pub trait Bundle: sealed::Sealed + Send + Sync + Sized + 'static {
     /// Writes the values at `row`: appended where a column is `row` long, replacing
     /// the old value otherwise. Old values are dropped after every value is written,
     /// so a panicking `Drop` cannot leave a column short.
+    ///
+    /// # Safety
+    /// As for [`Bundle::writer`].
     #[doc(hidden)]
-    fn write_at(self, columns: &mut [Box<dyn Column>], indices: &[usize], row: usize);
+    unsafe fn write_at(self, columns: &mut [Box<dyn Column>], indices: &[usize], row: usize);
 
     /// Swap-removes the values at `row` from the columns at `indices`.
+    ///
+    /// # Safety
+    /// As for [`Bundle::writer`].
     #[doc(hidden)]
-    fn take(columns: &mut [Box<dyn Column>], indices: &[usize], row: usize) -> Self;
+    unsafe fn take(columns: &mut [Box<dyn Column>], indices: &[usize], row: usize) -> Self;
 }
 
+/// # Safety
+/// `column` is the column of `T`'s component id.
 #[inline]
-fn write_one<T: Component>(column: &mut dyn Column, row: usize, value: T) -> Option<T> {
-    let column = downcast_mut::<T>(column);
+unsafe fn write_one<T: Component>(column: &mut dyn Column, row: usize, value: T) -> Option<T> {
+    // SAFETY: per the caller.
+    let column = unsafe { downcast_mut_unchecked::<T>(column) };
     if column.len() == row {
         column.push(value);
         None
@@ -89,14 +101,16 @@ macro_rules! impl_bundle {
             }
 
             #[inline]
-            #[allow(clippy::unused_unit, reason = "the empty tuple")]
-            fn writer<'a>(columns: &'a mut [Box<dyn Column>], indices: &[usize]) -> Self::Writer<'a> {
+            #[allow(clippy::unused_unit, unused_unsafe, reason = "the empty tuple has no columns")]
+            unsafe fn writer<'a>(columns: &'a mut [Box<dyn Column>], indices: &[usize]) -> Self::Writer<'a> {
                 let _ = &indices;
                 #[allow(non_snake_case, reason = "bindings are named after the type parameters")]
                 let [$($name),*] = columns
                     .get_disjoint_mut::<usize, { 0 $(+ one!($index))* }>([$(indices[$index]),*])
                     .expect("ripple: bundle columns are distinct");
-                ($(downcast_mut::<$name>(&mut **$name),)*)
+                // SAFETY: per this function's contract, each index is the column of the
+                // element's component id.
+                unsafe { ($(downcast_mut_unchecked::<$name>(&mut **$name),)*) }
             }
 
             #[inline]
@@ -106,17 +120,22 @@ macro_rules! impl_bundle {
             }
 
             #[inline]
-            fn write_at(self, columns: &mut [Box<dyn Column>], indices: &[usize], row: usize) {
+            #[allow(clippy::unused_unit, unused_unsafe, reason = "the empty tuple has no columns")]
+            unsafe fn write_at(self, columns: &mut [Box<dyn Column>], indices: &[usize], row: usize) {
                 let _ = (&columns, &indices, row);
                 // Held until every value is written, then dropped.
-                let _old = ($(write_one::<$name>(&mut *columns[indices[$index]], row, self.$index),)*);
+                // SAFETY: per this function's contract, each index is the column of the
+                // element's component id.
+                let _old = unsafe { ($(write_one::<$name>(&mut *columns[indices[$index]], row, self.$index),)*) };
             }
 
             #[inline]
-            #[allow(clippy::unused_unit, reason = "the empty tuple")]
-            fn take(columns: &mut [Box<dyn Column>], indices: &[usize], row: usize) -> Self {
+            #[allow(clippy::unused_unit, unused_unsafe, reason = "the empty tuple has no columns")]
+            unsafe fn take(columns: &mut [Box<dyn Column>], indices: &[usize], row: usize) -> Self {
                 let _ = (&columns, &indices, row);
-                ($(downcast_mut::<$name>(&mut *columns[indices[$index]]).swap_remove(row),)*)
+                // SAFETY: per this function's contract, each index is the column of the
+                // element's component id.
+                unsafe { ($(downcast_mut_unchecked::<$name>(&mut *columns[indices[$index]]).swap_remove(row),)*) }
             }
         }
     };

@@ -148,7 +148,9 @@ impl World {
         let row = table.len();
         let entity = self.entities.alloc(Location { archetype, row: Row(row as u32) });
         table.entities.push(entity);
-        bundle.write_at(&mut table.columns, columns, row);
+        // SAFETY: `columns` is the spawn target's column list for this bundle, built
+        // from the bundle's component ids in tuple order.
+        unsafe { bundle.write_at(&mut table.columns, columns, row) };
         entity
     }
 
@@ -183,7 +185,9 @@ impl World {
         table.reserve(additional);
         let columns = &self.bundles.info(bundle_id).spawn.as_ref().expect("spawn target cached").columns;
         let Archetype { columns: table_columns, entities: table_entities, .. } = table;
-        let writer = B::writer(table_columns, columns);
+        // SAFETY: `columns` is the spawn target's column list for this bundle, built
+        // from the bundle's component ids in tuple order.
+        let writer = unsafe { B::writer(table_columns, columns) };
         SpawnBatch::new(bundles, writer, table_entities, &mut self.entities, archetype)
     }
 
@@ -237,7 +241,9 @@ impl World {
         };
         if target == source {
             let Archetype { columns, insert_edges, .. } = self.archetypes.get_mut(source);
-            bundle.write_at(columns, &insert_edges[&bundle_id].bundle_columns, row);
+            // SAFETY: the edge's `bundle_columns` hold the target column of each bundle
+            // element's component id, in tuple order; here the target is this table.
+            unsafe { bundle.write_at(columns, &insert_edges[&bundle_id].bundle_columns, row) };
             return Ok(());
         }
         let [from, to] = self.archetypes.get_two_mut(source, target);
@@ -253,7 +259,9 @@ impl World {
         }
         to.entities.push(entity);
         self.entities.set_location(entity.index(), Location { archetype: target, row: Row(new_row as u32) });
-        bundle.write_at(&mut to.columns, &edge.bundle_columns, new_row);
+        // SAFETY: the edge's `bundle_columns` hold the target column of each bundle
+        // element's component id, in tuple order.
+        unsafe { bundle.write_at(&mut to.columns, &edge.bundle_columns, new_row) };
         Ok(())
     }
 
@@ -305,13 +313,16 @@ impl World {
         };
         if target == source {
             // Only the empty bundle removes nothing and stays put.
-            return Ok(B::take(&mut [], &[], row));
+            // SAFETY: the empty bundle has no elements, so no column is touched.
+            return Ok(unsafe { B::take(&mut [], &[], row) });
         }
         let [from, to] = self.archetypes.get_two_mut(source, target);
         let RemoveEdge::Valid { bundle_columns, moves, .. } = &from.remove_edges[&bundle_id] else {
             unreachable!("checked above")
         };
-        let removed = B::take(&mut from.columns, bundle_columns, row);
+        // SAFETY: the edge's `bundle_columns` hold the source column of each bundle
+        // element's component id, in tuple order.
+        let removed = unsafe { B::take(&mut from.columns, bundle_columns, row) };
         let new_row = to.len();
         for (column, dst) in from.columns.iter_mut().zip(moves.iter()) {
             if let Some(dst) = *dst {

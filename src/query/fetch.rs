@@ -4,7 +4,7 @@ use std::any::type_name;
 
 use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
-use crate::storage::{Archetype, Column, downcast};
+use crate::storage::{Archetype, Column, downcast_unchecked};
 use crate::world::World;
 
 use super::access::Access;
@@ -110,7 +110,9 @@ unsafe impl<T: Component> QueryData for &T {
     }
     #[inline]
     unsafe fn fetch_archetype<'w>(column: usize, archetype: &'w Archetype) -> Self::Fetch<'w> {
-        let column = downcast::<T>(archetype.column(column));
+        // SAFETY: `column` is the index of `T`'s component id in this archetype
+        // (`match_archetype`), so it holds `T`.
+        let column = unsafe { downcast_unchecked::<T>(archetype.column_unchecked(column)) };
         debug_assert_eq!(column.len(), archetype.len());
         column.get_ptr()
     }
@@ -146,7 +148,9 @@ unsafe impl<T: Component> QueryData for &mut T {
     }
     #[inline]
     unsafe fn fetch_archetype<'w>(column: usize, archetype: &'w Archetype) -> Self::Fetch<'w> {
-        let column = downcast::<T>(archetype.column(column));
+        // SAFETY: `column` is the index of `T`'s component id in this archetype
+        // (`match_archetype`), so it holds `T`.
+        let column = unsafe { downcast_unchecked::<T>(archetype.column_unchecked(column)) };
         debug_assert_eq!(column.len(), archetype.len());
         column.get_ptr()
     }

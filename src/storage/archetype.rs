@@ -102,6 +102,17 @@ impl Archetype {
         &*self.columns[index]
     }
 
+    /// The column at `index`, without a bounds check in release builds.
+    ///
+    /// # Safety
+    /// `index < self.components().len()`.
+    #[inline]
+    pub(crate) unsafe fn column_unchecked(&self, index: usize) -> &dyn Column {
+        debug_assert!(index < self.columns.len());
+        // SAFETY: in bounds per the caller.
+        unsafe { &**self.columns.get_unchecked(index) }
+    }
+
     /// Reserves room for `additional` more rows in every column.
     pub(crate) fn reserve(&mut self, additional: usize) {
         self.entities.reserve(additional);

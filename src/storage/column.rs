@@ -22,8 +22,8 @@ pub trait Column: Send + Sync + 'static {
     fn reserve(&mut self, additional: usize);
     /// Drops the value at `row`, moving the last value into its place.
     fn swap_remove_drop(&mut self, row: usize);
-    /// Moves the value at `row` to the end of `dst` (a column of the same type),
-    /// moving the last value into the hole.
+    /// Moves the value at `row` to the end of `dst`, moving the last value into the
+    /// hole. `dst` must be a column of the same component (checked in debug builds).
     fn swap_remove_into(&mut self, row: usize, dst: &mut dyn Column);
     /// Drops every value, keeping the capacity.
     fn clear(&mut self);
@@ -108,13 +108,42 @@ impl<T: Send + Sync + 'static> Column for TypedColumn<T> {
 
     #[inline]
     fn swap_remove_into(&mut self, row: usize, dst: &mut dyn Column) {
-        let dst = downcast_mut::<T>(dst);
+        // SAFETY: transitions move a row between the columns of the same component id
+        // in two archetypes (the edge maps ids to columns), so `dst` holds `T` too.
+        let dst = unsafe { downcast_mut_unchecked::<T>(dst) };
         dst.data.push(self.data.swap_remove(row));
     }
 
     fn clear(&mut self) {
         self.data.clear();
     }
+}
+
+/// Downcasts a column whose type is known from its [`ComponentId`](crate::ComponentId),
+/// without the `Any` check (two virtual calls and a 128-bit compare) that
+/// [`downcast`] pays. Query fetches and row moves use it once per table.
+///
+/// # Safety
+/// `column` holds `T`: it is the column of `T`'s component id in its archetype (every
+/// archetype builds a component's column from that component's registered type, and
+/// a world maps each component id to one type).
+#[inline]
+pub(crate) unsafe fn downcast_unchecked<T: Send + Sync + 'static>(column: &dyn Column) -> &TypedColumn<T> {
+    debug_assert!(column.as_any().is::<TypedColumn<T>>(), "ripple: column type mismatch");
+    // SAFETY: the caller guarantees the concrete type is `TypedColumn<T>`; casting the
+    // fat pointer to a thin one keeps the data address.
+    unsafe { &*(column as *const dyn Column as *const TypedColumn<T>) }
+}
+
+/// Mutable form of [`downcast_unchecked`].
+///
+/// # Safety
+/// As [`downcast_unchecked`].
+#[inline]
+pub(crate) unsafe fn downcast_mut_unchecked<T: Send + Sync + 'static>(column: &mut dyn Column) -> &mut TypedColumn<T> {
+    debug_assert!(column.as_any().is::<TypedColumn<T>>(), "ripple: column type mismatch");
+    // SAFETY: as in `downcast_unchecked`; the exclusive borrow is carried over.
+    unsafe { &mut *(column as *mut dyn Column as *mut TypedColumn<T>) }
 }
 
 /// Downcasts a column known to hold `T`.
