@@ -57,7 +57,7 @@ fn main() {
     let mut in_arena = world.query::<(Entity, &Enemy, &Position)>();
     for frame in 1..=5 {
         let mut moved = 0;
-        movers.for_each_mut(&mut world, |(velocity, position)| {
+        movers.for_each_mut(&mut world, |(velocity, mut position)| {
             position.x += velocity.x;
             position.y += velocity.y;
             moved += 1;

@@ -6,6 +6,7 @@
 
 use std::any::TypeId;
 
+use crate::change::Tick;
 use crate::component::{Component, ComponentId, Components};
 use crate::hash::IdMap;
 use crate::storage::{ArchetypeId, Column, TypedColumn, downcast_mut_unchecked};
@@ -45,9 +46,9 @@ pub trait Bundle: sealed::Sealed + Send + Sync + Sized + 'static {
     #[doc(hidden)]
     unsafe fn writer<'a>(columns: &'a mut [Box<dyn Column>], indices: &[usize]) -> Self::Writer<'a>;
 
-    /// Appends one row of values.
+    /// Appends one row of values, added at `tick`.
     #[doc(hidden)]
-    fn push(self, writer: &mut Self::Writer<'_>);
+    fn push(self, writer: &mut Self::Writer<'_>, tick: Tick);
 
     /// Writes the values at `row`: appended where a column is `row` long, replacing
     /// the old value otherwise. Old values are dropped after every value is written,
@@ -56,27 +57,27 @@ pub trait Bundle: sealed::Sealed + Send + Sync + Sized + 'static {
     /// # Safety
     /// As for [`Bundle::writer`].
     #[doc(hidden)]
-    unsafe fn write_at(self, columns: &mut [Box<dyn Column>], indices: &[usize], row: usize);
+    unsafe fn write_at(self, columns: &mut [Box<dyn Column>], indices: &[usize], row: usize, tick: Tick);
 
     /// Swap-removes the values at `row` from the columns at `indices`.
     ///
     /// # Safety
     /// As for [`Bundle::writer`].
     #[doc(hidden)]
-    unsafe fn take(columns: &mut [Box<dyn Column>], indices: &[usize], row: usize) -> Self;
+    unsafe fn take(columns: &mut [Box<dyn Column>], indices: &[usize], row: usize, now: Tick) -> Self;
 }
 
 /// # Safety
 /// `column` is the column of `T`'s component id.
 #[inline]
-unsafe fn write_one<T: Component>(column: &mut dyn Column, row: usize, value: T) -> Option<T> {
+unsafe fn write_one<T: Component>(column: &mut dyn Column, row: usize, value: T, tick: Tick) -> Option<T> {
     // SAFETY: per the caller.
     let column = unsafe { downcast_mut_unchecked::<T>(column) };
     if column.len() == row {
-        column.push(value);
+        column.push(value, tick);
         None
     } else {
-        Some(std::mem::replace(column.get_mut(row), value))
+        Some(column.replace(row, value, tick))
     }
 }
 
@@ -114,28 +115,28 @@ macro_rules! impl_bundle {
             }
 
             #[inline]
-            fn push(self, writer: &mut Self::Writer<'_>) {
-                let _ = &writer;
-                $(writer.$index.push(self.$index);)*
+            fn push(self, writer: &mut Self::Writer<'_>, tick: Tick) {
+                let _ = (&writer, tick);
+                $(writer.$index.push(self.$index, tick);)*
             }
 
             #[inline]
             #[allow(clippy::unused_unit, unused_unsafe, reason = "the empty tuple has no columns")]
-            unsafe fn write_at(self, columns: &mut [Box<dyn Column>], indices: &[usize], row: usize) {
-                let _ = (&columns, &indices, row);
+            unsafe fn write_at(self, columns: &mut [Box<dyn Column>], indices: &[usize], row: usize, tick: Tick) {
+                let _ = (&columns, &indices, row, tick);
                 // Held until every value is written, then dropped.
                 // SAFETY: per this function's contract, each index is the column of the
                 // element's component id.
-                let _old = unsafe { ($(write_one::<$name>(&mut *columns[indices[$index]], row, self.$index),)*) };
+                let _old = unsafe { ($(write_one::<$name>(&mut *columns[indices[$index]], row, self.$index, tick),)*) };
             }
 
             #[inline]
             #[allow(clippy::unused_unit, unused_unsafe, reason = "the empty tuple has no columns")]
-            unsafe fn take(columns: &mut [Box<dyn Column>], indices: &[usize], row: usize) -> Self {
-                let _ = (&columns, &indices, row);
+            unsafe fn take(columns: &mut [Box<dyn Column>], indices: &[usize], row: usize, now: Tick) -> Self {
+                let _ = (&columns, &indices, row, now);
                 // SAFETY: per this function's contract, each index is the column of the
                 // element's component id.
-                unsafe { ($(downcast_mut_unchecked::<$name>(&mut *columns[indices[$index]]).swap_remove(row),)*) }
+                unsafe { ($(downcast_mut_unchecked::<$name>(&mut *columns[indices[$index]]).swap_remove(row, now),)*) }
             }
         }
     };

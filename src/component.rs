@@ -28,6 +28,8 @@ pub(crate) struct ComponentInfo {
     pub(crate) name: &'static str,
     /// Builds an empty column of this type for a new archetype.
     pub(crate) new_column: fn() -> Box<dyn Column>,
+    /// Whether this type's changes are recorded (opt-in, never turned off).
+    pub(crate) tracked: bool,
 }
 
 /// The registry of component types seen by one world.
@@ -47,6 +49,7 @@ impl Components {
             infos.push(ComponentInfo {
                 name: std::any::type_name::<T>(),
                 new_column: || Box::new(TypedColumn::<T>::default()),
+                tracked: false,
             });
             next
         })
@@ -61,5 +64,16 @@ impl Components {
     #[inline]
     pub(crate) fn info(&self, id: ComponentId) -> &ComponentInfo {
         &self.infos[id.index()]
+    }
+
+    #[inline]
+    pub(crate) fn info_mut(&mut self, id: ComponentId) -> &mut ComponentInfo {
+        &mut self.infos[id.index()]
+    }
+
+    /// Number of registered component types.
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.infos.len()
     }
 }

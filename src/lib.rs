@@ -5,8 +5,9 @@
 //! 1. **Correct**: stale entities, aliasing queries and bad input give typed errors or
 //!    precise panics, never another entity's data; every `unsafe` block names its
 //!    invariant.
-//! 2. **Proportional cost**: work follows what changed (change tracking arrives in a
-//!    later release); iteration over what exists is as fast as the fastest peers.
+//! 2. **Proportional cost**: with opt-in change tracking ([`Changed`], [`Added`],
+//!    [`Dirty`], removal streams), work follows what changed; iteration over what
+//!    exists is as fast as the fastest peers.
 //! 3. **Steady frames allocate nothing**: archetype tables are pools whose capacity
 //!    survives churn.
 //! 4. **Small and plain**: one concept per module, no framework.
@@ -26,7 +27,7 @@
 //! // Queries cache the tables they match; keep them between frames.
 //! let mut movers = world.query_filtered::<(&Velocity, &mut Position), Without<Resting>>();
 //! for _frame in 0..3 {
-//!     movers.for_each_mut(&mut world, |(v, p)| {
+//!     movers.for_each_mut(&mut world, |(v, mut p)| {
 //!         p.0 += v.0;
 //!         p.1 += v.1;
 //!     });
@@ -42,6 +43,7 @@
 //! queries.
 
 mod bundle;
+mod change;
 mod component;
 mod entity;
 mod entity_ref;
@@ -54,18 +56,21 @@ mod storage;
 mod world;
 
 pub use bundle::Bundle;
+pub use change::{Mut, RemovedReader, Tick};
 pub use component::{Component, ComponentId};
 pub use entity::Entity;
 pub use entity_ref::EntityRef;
 pub use error::{ComponentError, MissingComponent, MissingResource, NoSuchEntity, QueryEntityError};
-pub use query::{Or, QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData, With, Without};
+pub use query::{
+    Added, Changed, Dirty, Or, QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData, With, Without,
+};
 pub use spawn_batch::SpawnBatch;
 pub use storage::ArchetypeId;
 pub use world::World;
 
 /// The types most programs need: `use ripple::prelude::*;`.
 pub mod prelude {
-    pub use crate::{Bundle, Component, Entity, Or, QueryState, With, Without, World};
+    pub use crate::{Added, Bundle, Changed, Component, Dirty, Entity, Mut, Or, QueryState, With, Without, World};
 }
 
 /// The README's examples, run as doctests.

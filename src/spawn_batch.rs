@@ -1,6 +1,7 @@
 //! The iterator returned by [`World::spawn_batch`](crate::World::spawn_batch).
 
 use crate::bundle::Bundle;
+use crate::change::{EventLog, Move, Tick};
 use crate::entity::{Entities, Entity, Location};
 use crate::storage::{ArchetypeId, Row};
 
@@ -11,7 +12,9 @@ pub struct SpawnBatch<'w, B: Bundle, I: Iterator<Item = B>> {
     writer: B::Writer<'w>,
     table_entities: &'w mut Vec<Entity>,
     entities: &'w mut Entities,
+    moves: &'w mut EventLog<Move>,
     archetype: ArchetypeId,
+    tick: Tick,
 }
 
 impl<'w, B: Bundle, I: Iterator<Item = B>> SpawnBatch<'w, B, I> {
@@ -20,9 +23,11 @@ impl<'w, B: Bundle, I: Iterator<Item = B>> SpawnBatch<'w, B, I> {
         writer: B::Writer<'w>,
         table_entities: &'w mut Vec<Entity>,
         entities: &'w mut Entities,
+        moves: &'w mut EventLog<Move>,
         archetype: ArchetypeId,
+        tick: Tick,
     ) -> Self {
-        SpawnBatch { bundles, writer, table_entities, entities, archetype }
+        SpawnBatch { bundles, writer, table_entities, entities, moves, archetype, tick }
     }
 
     #[inline]
@@ -31,8 +36,9 @@ impl<'w, B: Bundle, I: Iterator<Item = B>> SpawnBatch<'w, B, I> {
         let entity = self.entities.alloc(Location { archetype: self.archetype, row });
         // Values first: if the iterator's next bundle panics, no entity is left
         // without its row.
-        bundle.push(&mut self.writer);
+        bundle.push(&mut self.writer, self.tick);
         self.table_entities.push(entity);
+        self.moves.push(Move { entity, from: None, to: Some(self.archetype) });
         entity
     }
 }

@@ -1,9 +1,10 @@
 //! The [`World`]: entities, their components in archetype tables, and resources.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use crate::bundle::{Bundle, BundleId, Bundles, SpawnTarget};
-use crate::component::{Component, Components};
+use crate::change::{CHECK_TICK_THRESHOLD, EventLog, Move, Mut, RemovedReader, Tick};
+use crate::component::{Component, ComponentId, Components};
 use crate::entity::{Entities, Entity, Location};
 use crate::entity_ref::EntityRef;
 use crate::error::{ComponentError, MissingComponent, NoSuchEntity};
@@ -48,6 +49,14 @@ pub struct World {
     pub(crate) bundles: Bundles,
     pub(crate) archetypes: Archetypes,
     pub(crate) resources: Resources,
+    /// Advances once per observer run; writes outside runs are stamped with it.
+    change_tick: AtomicU32,
+    /// When stored ticks were last clamped.
+    last_check_tick: Tick,
+    /// Structural changes, for `Dirty` observers.
+    pub(crate) moves: EventLog<Move>,
+    /// Per component id: the removal stream.
+    removals: Vec<EventLog<(Entity, Tick)>>,
 }
 
 impl Default for World {
@@ -75,6 +84,136 @@ impl World {
             bundles: Bundles::default(),
             archetypes: Archetypes::default(),
             resources: Resources::default(),
+            change_tick: AtomicU32::new(1),
+            last_check_tick: Tick(1),
+            moves: EventLog::default(),
+            removals: Vec::new(),
+        }
+    }
+
+    /// The current change tick: writes made now, outside any query run, are stamped
+    /// with it.
+    #[inline]
+    pub fn change_tick(&self) -> Tick {
+        Tick(self.change_tick.load(Ordering::Relaxed))
+    }
+
+    /// Starts an observer run: returns the run's tick and advances the world's, so
+    /// that later writes are newer than the run.
+    #[inline]
+    pub(crate) fn increment_change_tick(&self) -> Tick {
+        Tick(self.change_tick.fetch_add(1, Ordering::Relaxed))
+    }
+
+    /// Clamps stored ticks when the world tick has advanced a threshold since the last
+    /// check, so that no tick ever grows ambiguously old (R12).
+    #[inline]
+    pub(crate) fn maintain_ticks(&mut self) {
+        let now = self.change_tick();
+        if self.last_check_tick.age(now) >= CHECK_TICK_THRESHOLD {
+            self.clamp_ticks(now);
+        }
+    }
+
+    #[cold]
+    fn clamp_ticks(&mut self, now: Tick) {
+        for table in self.archetypes.iter_mut() {
+            for column in table.columns.iter_mut() {
+                column.clamp_ticks(now);
+            }
+        }
+        for log in &mut self.removals {
+            log.for_each_mut(|(_, tick)| {
+                tick.clamp(now);
+            });
+        }
+        self.last_check_tick = now;
+    }
+
+    /// Advances the change tick by `by` as if that many observer runs had happened,
+    /// running tick maintenance on the way. For tests of tick wraparound.
+    #[doc(hidden)]
+    pub fn advance_change_tick_for_tests(&mut self, mut by: u32) {
+        while by > 0 {
+            let step = by.min(CHECK_TICK_THRESHOLD / 2);
+            self.change_tick.fetch_add(step, Ordering::Relaxed);
+            by -= step;
+            self.maintain_ticks();
+        }
+    }
+
+    /// Starts recording changes to component `T` (R1: tracking is opt-in). Queries
+    /// with [`Changed`](crate::Changed), [`Added`](crate::Added) or
+    /// [`Dirty`](crate::Dirty) call this for the types they ask about. Existing `T`s
+    /// count as added and changed now. Calling it again does nothing.
+    pub fn track<T: Component>(&mut self) {
+        let id = self.components.id_or_register::<T>();
+        self.track_id(id);
+    }
+
+    pub(crate) fn track_id(&mut self, id: ComponentId) {
+        if self.components.info(id).tracked {
+            return;
+        }
+        self.components.info_mut(id).tracked = true;
+        let now = self.change_tick();
+        for table in self.archetypes.iter_mut() {
+            if let Some(column) = table.column_index(id) {
+                table.columns[column].enable_tracking(now);
+            }
+        }
+    }
+
+    /// Whether changes to `T` are being recorded.
+    pub fn is_tracked<T: Component>(&self) -> bool {
+        self.components.id::<T>().is_some_and(|id| self.components.info(id).tracked)
+    }
+
+    /// Heap bytes used by change tracking: per-row ticks and summaries of every
+    /// tracked column.
+    pub fn tracking_bytes(&self) -> usize {
+        self.archetypes.iter().flat_map(|t| t.columns.iter()).map(|c| c.tracking_bytes()).sum()
+    }
+
+    /// Marks `entity`'s `T` changed now, without writing it (the seed's `dirty()`).
+    /// Does nothing visible if `T` is not tracked.
+    ///
+    /// # Errors
+    /// [`ComponentError`] if the entity is not alive or lacks `T`.
+    pub fn mark_changed<T: Component>(&mut self, entity: Entity) -> Result<(), ComponentError> {
+        let location = self.locate(entity)?;
+        let now = self.change_tick();
+        let table = self.archetypes.get_mut(location.archetype);
+        let column = self
+            .components
+            .id::<T>()
+            .and_then(|c| table.column_index(c))
+            .ok_or(MissingComponent { entity, component: std::any::type_name::<T>() })?;
+        downcast_mut::<T>(&mut *table.columns[column]).mark_changed(location.row.index(), now);
+        Ok(())
+    }
+
+    /// A reader of `T`'s removal stream (R9); it sees removals made from now on.
+    pub fn removal_reader<T: Component>(&mut self) -> RemovedReader<T> {
+        let id = self.components.id_or_register::<T>();
+        if self.removals.len() <= id.index() {
+            self.removals.resize_with(self.components.len(), EventLog::default);
+        }
+        let cursor = self.removals[id.index()].register();
+        RemovedReader::new(self.id, id, cursor)
+    }
+
+    pub(crate) fn removal_log(&self, id: ComponentId) -> &EventLog<(Entity, Tick)> {
+        &self.removals[id.index()]
+    }
+
+    /// Records that `entity` lost the components of `table` at `now`, for readers.
+    #[inline]
+    fn record_removals(removals: &mut [EventLog<(Entity, Tick)>], ids: &[ComponentId], entity: Entity, now: Tick) {
+        for id in ids {
+            if let Some(log) = removals.get_mut(id.index()) {
+                log.push((entity, now));
+            }
         }
     }
 
@@ -122,7 +261,7 @@ impl World {
         if let Some(target) = &info.spawn {
             return (bundle, target.archetype);
         }
-        let archetype = self.archetypes.get_or_create(&info.sorted.clone(), &self.components);
+        let archetype = self.archetypes.get_or_create(&info.sorted.clone(), &self.components, self.change_tick());
         let table = self.archetypes.get(archetype);
         let columns = info.ids.iter().map(|&c| table.column_index(c).expect("bundle column exists")).collect();
         self.bundles.info_mut(bundle).spawn = Some(SpawnTarget { archetype, columns });
@@ -144,13 +283,15 @@ impl World {
     pub fn spawn<B: Bundle>(&mut self, bundle: B) -> Entity {
         let (bundle_id, archetype) = self.spawn_target::<B>();
         let columns = &self.bundles.info(bundle_id).spawn.as_ref().expect("spawn target cached").columns;
+        let now = self.change_tick();
         let table = self.archetypes.get_mut(archetype);
         let row = table.len();
         let entity = self.entities.alloc(Location { archetype, row: Row(row as u32) });
         table.entities.push(entity);
         // SAFETY: `columns` is the spawn target's column list for this bundle, built
         // from the bundle's component ids in tuple order.
-        unsafe { bundle.write_at(&mut table.columns, columns, row) };
+        unsafe { bundle.write_at(&mut table.columns, columns, row, now) };
+        self.moves.push(Move { entity, from: None, to: Some(archetype) });
         entity
     }
 
@@ -180,7 +321,9 @@ impl World {
         let bundles = bundles.into_iter();
         let (bundle_id, archetype) = self.spawn_target::<B>();
         let additional = bundles.size_hint().0;
+        let now = self.change_tick();
         self.entities.reserve(additional);
+        self.moves.reserve(additional);
         let table = self.archetypes.get_mut(archetype);
         table.reserve(additional);
         let columns = &self.bundles.info(bundle_id).spawn.as_ref().expect("spawn target cached").columns;
@@ -188,7 +331,7 @@ impl World {
         // SAFETY: `columns` is the spawn target's column list for this bundle, built
         // from the bundle's component ids in tuple order.
         let writer = unsafe { B::writer(table_columns, columns) };
-        SpawnBatch::new(bundles, writer, table_entities, &mut self.entities, archetype)
+        SpawnBatch::new(bundles, writer, table_entities, &mut self.entities, &mut self.moves, archetype, now)
     }
 
     /// Despawns `entity`, dropping its components.
@@ -197,6 +340,8 @@ impl World {
     /// [`NoSuchEntity`] if the entity is not alive.
     pub fn despawn(&mut self, entity: Entity) -> Result<(), NoSuchEntity> {
         let location = self.locate(entity)?;
+        self.maintain_ticks();
+        let now = self.change_tick();
         let table = self.archetypes.get_mut(location.archetype);
         let row = location.row.index();
         // Bookkeeping first, so the world is consistent before any user `Drop` runs.
@@ -205,16 +350,21 @@ impl World {
             self.entities.set_location(moved.index(), location);
         }
         self.entities.free(entity);
-        table.drop_row_values(row);
+        Self::record_removals(&mut self.removals, table.components(), entity, now);
+        self.moves.push(Move { entity, from: Some(location.archetype), to: None });
+        table.drop_row_values(row, now);
         Ok(())
     }
 
     /// Despawns every entity, dropping all components. Resources are kept, and so are
     /// the archetype tables and their capacity.
     pub fn clear(&mut self) {
+        let now = self.change_tick();
         for table in self.archetypes.iter_mut() {
             for &entity in table.entities() {
                 self.entities.free(entity);
+                Self::record_removals(&mut self.removals, table.components(), entity, now);
+                self.moves.push(Move { entity, from: Some(table.id()), to: None });
             }
             table.clear();
         }
@@ -232,6 +382,8 @@ impl World {
     #[track_caller]
     pub fn insert<B: Bundle>(&mut self, entity: Entity, bundle: B) -> Result<(), NoSuchEntity> {
         let location = self.locate(entity)?;
+        self.maintain_ticks();
+        let now = self.change_tick();
         let bundle_id = self.bundles.id_or_register::<B>(&mut self.components);
         let source = location.archetype;
         let row = location.row.index();
@@ -243,7 +395,7 @@ impl World {
             let Archetype { columns, insert_edges, .. } = self.archetypes.get_mut(source);
             // SAFETY: the edge's `bundle_columns` hold the target column of each bundle
             // element's component id, in tuple order; here the target is this table.
-            unsafe { bundle.write_at(columns, &insert_edges[&bundle_id].bundle_columns, row) };
+            unsafe { bundle.write_at(columns, &insert_edges[&bundle_id].bundle_columns, row, now) };
             return Ok(());
         }
         let [from, to] = self.archetypes.get_two_mut(source, target);
@@ -251,7 +403,7 @@ impl World {
         let edge = &insert_edges[&bundle_id];
         let new_row = to.len();
         for (column, &dst) in from_columns.iter_mut().zip(edge.moves.iter()) {
-            column.swap_remove_into(row, &mut *to.columns[dst]);
+            column.swap_remove_into(row, &mut *to.columns[dst], now);
         }
         from_entities.swap_remove(row);
         if let Some(&moved) = from_entities.get(row) {
@@ -261,7 +413,8 @@ impl World {
         self.entities.set_location(entity.index(), Location { archetype: target, row: Row(new_row as u32) });
         // SAFETY: the edge's `bundle_columns` hold the target column of each bundle
         // element's component id, in tuple order.
-        unsafe { bundle.write_at(&mut to.columns, &edge.bundle_columns, new_row) };
+        unsafe { bundle.write_at(&mut to.columns, &edge.bundle_columns, new_row, now) };
+        self.moves.push(Move { entity, from: Some(source), to: Some(target) });
         Ok(())
     }
 
@@ -272,7 +425,7 @@ impl World {
         union.extend_from_slice(&info.sorted);
         union.sort_unstable();
         union.dedup();
-        let target = self.archetypes.get_or_create(&union, &self.components);
+        let target = self.archetypes.get_or_create(&union, &self.components, self.change_tick());
         let to = self.archetypes.get(target);
         let column_in_target = |c| to.column_index(c).expect("target has every source and bundle component");
         let bundle_columns = info.ids.iter().map(|&c| column_in_target(c)).collect();
@@ -298,6 +451,8 @@ impl World {
     #[track_caller]
     pub fn remove<B: Bundle>(&mut self, entity: Entity) -> Result<B, ComponentError> {
         let location = self.locate(entity)?;
+        self.maintain_ticks();
+        let now = self.change_tick();
         let bundle_id = self.bundles.id_or_register::<B>(&mut self.components);
         let source = location.archetype;
         let row = location.row.index();
@@ -314,7 +469,7 @@ impl World {
         if target == source {
             // Only the empty bundle removes nothing and stays put.
             // SAFETY: the empty bundle has no elements, so no column is touched.
-            return Ok(unsafe { B::take(&mut [], &[], row) });
+            return Ok(unsafe { B::take(&mut [], &[], row, now) });
         }
         let [from, to] = self.archetypes.get_two_mut(source, target);
         let RemoveEdge::Valid { bundle_columns, moves, .. } = &from.remove_edges[&bundle_id] else {
@@ -322,11 +477,11 @@ impl World {
         };
         // SAFETY: the edge's `bundle_columns` hold the source column of each bundle
         // element's component id, in tuple order.
-        let removed = unsafe { B::take(&mut from.columns, bundle_columns, row) };
+        let removed = unsafe { B::take(&mut from.columns, bundle_columns, row, now) };
         let new_row = to.len();
         for (column, dst) in from.columns.iter_mut().zip(moves.iter()) {
             if let Some(dst) = *dst {
-                column.swap_remove_into(row, &mut *to.columns[dst]);
+                column.swap_remove_into(row, &mut *to.columns[dst], now);
             }
         }
         if let Some(moved) = from.swap_remove_entity(row) {
@@ -334,6 +489,8 @@ impl World {
         }
         to.entities.push(entity);
         self.entities.set_location(entity.index(), Location { archetype: target, row: Row(new_row as u32) });
+        Self::record_removals(&mut self.removals, &self.bundles.info(bundle_id).ids, entity, now);
+        self.moves.push(Move { entity, from: Some(source), to: Some(target) });
         Ok(removed)
     }
 
@@ -347,7 +504,7 @@ impl World {
             let rest: Vec<_> =
                 from.components().iter().copied().filter(|c| info.sorted.binary_search(c).is_err()).collect();
             let bundle_columns = info.ids.iter().map(|&c| from.column_index(c).expect("checked present")).collect();
-            let target = self.archetypes.get_or_create(&rest, &self.components);
+            let target = self.archetypes.get_or_create(&rest, &self.components, self.change_tick());
             let to = self.archetypes.get(target);
             let moves = self.archetypes.get(source).components().iter().map(|&c| to.column_index(c)).collect();
             RemoveEdge::Valid { target, bundle_columns, moves }
@@ -371,20 +528,23 @@ impl World {
         Ok(downcast::<T>(table.column(column)).get(location.row.index()))
     }
 
-    /// Exclusive access to `entity`'s component `T`.
+    /// Exclusive access to `entity`'s component `T`. Writing through the returned
+    /// [`Mut`] marks the component changed if `T` is tracked.
     ///
     /// # Errors
     /// [`ComponentError`] if the entity is not alive or lacks `T`.
     #[inline]
-    pub fn get_mut<T: Component>(&mut self, entity: Entity) -> Result<&mut T, ComponentError> {
+    pub fn get_mut<T: Component>(&mut self, entity: Entity) -> Result<Mut<'_, T>, ComponentError> {
         let location = self.locate(entity)?;
+        self.maintain_ticks();
+        let now = self.change_tick();
         let table = self.archetypes.get_mut(location.archetype);
         let column = self
             .components
             .id::<T>()
             .and_then(|c| table.column_index(c))
             .ok_or(MissingComponent { entity, component: std::any::type_name::<T>() })?;
-        Ok(downcast_mut::<T>(&mut *table.columns[column]).get_mut(location.row.index()))
+        Ok(downcast_mut::<T>(&mut *table.columns[column]).get_mut(location.row.index(), now))
     }
 
     /// A read-only view of `entity`, for asking which components it has.

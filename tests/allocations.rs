@@ -85,7 +85,7 @@ fn steady_spawn_despawn_allocates_nothing() {
             };
             live.push(e);
         }
-        query.for_each_mut(world, |(v, p)| p.0[0] += v.0[0]);
+        query.for_each_mut(world, |(v, mut p)| p.0[0] += v.0[0]);
         for e in live.drain(..) {
             world.despawn(e).unwrap();
         }

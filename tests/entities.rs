@@ -110,7 +110,7 @@ fn ten_thousand_entities_over_a_hundred_archetypes() {
     want.sort();
     assert_eq!(seen, want);
     let mut with3 = world.query_filtered::<&mut Pos, With<Bit<3>>>();
-    with3.for_each_mut(&mut world, |p| p.0 = -p.0);
+    with3.for_each_mut(&mut world, |mut p| p.0 = -p.0);
     for &(e, p, mask) in &expected {
         let want = if mask & 8 != 0 { -p } else { p };
         assert_eq!(world.get::<Pos>(e), Ok(&Pos(want)));

@@ -246,7 +246,7 @@ fn check_query(world: &mut World, model: &HashMap<Entity, Model>, kind: u8) {
         3 => {
             // Mutation through a query: A += 1 where B is present.
             let mut q = world.query_filtered::<&mut A, With<B>>();
-            q.for_each_mut(world, |a| a.0 = a.0.wrapping_add(1));
+            q.for_each_mut(world, |mut a| a.0 = a.0.wrapping_add(1));
             let mut check = world.query::<(Entity, &A)>();
             let got = check.iter(world).map(|(e, a)| (e, format!("{a:?}"))).collect();
             let want = model
@@ -323,7 +323,7 @@ fn run(ops: Vec<Op>) {
             Op::SetB(i, v) => {
                 let Some(e) = pick(&issued, i) else { continue };
                 match (world.get_mut::<B>(e), model.get_mut(&e)) {
-                    (Ok(b), Some(m)) => {
+                    (Ok(mut b), Some(m)) => {
                         assert!(m.b.is_some());
                         b.0 = v;
                         m.b = Some(B(v));

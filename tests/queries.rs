@@ -34,7 +34,7 @@ fn optional_fetches() {
     let y = world.spawn((A(2),));
     let mut q = world.query::<(Entity, &A, Option<&mut B>)>();
     q.for_each_mut(&mut world, |(_, a, b)| {
-        if let Some(b) = b {
+        if let Some(mut b) = b {
             b.0 += a.0;
         }
     });
@@ -117,8 +117,8 @@ fn par_for_each_visits_every_row_once() {
     world.spawn_batch((0..50_000).map(|i| (A(i), B(0))));
     world.spawn_batch((0..3_000).map(|i| (A(i),)));
     let mut q = world.query::<(&A, &mut B)>();
-    q.par_for_each_mut(&mut world, |(a, b)| b.0 += a.0 + 1);
-    q.par_for_each_mut(&mut world, |(_, b)| b.0 += 1);
+    q.par_for_each_mut(&mut world, |(a, mut b)| b.0 += a.0 + 1);
+    q.par_for_each_mut(&mut world, |(_, mut b)| b.0 += 1);
     let mut check = world.query::<&B>();
     let mut values: Vec<_> = check.iter(&world).map(|b| b.0).collect();
     values.sort();

@@ -2,6 +2,8 @@
 
 use std::any::type_name;
 
+use crate::change::Summary;
+use crate::change::{Mut, RunTicks, Tick, TickSlot};
 use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
 use crate::storage::{Archetype, Column, downcast_unchecked};
@@ -44,9 +46,14 @@ pub unsafe trait QueryData: sealed::Sealed {
     fn match_archetype(state: &Self::State, archetype: &Archetype) -> Option<Self::ArchState>;
     /// # Safety
     /// `arch_state` came from `match_archetype` for this `archetype`; the caller holds
-    /// the access this query declared for the whole of `'w`.
+    /// the access this query declared for the whole of `'w`; `ticks.this_run` is the
+    /// newest tick any writer of these columns has used.
     #[doc(hidden)]
-    unsafe fn fetch_archetype<'w>(arch_state: Self::ArchState, archetype: &'w Archetype) -> Self::Fetch<'w>;
+    unsafe fn fetch_archetype<'w>(
+        arch_state: Self::ArchState,
+        archetype: &'w Archetype,
+        ticks: RunTicks,
+    ) -> Self::Fetch<'w>;
     /// # Safety
     /// `row < archetype.len()`, and no other live item of this fetch was made for the
     /// same row.
@@ -76,7 +83,7 @@ unsafe impl QueryData for Entity {
         Some(())
     }
     #[inline]
-    unsafe fn fetch_archetype<'w>(_: (), archetype: &'w Archetype) -> Self::Fetch<'w> {
+    unsafe fn fetch_archetype<'w>(_: (), archetype: &'w Archetype, _: RunTicks) -> Self::Fetch<'w> {
         archetype.entities()
     }
     #[inline]
@@ -109,7 +116,7 @@ unsafe impl<T: Component> QueryData for &T {
         archetype.column_index(*state)
     }
     #[inline]
-    unsafe fn fetch_archetype<'w>(column: usize, archetype: &'w Archetype) -> Self::Fetch<'w> {
+    unsafe fn fetch_archetype<'w>(column: usize, archetype: &'w Archetype, _: RunTicks) -> Self::Fetch<'w> {
         // SAFETY: `column` is the index of `T`'s component id in this archetype
         // (`match_archetype`), so it holds `T`.
         let column = unsafe { downcast_unchecked::<T>(archetype.column_unchecked(column)) };
@@ -129,12 +136,20 @@ unsafe impl<T: Component> ReadOnlyQueryData for &T {}
 
 impl<T: Component> sealed::Sealed for &mut T {}
 
-// SAFETY: declares a write of `T` and only touches `T`'s column.
+/// Per-table pointers for `&mut T`: the values and, for a tracked `T`, where writes
+/// are recorded.
+#[doc(hidden)]
+pub struct MutFetch<T> {
+    values: *mut T,
+    ticks: Option<(*mut Tick, *const Summary, Tick)>,
+}
+
+// SAFETY: declares a write of `T` and only touches `T`'s column and its ticks.
 unsafe impl<T: Component> QueryData for &mut T {
-    type Item<'w> = &'w mut T;
+    type Item<'w> = Mut<'w, T>;
     type State = ComponentId;
     type ArchState = usize;
-    type Fetch<'w> = *mut T;
+    type Fetch<'w> = MutFetch<T>;
 
     fn init_state(world: &mut World) -> ComponentId {
         world.components.id_or_register::<T>()
@@ -147,18 +162,25 @@ unsafe impl<T: Component> QueryData for &mut T {
         archetype.column_index(*state)
     }
     #[inline]
-    unsafe fn fetch_archetype<'w>(column: usize, archetype: &'w Archetype) -> Self::Fetch<'w> {
+    unsafe fn fetch_archetype<'w>(column: usize, archetype: &'w Archetype, ticks: RunTicks) -> Self::Fetch<'w> {
         // SAFETY: `column` is the index of `T`'s component id in this archetype
         // (`match_archetype`), so it holds `T`.
         let column = unsafe { downcast_unchecked::<T>(archetype.column_unchecked(column)) };
         debug_assert_eq!(column.len(), archetype.len());
-        column.get_ptr()
+        let ticks = column.tick_ptrs().map(|(_, changed, summary)| (changed, summary, ticks.this_run));
+        MutFetch { values: column.get_ptr(), ticks }
     }
     #[inline]
     unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, row: usize) -> Self::Item<'w> {
-        // SAFETY: `row` is in bounds and fetched once (caller); the declared write access
-        // excludes every other reader and writer of this column during `'w`.
-        unsafe { &mut *fetch.add(row) }
+        // `row` is in bounds and fetched once (caller); the declared write access
+        // excludes every other reader and writer of this column, its ticks included,
+        // during `'w`; `this_run` is the newest tick for the column (caller).
+        let slot = fetch.ticks.map(|(changed, summary, tick)| {
+            // SAFETY: as below; the row's tick is as exclusively ours as its value.
+            unsafe { TickSlot::new(changed.add(row), summary, row, tick) }
+        });
+        // SAFETY: see above.
+        unsafe { Mut::new(&mut *fetch.values.add(row), slot) }
     }
 }
 
@@ -182,9 +204,13 @@ unsafe impl<Q: QueryData> QueryData for Option<Q> {
         Some(Q::match_archetype(state, archetype))
     }
     #[inline]
-    unsafe fn fetch_archetype<'w>(arch_state: Self::ArchState, archetype: &'w Archetype) -> Self::Fetch<'w> {
+    unsafe fn fetch_archetype<'w>(
+        arch_state: Self::ArchState,
+        archetype: &'w Archetype,
+        ticks: RunTicks,
+    ) -> Self::Fetch<'w> {
         // SAFETY: forwarded from the caller, for the inner query's own match.
-        arch_state.map(|inner| unsafe { Q::fetch_archetype(inner, archetype) })
+        arch_state.map(|inner| unsafe { Q::fetch_archetype(inner, archetype, ticks) })
     }
     #[inline]
     unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, row: usize) -> Self::Item<'w> {
@@ -223,10 +249,10 @@ macro_rules! impl_query_data_tuple {
             }
             #[inline]
             #[allow(clippy::unused_unit, unused_unsafe, reason = "the empty tuple has nothing to forward")]
-            unsafe fn fetch_archetype<'w>(arch_state: Self::ArchState, archetype: &'w Archetype) -> Self::Fetch<'w> {
-                let _ = (&arch_state, &archetype);
+            unsafe fn fetch_archetype<'w>(arch_state: Self::ArchState, archetype: &'w Archetype, ticks: RunTicks) -> Self::Fetch<'w> {
+                let _ = (&arch_state, &archetype, ticks);
                 // SAFETY: forwarded from the caller, element by element.
-                unsafe { ($($name::fetch_archetype(arch_state.$index, archetype),)*) }
+                unsafe { ($($name::fetch_archetype(arch_state.$index, archetype, ticks),)*) }
             }
             #[inline]
             #[allow(clippy::unused_unit, unused_unsafe, reason = "the empty tuple has nothing to forward")]

@@ -7,13 +7,16 @@
 
 use std::marker::PhantomData;
 
+use crate::change::RunTicks;
 use crate::component::{Component, ComponentId};
 use crate::storage::Archetype;
 use crate::world::World;
 
-mod sealed {
+pub(crate) mod sealed {
     pub trait Sealed {}
 }
+
+use super::change_filter::DirtyState;
 
 /// A condition on entities that a query must satisfy, without fetching anything.
 ///
@@ -27,6 +30,13 @@ pub unsafe trait QueryFilter: sealed::Sealed {
     /// True if the filter decides per archetype only; then `filter_row` is never called.
     #[doc(hidden)]
     const IS_ARCHETYPAL: bool;
+    /// True if `for_each_candidate` can list, per table, a superset of the rows that
+    /// pass (change filters): iteration then visits only those rows.
+    #[doc(hidden)]
+    const DRIVES: bool = false;
+    /// True if the filter is or contains [`Dirty`](crate::Dirty).
+    #[doc(hidden)]
+    const HAS_DIRTY: bool = false;
     #[doc(hidden)]
     type State: Send + Sync + 'static;
     #[doc(hidden)]
@@ -41,11 +51,30 @@ pub unsafe trait QueryFilter: sealed::Sealed {
     /// # Safety
     /// `arch_state` came from `match_archetype` for this `archetype`.
     #[doc(hidden)]
-    unsafe fn fetch_archetype<'w>(arch_state: Self::ArchState, archetype: &'w Archetype) -> Self::Fetch<'w>;
+    unsafe fn fetch_archetype<'w>(
+        arch_state: Self::ArchState,
+        archetype: &'w Archetype,
+        ticks: RunTicks,
+    ) -> Self::Fetch<'w>;
     /// # Safety
     /// `row < archetype.len()`.
     #[doc(hidden)]
     unsafe fn filter_row(fetch: &Self::Fetch<'_>, row: usize) -> bool;
+    /// Lists candidate rows below `len` in ascending order (only when `DRIVES`).
+    ///
+    /// # Safety
+    /// `fetch` was made for a table of `len` rows.
+    #[doc(hidden)]
+    unsafe fn for_each_candidate(fetch: &Self::Fetch<'_>, len: usize, f: &mut dyn FnMut(usize)) {
+        let _ = (fetch, len, f);
+        unreachable!("only driving filters list candidates")
+    }
+    /// The [`Dirty`](crate::Dirty) part of this filter, if any.
+    #[doc(hidden)]
+    fn dirty_state(state: &Self::State) -> Option<&DirtyState> {
+        let _ = state;
+        None
+    }
 }
 
 /// Matches entities that have a `T`, without fetching it.
@@ -87,7 +116,7 @@ unsafe impl<T: Component> QueryFilter for With<T> {
         archetype.has(*state).then_some(())
     }
     #[inline]
-    unsafe fn fetch_archetype(_: (), _: &Archetype) {}
+    unsafe fn fetch_archetype(_: (), _: &Archetype, _: RunTicks) {}
     #[inline]
     unsafe fn filter_row(_: &(), _: usize) -> bool {
         true
@@ -111,7 +140,7 @@ unsafe impl<T: Component> QueryFilter for Without<T> {
         (!archetype.has(*state)).then_some(())
     }
     #[inline]
-    unsafe fn fetch_archetype(_: (), _: &Archetype) {}
+    unsafe fn fetch_archetype(_: (), _: &Archetype, _: RunTicks) {}
     #[inline]
     unsafe fn filter_row(_: &(), _: usize) -> bool {
         true
@@ -125,6 +154,8 @@ macro_rules! impl_filter_tuple {
         // SAFETY: forwards to the elements, which uphold the contract.
         unsafe impl<$($name: QueryFilter),*> QueryFilter for ($($name,)*) {
             const IS_ARCHETYPAL: bool = true $(&& $name::IS_ARCHETYPAL)*;
+            const DRIVES: bool = false $(|| $name::DRIVES)*;
+            const HAS_DIRTY: bool = false $(|| $name::HAS_DIRTY)*;
             type State = ($($name::State,)*);
             type ArchState = ($($name::ArchState,)*);
             type Fetch<'w> = ($($name::Fetch<'w>,)*);
@@ -141,16 +172,37 @@ macro_rules! impl_filter_tuple {
             }
             #[inline]
             #[allow(clippy::unused_unit, unused_unsafe, reason = "the empty tuple has nothing to forward")]
-            unsafe fn fetch_archetype<'w>(arch_state: Self::ArchState, archetype: &'w Archetype) -> Self::Fetch<'w> {
-                let _ = (&arch_state, &archetype);
+            unsafe fn fetch_archetype<'w>(arch_state: Self::ArchState, archetype: &'w Archetype, ticks: RunTicks) -> Self::Fetch<'w> {
+                let _ = (&arch_state, &archetype, ticks);
                 // SAFETY: forwarded from the caller, element by element.
-                unsafe { ($($name::fetch_archetype(arch_state.$index, archetype),)*) }
+                unsafe { ($($name::fetch_archetype(arch_state.$index, archetype, ticks),)*) }
             }
             #[inline]
             unsafe fn filter_row(fetch: &Self::Fetch<'_>, row: usize) -> bool {
                 let _ = (&fetch, row);
                 // SAFETY: forwarded from the caller.
                 true $(&& unsafe { $name::filter_row(&fetch.$index, row) })*
+            }
+            #[inline]
+            unsafe fn for_each_candidate(fetch: &Self::Fetch<'_>, len: usize, f: &mut dyn FnMut(usize)) {
+                let _ = (&fetch, len, &f);
+                // The first driving element lists the candidates; the others filter them.
+                $(
+                    if $name::DRIVES {
+                        // SAFETY: forwarded from the caller.
+                        unsafe { $name::for_each_candidate(&fetch.$index, len, f) };
+                        return;
+                    }
+                )*
+            }
+            fn dirty_state(state: &Self::State) -> Option<&DirtyState> {
+                let _ = state;
+                $(
+                    if let Some(dirty) = $name::dirty_state(&state.$index) {
+                        return Some(dirty);
+                    }
+                )*
+                None
             }
         }
 
@@ -164,8 +216,13 @@ macro_rules! impl_filter_tuple {
             type Fetch<'w> = ($(Option<$name::Fetch<'w>>,)*);
 
             #[allow(clippy::unused_unit, reason = "the empty tuple")]
+            #[track_caller]
             fn init_state(world: &mut World) -> Self::State {
                 let _ = &world;
+                assert!(
+                    !(false $(|| $name::HAS_DIRTY)*),
+                    "`Dirty<..>` cannot be nested in `Or<..>`; use it at the top level of a query's filter"
+                );
                 ($($name::init_state(world),)*)
             }
             #[inline]
@@ -177,10 +234,10 @@ macro_rules! impl_filter_tuple {
             }
             #[inline]
             #[allow(clippy::unused_unit, reason = "the empty tuple")]
-            unsafe fn fetch_archetype<'w>(arch_state: Self::ArchState, archetype: &'w Archetype) -> Self::Fetch<'w> {
-                let _ = (&arch_state, &archetype);
+            unsafe fn fetch_archetype<'w>(arch_state: Self::ArchState, archetype: &'w Archetype, ticks: RunTicks) -> Self::Fetch<'w> {
+                let _ = (&arch_state, &archetype, ticks);
                 // SAFETY: forwarded from the caller, for each element that matched.
-                ($(arch_state.$index.map(|inner| unsafe { $name::fetch_archetype(inner, archetype) }),)*)
+                ($(arch_state.$index.map(|inner| unsafe { $name::fetch_archetype(inner, archetype, ticks) }),)*)
             }
             #[inline]
             unsafe fn filter_row(fetch: &Self::Fetch<'_>, row: usize) -> bool {

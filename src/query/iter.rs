@@ -1,47 +1,96 @@
-//! [`QueryIter`]: the iterator form of a query.
+//! [`QueryIter`]: the iterator form of a query run.
 
+use crate::change::RunTicks;
 use crate::storage::Archetype;
 use crate::world::World;
 
 use super::fetch::QueryData;
 use super::filter::QueryFilter;
-use super::state::Matched;
+use super::state::{Candidate, Matched, Mode, QueryState};
 
-/// Iterator over a query's items, from [`QueryState::iter`](crate::QueryState::iter)
+/// Iterator over a query run's items, from [`QueryState::iter`](crate::QueryState::iter)
 /// or [`QueryState::iter_mut`](crate::QueryState::iter_mut).
 pub struct QueryIter<'w, 's, Q: QueryData, F: QueryFilter> {
     world: &'w World,
-    tables: std::slice::Iter<'s, Matched<Q::ArchState, F::ArchState>>,
-    current: Option<(Q::Fetch<'w>, F::Fetch<'w>)>,
+    matched: &'s [Matched<Q::ArchState, F::ArchState>],
+    ticks: RunTicks,
+    mode: Mode,
+    /// `Tables` modes: the next matched table to open.
+    next_table: usize,
+    /// `Candidates` mode: the rows left to visit.
+    candidates: std::slice::Iter<'s, Candidate>,
+    /// The open table: its matched index and fetches.
+    current: Option<(u32, Q::Fetch<'w>, F::Fetch<'w>)>,
     row: usize,
     len: usize,
 }
 
 impl<'w, 's, Q: QueryData, F: QueryFilter> QueryIter<'w, 's, Q, F> {
-    /// The caller (`QueryState`) guarantees the access `Q` declares on `world` for `'w`.
-    pub(crate) fn new(world: &'w World, matched: &'s [Matched<Q::ArchState, F::ArchState>]) -> Self {
-        QueryIter { world, tables: matched.iter(), current: None, row: 0, len: 0 }
+    /// The caller (`QueryState`) guarantees the access `Q` declares on `world` for `'w`
+    /// and has just begun the run with `ticks` and `mode`.
+    pub(crate) fn new(world: &'w World, state: &'s QueryState<Q, F>, ticks: RunTicks, mode: Mode) -> Self {
+        QueryIter {
+            world,
+            matched: &state.matched,
+            ticks,
+            mode,
+            next_table: 0,
+            candidates: state.candidates.iter(),
+            current: None,
+            row: 0,
+            len: 0,
+        }
     }
 
-    /// Moves to the next non-empty table; `false` when there is none.
+    /// Opens matched table `index` for fetching.
+    #[inline]
+    fn open(&mut self, index: u32) -> &'w Archetype {
+        let matched = &self.matched[index as usize];
+        let table: &'w Archetype = self.world.archetypes.get(matched.archetype);
+        // SAFETY: resolved for this table; access guaranteed by the `QueryState` that
+        // made this iterator.
+        let fetches = unsafe {
+            (Q::fetch_archetype(matched.data, table, self.ticks), F::fetch_archetype(matched.filter, table, self.ticks))
+        };
+        self.current = Some((index, fetches.0, fetches.1));
+        table
+    }
+
+    /// `Tables` modes: moves to the next non-empty table; `false` when there is none.
     #[inline]
     fn next_table(&mut self) -> bool {
-        for matched in self.tables.by_ref() {
-            let table: &'w Archetype = self.world.archetypes.get(matched.archetype);
+        while self.next_table < self.matched.len() {
+            let index = self.next_table;
+            self.next_table += 1;
+            let table = self.world.archetypes.get(self.matched[index].archetype);
             if table.is_empty() {
                 continue;
             }
-            // SAFETY: resolved for this table; access guaranteed by the `QueryState`
-            // that made this iterator.
-            let fetches =
-                unsafe { (Q::fetch_archetype(matched.data, table), F::fetch_archetype(matched.filter, table)) };
-            self.current = Some(fetches);
+            self.open(index as u32);
             self.row = 0;
             self.len = table.len();
             return true;
         }
         self.current = None;
         false
+    }
+
+    #[inline]
+    fn next_candidate(&mut self) -> Option<Q::Item<'w>> {
+        while let Some(&(index, row)) = self.candidates.next() {
+            if self.current.as_ref().is_none_or(|c| c.0 != index) {
+                self.open(index);
+            }
+            let (_, fetch, filter) = self.current.as_ref()?;
+            let row = row as usize;
+            // SAFETY: candidates are distinct live rows of this table, gathered for this
+            // run with no structural change since.
+            if unsafe { F::filter_row(filter, row) } {
+                // SAFETY: as above.
+                return Some(unsafe { Q::fetch(fetch, row) });
+            }
+        }
+        None
     }
 }
 
@@ -50,14 +99,17 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, '_, Q, F> {
 
     #[inline]
     fn next(&mut self) -> Option<Q::Item<'w>> {
+        if self.mode == Mode::Candidates {
+            return self.next_candidate();
+        }
         loop {
             if self.row < self.len {
                 let row = self.row;
                 self.row += 1;
-                let (fetch, filter) = self.current.as_ref()?;
+                let (_, fetch, filter) = self.current.as_ref()?;
                 // SAFETY: `row < len` of the current table and the cursor never returns
                 // to a row, so each row is fetched once.
-                if F::IS_ARCHETYPAL || unsafe { F::filter_row(filter, row) } {
+                if self.mode == Mode::Tables || unsafe { F::filter_row(filter, row) } {
                     // SAFETY: as above.
                     return Some(unsafe { Q::fetch(fetch, row) });
                 }
@@ -70,15 +122,21 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, '_, Q, F> {
     #[inline]
     fn fold<Acc, G: FnMut(Acc, Self::Item) -> Acc>(mut self, init: Acc, mut g: G) -> Acc {
         let mut acc = init;
+        if self.mode == Mode::Candidates {
+            while let Some(item) = self.next_candidate() {
+                acc = g(acc, item);
+            }
+            return acc;
+        }
         // Finish the current table, then run tight loops over the rest.
         while let Some(item) = (self.row < self.len).then(|| self.next()).flatten() {
             acc = g(acc, item);
         }
         while self.next_table() {
-            let Some((fetch, filter)) = self.current.as_ref() else { break };
+            let Some((_, fetch, filter)) = self.current.as_ref() else { break };
             for row in 0..self.len {
                 // SAFETY: `row < len`, each row fetched once.
-                if F::IS_ARCHETYPAL || unsafe { F::filter_row(filter, row) } {
+                if self.mode == Mode::Tables || unsafe { F::filter_row(filter, row) } {
                     // SAFETY: as above.
                     acc = g(acc, unsafe { Q::fetch(fetch, row) });
                 }

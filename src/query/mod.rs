@@ -27,11 +27,13 @@
 //! ```
 
 mod access;
+mod change_filter;
 mod fetch;
 mod filter;
 mod iter;
 mod state;
 
+pub use change_filter::{Added, Changed, Dirty};
 pub use fetch::{QueryData, ReadOnlyQueryData};
 pub use filter::{Or, QueryFilter, With, Without};
 pub use iter::QueryIter;

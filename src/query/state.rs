@@ -1,13 +1,16 @@
-//! [`QueryState`]: a query's resolved components and its cache of matched tables.
+//! [`QueryState`]: a query's resolved components, its cache of matched tables, and
+//! its change-tracking memory (the tick of its last run).
 
 use rayon::prelude::*;
 
+use crate::change::{Move, RunTicks, Tick};
 use crate::entity::Entity;
 use crate::error::{NoSuchEntity, QueryEntityError};
 use crate::storage::{Archetype, ArchetypeId};
 use crate::world::{World, WorldId};
 
 use super::access::Access;
+use super::change_filter::DirtyState;
 use super::fetch::{QueryData, ReadOnlyQueryData};
 use super::filter::QueryFilter;
 use super::iter::QueryIter;
@@ -19,13 +22,32 @@ pub(crate) struct Matched<QA, FA> {
     pub(crate) filter: FA,
 }
 
+/// A row to visit: (index into the matched list, row).
+pub(crate) type Candidate = (u32, u32);
+
+/// How a run visits rows.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Mode {
+    /// Every row of every matched table; the filter decides per table only.
+    Tables,
+    /// Every row of every matched table, each tested by the filter.
+    FilteredTables,
+    /// Only the gathered candidate rows, each tested by the filter.
+    Candidates,
+}
+
 /// Below this many rows a table is one parallel task.
 const MIN_PARALLEL_BATCH: usize = 256;
 
 /// A query over entities that have what `Q` fetches and pass filter `F`.
 ///
 /// Build one with [`World::query`] or [`World::query_filtered`] and keep it: it
-/// remembers which archetype tables match and catches up with new ones incrementally.
+/// remembers which archetype tables match and catches up with new ones
+/// incrementally. It is also an *observer* of changes: every iteration (`iter`,
+/// `iter_mut`, `for_each`, `for_each_mut`, `par_for_each`, `par_for_each_mut`,
+/// `despawn_where`) is one run, and change filters ([`Changed`](crate::Changed),
+/// [`Added`](crate::Added), [`Dirty`](crate::Dirty)) report what happened since this
+/// state's previous run. `get` and `get_mut` are not runs.
 ///
 /// ```
 /// use ripple::{World, Without};
@@ -38,7 +60,7 @@ const MIN_PARALLEL_BATCH: usize = 256;
 /// world.spawn((Pos(0.0), Vel(1.0), Frozen));
 ///
 /// let mut movers = world.query_filtered::<(&Vel, &mut Pos), Without<Frozen>>();
-/// movers.for_each_mut(&mut world, |(vel, pos)| pos.0 += vel.0);
+/// movers.for_each_mut(&mut world, |(vel, mut pos)| pos.0 += vel.0);
 ///
 /// let mut positions = world.query::<&Pos>();
 /// let mut moved: Vec<f32> = positions.iter(&world).map(|p| p.0).collect();
@@ -49,9 +71,13 @@ pub struct QueryState<Q: QueryData, F: QueryFilter = ()> {
     world_id: WorldId,
     data: Q::State,
     filter: F::State,
-    matched: Vec<Matched<Q::ArchState, F::ArchState>>,
+    pub(crate) matched: Vec<Matched<Q::ArchState, F::ArchState>>,
     /// Archetypes `0..seen` have been checked.
     seen: usize,
+    /// The tick of the previous run; `None` before the first (R6: all is new then).
+    last_run: Option<Tick>,
+    /// Rows gathered for a `Candidates` run, sorted.
+    pub(crate) candidates: Vec<Candidate>,
     /// Reused by [`QueryState::despawn_where`].
     doomed: Vec<Entity>,
 }
@@ -61,7 +87,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     ///
     /// # Panics
     /// If `Q` would alias a component (`&mut A` twice, or `&A` with `&mut A`), with a
-    /// message naming the component.
+    /// message naming the component; if `Dirty` is nested in `Or`.
     #[track_caller]
     pub fn new(world: &mut World) -> Self {
         let data = Q::init_state(world);
@@ -71,8 +97,16 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         if let Some(conflict) = access.conflict() {
             panic!("query `{}` would alias: {conflict}", std::any::type_name::<Q>());
         }
-        let mut state =
-            QueryState { world_id: world.id(), data, filter, matched: Vec::new(), seen: 0, doomed: Vec::new() };
+        let mut state = QueryState {
+            world_id: world.id(),
+            data,
+            filter,
+            matched: Vec::new(),
+            seen: 0,
+            last_run: None,
+            candidates: Vec::new(),
+            doomed: Vec::new(),
+        };
         state.update_archetypes(world);
         state
     }
@@ -101,24 +135,83 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         self.matched.len()
     }
 
-    /// Iterates over the matching entities' items.
+    /// The tick of this state's last run, if it has run.
+    pub fn last_run(&self) -> Option<Tick> {
+        self.last_run
+    }
+
+    /// Starts a run: catches up with new tables, takes a tick, gathers candidate rows
+    /// if the filter drives iteration, and remembers the tick for the next run.
+    #[track_caller]
+    fn begin_run(&mut self, world: &World) -> (RunTicks, Mode) {
+        self.update_archetypes(world);
+        let this_run = world.increment_change_tick();
+        let last_run = self.last_run.map(|mut last| {
+            // An observer idle for longer than `Tick::MAX_AGE` treats every tick as
+            // newer than its last run: it may see very old changes again but never
+            // misses one (stored ticks are clamped to at most that age).
+            if last.age(this_run) > Tick::MAX_AGE {
+                last = Tick(this_run.0.wrapping_add(1));
+            }
+            last
+        });
+        let ticks = RunTicks { last_run, this_run };
+        let dirty = F::dirty_state(&self.filter);
+        let mode = if F::IS_ARCHETYPAL {
+            Mode::Tables
+        } else if last_run.is_none() {
+            if let Some(dirty) = dirty {
+                // Everything is dirty on a first run; skip the log so far.
+                world.moves.read(&dirty.cursor).for_each(drop);
+            }
+            Mode::FilteredTables
+        } else if let Some(dirty) = dirty {
+            gather_dirty(&mut self.candidates, &self.matched, world, ticks, dirty);
+            Mode::Candidates
+        } else if F::DRIVES {
+            self.gather_driven(world, ticks);
+            Mode::Candidates
+        } else {
+            Mode::FilteredTables
+        };
+        self.last_run = Some(this_run);
+        (ticks, mode)
+    }
+
+    /// Candidates from the driving change filter, table by table.
+    fn gather_driven(&mut self, world: &World, ticks: RunTicks) {
+        let candidates = &mut self.candidates;
+        candidates.clear();
+        for (index, matched) in self.matched.iter().enumerate() {
+            let table = world.archetypes.get(matched.archetype);
+            // SAFETY: resolved for this table; a filter only reads ticks.
+            let filter = unsafe { F::fetch_archetype(matched.filter, table, ticks) };
+            // SAFETY: `filter` was made for this table of `table.len()` rows.
+            unsafe {
+                F::for_each_candidate(&filter, table.len(), &mut |row| candidates.push((index as u32, row as u32)));
+            }
+        }
+    }
+
+    /// Iterates over the matching entities' items. One run.
     #[track_caller]
     pub fn iter<'w, 's>(&'s mut self, world: &'w World) -> QueryIter<'w, 's, Q, F>
     where
         Q: ReadOnlyQueryData,
     {
-        self.update_archetypes(world);
-        QueryIter::new(world, &self.matched)
+        let (ticks, mode) = self.begin_run(world);
+        QueryIter::new(world, self, ticks, mode)
     }
 
-    /// Iterates over the matching entities' items, with mutable access.
+    /// Iterates over the matching entities' items, with mutable access. One run.
     #[track_caller]
     pub fn iter_mut<'w, 's>(&'s mut self, world: &'w mut World) -> QueryIter<'w, 's, Q, F> {
-        self.update_archetypes(world);
-        QueryIter::new(world, &self.matched)
+        world.maintain_ticks();
+        let (ticks, mode) = self.begin_run(world);
+        QueryIter::new(world, self, ticks, mode)
     }
 
-    /// The items that satisfy `predicate` (the seed's `queryWhere`).
+    /// The items that satisfy `predicate` (the seed's `queryWhere`). One run.
     #[track_caller]
     pub fn iter_where<'w, 's, P>(
         &'s mut self,
@@ -132,49 +225,51 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         self.iter(world).filter(predicate)
     }
 
-    /// Calls `f` with each matching entity's item.
+    /// Calls `f` with each matching entity's item. One run.
     #[track_caller]
-    pub fn for_each<'w>(&mut self, world: &'w World, f: impl FnMut(Q::Item<'w>))
+    pub fn for_each<'w>(&mut self, world: &'w World, mut f: impl FnMut(Q::Item<'w>))
     where
         Q: ReadOnlyQueryData,
     {
-        self.update_archetypes(world);
+        let (ticks, mode) = self.begin_run(world);
         // SAFETY: `Q` is read-only and `world` is shared for `'w`, so no one writes.
-        unsafe { self.for_each_unchecked(world, f) }
+        unsafe { self.run_unchecked(world, ticks, mode, |_, _, item| f(item)) }
     }
 
-    /// Calls `f` with each matching entity's item, with mutable access.
+    /// Calls `f` with each matching entity's item, with mutable access. One run.
     #[track_caller]
-    pub fn for_each_mut<'w>(&mut self, world: &'w mut World, f: impl FnMut(Q::Item<'w>)) {
-        self.update_archetypes(world);
+    pub fn for_each_mut<'w>(&mut self, world: &'w mut World, mut f: impl FnMut(Q::Item<'w>)) {
+        world.maintain_ticks();
+        let (ticks, mode) = self.begin_run(world);
         // SAFETY: `world` is borrowed exclusively for `'w`, and `Q` was checked not to
         // alias when this state was built.
-        unsafe { self.for_each_unchecked(world, f) }
+        unsafe { self.run_unchecked(world, ticks, mode, |_, _, item| f(item)) }
     }
 
-    /// Like [`for_each`](Self::for_each), spread over rayon's threads. Large tables are
-    /// split into batches.
+    /// Like [`for_each`](Self::for_each), spread over rayon's threads. One run.
     #[track_caller]
     pub fn par_for_each<'w>(&mut self, world: &'w World, f: impl Fn(Q::Item<'w>) + Send + Sync)
     where
         Q: ReadOnlyQueryData,
     {
-        self.update_archetypes(world);
+        let (ticks, mode) = self.begin_run(world);
         // SAFETY: `Q` is read-only and `world` is shared for `'w`, so no one writes.
-        unsafe { self.par_for_each_unchecked(world, &f) }
+        unsafe { self.par_run_unchecked(world, ticks, mode, &f) }
     }
 
     /// Like [`for_each_mut`](Self::for_each_mut), spread over rayon's threads. Large
-    /// tables are split into batches; each row is visited by exactly one task.
+    /// tables are split into batches; each row is visited by exactly one task. One run.
     #[track_caller]
     pub fn par_for_each_mut<'w>(&mut self, world: &'w mut World, f: impl Fn(Q::Item<'w>) + Send + Sync) {
-        self.update_archetypes(world);
+        world.maintain_ticks();
+        let (ticks, mode) = self.begin_run(world);
         // SAFETY: `world` is borrowed exclusively for `'w` and `Q` does not alias; the
         // tasks get disjoint rows.
-        unsafe { self.par_for_each_unchecked(world, &f) }
+        unsafe { self.par_run_unchecked(world, ticks, mode, &f) }
     }
 
-    /// The item of `entity`, if it matches.
+    /// The item of `entity`, if it matches. Change filters are judged against this
+    /// state's last run; `Dirty` is not consulted. Not a run.
     ///
     /// # Errors
     /// [`QueryEntityError::NoSuchEntity`] for a dead entity;
@@ -189,32 +284,34 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         unsafe { self.get_unchecked(world, entity) }
     }
 
-    /// The item of `entity` with mutable access, if it matches.
+    /// The item of `entity` with mutable access, if it matches; writes through it are
+    /// stamped with the world's current tick. Not a run.
     ///
     /// # Errors
     /// As [`get`](Self::get).
     #[track_caller]
     pub fn get_mut<'w>(&mut self, world: &'w mut World, entity: Entity) -> Result<Q::Item<'w>, QueryEntityError> {
+        world.maintain_ticks();
         self.update_archetypes(world);
         // SAFETY: `world` is borrowed exclusively for `'w`; one item is made.
         unsafe { self.get_unchecked(world, entity) }
     }
 
     /// Despawns every matching entity whose item satisfies `predicate` (the seed's
-    /// `deleteWhere`) and returns how many were despawned.
+    /// `deleteWhere`) and returns how many were despawned. One run.
     #[track_caller]
     pub fn despawn_where(&mut self, world: &mut World, mut predicate: impl FnMut(Q::Item<'_>) -> bool) -> usize
     where
         Q: ReadOnlyQueryData,
     {
-        self.update_archetypes(world);
         let mut doomed = std::mem::take(&mut self.doomed);
         doomed.clear();
         {
             let shared: &World = world;
+            let (ticks, mode) = self.begin_run(shared);
             // SAFETY: `Q` is read-only and `shared` is not written while it lives.
             unsafe {
-                self.for_each_row_unchecked(shared, |table, row, item| {
+                self.run_unchecked(shared, ticks, mode, |table, row, item| {
                     if predicate(item) {
                         doomed.push(table.entities()[row]);
                     }
@@ -229,11 +326,24 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         count
     }
 
+    /// Visits the run's rows, passing the table and row with each item.
+    ///
     /// # Safety
-    /// The caller holds the access `Q` declares on `world` for `'w`, and the archetype
-    /// cache is up to date.
+    /// The caller holds the access `Q` declares on `world` for `'w`; `ticks` and `mode`
+    /// come from `begin_run` on this world.
     #[inline]
-    unsafe fn for_each_unchecked<'w>(&self, world: &'w World, mut f: impl FnMut(Q::Item<'w>)) {
+    unsafe fn run_unchecked<'w>(
+        &self,
+        world: &'w World,
+        ticks: RunTicks,
+        mode: Mode,
+        mut f: impl FnMut(&'w Archetype, usize, Q::Item<'w>),
+    ) {
+        if mode == Mode::Candidates {
+            // SAFETY: forwarded from the caller; candidates are distinct rows.
+            unsafe { self.run_candidates(world, ticks, &self.candidates, &mut f) };
+            return;
+        }
         for matched in &self.matched {
             let table = world.archetypes.get(matched.archetype);
             let len = table.len();
@@ -241,44 +351,54 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
                 continue;
             }
             // SAFETY: `matched.data` was resolved for this table; access per the caller.
-            let fetch = unsafe { Q::fetch_archetype(matched.data, table) };
-            if F::IS_ARCHETYPAL {
+            let fetch = unsafe { Q::fetch_archetype(matched.data, table, ticks) };
+            if mode == Mode::Tables {
                 for row in 0..len {
                     // SAFETY: `row < len`, each row fetched once.
-                    f(unsafe { Q::fetch(&fetch, row) });
+                    f(table, row, unsafe { Q::fetch(&fetch, row) });
                 }
             } else {
                 // SAFETY: `matched.filter` was resolved for this table.
-                let filter = unsafe { F::fetch_archetype(matched.filter, table) };
+                let filter = unsafe { F::fetch_archetype(matched.filter, table, ticks) };
                 for row in 0..len {
                     // SAFETY: `row < len`, each row fetched once.
                     if unsafe { F::filter_row(&filter, row) } {
                         // SAFETY: as above.
-                        f(unsafe { Q::fetch(&fetch, row) });
+                        f(table, row, unsafe { Q::fetch(&fetch, row) });
                     }
                 }
             }
         }
     }
 
-    /// Like `for_each_unchecked`, also passing the table and row.
+    /// Visits `candidates` (sorted, distinct, all rows of matched tables).
     ///
     /// # Safety
-    /// As `for_each_unchecked`.
-    unsafe fn for_each_row_unchecked<'w>(
+    /// As `run_unchecked`.
+    unsafe fn run_candidates<'w>(
         &self,
         world: &'w World,
-        mut f: impl FnMut(&'w Archetype, usize, Q::Item<'w>),
+        ticks: RunTicks,
+        candidates: &[Candidate],
+        f: &mut impl FnMut(&'w Archetype, usize, Q::Item<'w>),
     ) {
-        for matched in &self.matched {
+        let mut rest = candidates;
+        while let Some(&(index, _)) = rest.first() {
+            let count = rest.iter().take_while(|c| c.0 == index).count();
+            let (group, tail) = rest.split_at(count);
+            rest = tail;
+            let matched = &self.matched[index as usize];
             let table = world.archetypes.get(matched.archetype);
             // SAFETY: resolved for this table; access per the caller.
-            let fetch = unsafe { Q::fetch_archetype(matched.data, table) };
+            let fetch = unsafe { Q::fetch_archetype(matched.data, table, ticks) };
             // SAFETY: resolved for this table.
-            let filter = unsafe { F::fetch_archetype(matched.filter, table) };
-            for row in 0..table.len() {
-                // SAFETY: `row < len`, each row fetched once.
-                if F::IS_ARCHETYPAL || unsafe { F::filter_row(&filter, row) } {
+            let filter = unsafe { F::fetch_archetype(matched.filter, table, ticks) };
+            for &(_, row) in group {
+                let row = row as usize;
+                debug_assert!(row < table.len());
+                // SAFETY: candidates are rows of this table gathered in this run, with no
+                // structural change since, and distinct, so each is fetched once.
+                if unsafe { F::filter_row(&filter, row) } {
                     // SAFETY: as above.
                     f(table, row, unsafe { Q::fetch(&fetch, row) });
                 }
@@ -287,12 +407,19 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     }
 
     /// # Safety
-    /// As `for_each_unchecked`; the items may be made on several threads at once,
-    /// each row on exactly one.
-    unsafe fn par_for_each_unchecked<'w, G>(&self, world: &'w World, f: &G)
+    /// As `run_unchecked`; the items may be made on several threads at once, each row
+    /// on exactly one.
+    unsafe fn par_run_unchecked<'w, G>(&self, world: &'w World, ticks: RunTicks, mode: Mode, f: &G)
     where
         G: Fn(Q::Item<'w>) + Send + Sync,
     {
+        if mode == Mode::Candidates {
+            self.candidates.par_chunks(MIN_PARALLEL_BATCH).for_each(|chunk| {
+                // SAFETY: forwarded from the caller; chunks are disjoint.
+                unsafe { self.run_candidates(world, ticks, chunk, &mut |_, _, item| f(item)) };
+            });
+            return;
+        }
         let threads = rayon::current_num_threads().max(1);
         self.matched.par_iter().for_each(|matched| {
             let table = world.archetypes.get(matched.archetype);
@@ -303,13 +430,13 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
                 let rows = index * batch..((index + 1) * batch).min(len);
                 // SAFETY: resolved for this table; access per the caller. Pointers made
                 // here are used only for this task's rows.
-                let fetch = unsafe { Q::fetch_archetype(matched.data, table) };
+                let fetch = unsafe { Q::fetch_archetype(matched.data, table, ticks) };
                 // SAFETY: resolved for this table.
-                let filter = unsafe { F::fetch_archetype(matched.filter, table) };
+                let filter = unsafe { F::fetch_archetype(matched.filter, table, ticks) };
                 for row in rows {
                     // SAFETY: `row < len`; batches are disjoint, so each row is fetched
                     // by one task once.
-                    if F::IS_ARCHETYPAL || unsafe { F::filter_row(&filter, row) } {
+                    if mode == Mode::Tables || unsafe { F::filter_row(&filter, row) } {
                         // SAFETY: as above.
                         f(unsafe { Q::fetch(&fetch, row) });
                     }
@@ -329,12 +456,56 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         let matched = &self.matched[index];
         let table = world.archetypes.get(matched.archetype);
         let row = location.row.index();
+        // Not a run: judged against the last run, writes stamped with the current tick.
+        let ticks = RunTicks { last_run: self.last_run, this_run: world.change_tick() };
         // SAFETY: resolved for this table; `row` is the entity's live row.
         unsafe {
-            if !F::IS_ARCHETYPAL && !F::filter_row(&F::fetch_archetype(matched.filter, table), row) {
+            if !F::IS_ARCHETYPAL && !F::filter_row(&F::fetch_archetype(matched.filter, table, ticks), row) {
                 return Err(does_not_match);
             }
-            Ok(Q::fetch(&Q::fetch_archetype(matched.data, table), row))
+            Ok(Q::fetch(&Q::fetch_archetype(matched.data, table, ticks), row))
         }
     }
+}
+
+/// Candidates for a `Dirty` run: rows whose listed components changed, plus
+/// entities whose structural changes since the last run made them dirty.
+fn gather_dirty<QA, FA>(
+    candidates: &mut Vec<Candidate>,
+    matched: &[Matched<QA, FA>],
+    world: &World,
+    ticks: RunTicks,
+    dirty: &DirtyState,
+) {
+    candidates.clear();
+    for (index, matched) in matched.iter().enumerate() {
+        let table = world.archetypes.get(matched.archetype);
+        for &component in dirty.components.iter() {
+            let Some(column) = table.column_index(component) else { continue };
+            let Some((changed, summary)) = table.column(column).change_ticks() else { continue };
+            summary.for_each_new(
+                table.len(),
+                &|tick| ticks.is_new(tick),
+                // SAFETY: the summary reports rows below the table's length, and
+                // `changed` holds that many ticks.
+                &|row| unsafe { *changed.add(row) },
+                &mut |row| candidates.push((index as u32, row as u32)),
+            );
+        }
+    }
+    let position = |archetype: ArchetypeId| matched.binary_search_by_key(&archetype, |m| m.archetype);
+    let has =
+        |archetype: Option<ArchetypeId>, component| archetype.is_some_and(|a| world.archetypes.get(a).has(component));
+    for Move { entity, from, to } in world.moves.read(&dirty.cursor) {
+        let Some(location) = world.entities.get(entity) else { continue };
+        let started_matching = from.is_none_or(|from| position(from).is_err());
+        let listed_changed = dirty.components.iter().any(|&c| has(from, c) != has(to, c));
+        if started_matching || listed_changed {
+            if let Ok(index) = position(location.archetype) {
+                candidates.push((index as u32, location.row.0));
+            }
+        }
+    }
+    candidates.sort_unstable();
+    candidates.dedup();
 }

@@ -1,6 +1,7 @@
 //! One archetype table: a column per component type plus the entity of each row.
 
 use crate::bundle::BundleId;
+use crate::change::Tick;
 use crate::component::ComponentId;
 use crate::entity::Entity;
 use crate::hash::IdMap;
@@ -139,8 +140,8 @@ impl Archetype {
     }
 
     /// Drops the values of `row` in every column (swap-remove).
-    pub(crate) fn drop_row_values(&mut self, row: usize) {
-        for_each_column(&mut self.columns, |column| column.swap_remove_drop(row));
+    pub(crate) fn drop_row_values(&mut self, row: usize, now: Tick) {
+        for_each_column(&mut self.columns, |column| column.swap_remove_drop(row, now));
     }
 }
 

@@ -10,9 +10,15 @@
 //! another meanwhile (aliasing queries are refused when built, and parallel iteration
 //! hands each row to one task). `UnsafeCell` makes those writes through a shared
 //! reference legal.
+//!
+//! A tracked column also keeps, per row, the tick the value was added and last
+//! changed (same safety model: a row's ticks are written only by the accessor that may
+//! write its value), plus the [`Summary`] of per-block maxima over the change ticks.
 
 use std::any::Any;
 use std::cell::UnsafeCell;
+
+use crate::change::{Summary, Tick};
 
 /// Type-erased operations the world needs on a column without knowing its type.
 pub trait Column: Send + Sync + 'static {
@@ -21,22 +27,63 @@ pub trait Column: Send + Sync + 'static {
     fn len(&self) -> usize;
     fn reserve(&mut self, additional: usize);
     /// Drops the value at `row`, moving the last value into its place.
-    fn swap_remove_drop(&mut self, row: usize);
-    /// Moves the value at `row` to the end of `dst`, moving the last value into the
-    /// hole. `dst` must be a column of the same component (checked in debug builds).
-    fn swap_remove_into(&mut self, row: usize, dst: &mut dyn Column);
+    fn swap_remove_drop(&mut self, row: usize, now: Tick);
+    /// Moves the value at `row` (and its ticks) to the end of `dst`, moving the last
+    /// value into the hole. `dst` must be a column of the same component (checked in
+    /// debug builds).
+    fn swap_remove_into(&mut self, row: usize, dst: &mut dyn Column, now: Tick);
     /// Drops every value, keeping the capacity.
     fn clear(&mut self);
+    /// Starts recording ticks; existing rows count as added and changed at `now`.
+    fn enable_tracking(&mut self, now: Tick);
+    /// Clamps stored ticks to at most [`Tick::MAX_AGE`] old.
+    fn clamp_ticks(&mut self, now: Tick);
+    /// Heap bytes used by change tracking (ticks and summaries).
+    fn tracking_bytes(&self) -> usize;
+    /// The per-row change ticks and their summary, if tracked. The pointer is valid
+    /// for `len()` ticks until the next structural change.
+    fn change_ticks(&self) -> Option<(*const Tick, &Summary)>;
+}
+
+/// Per-row ticks of a tracked column.
+struct ColumnTicks {
+    added: Vec<UnsafeCell<Tick>>,
+    changed: Vec<UnsafeCell<Tick>>,
+    summary: Summary,
+}
+
+impl ColumnTicks {
+    #[inline]
+    fn push(&mut self, added: Tick, changed: Tick, now: Tick) {
+        let row = self.changed.len();
+        self.added.push(UnsafeCell::new(added));
+        self.changed.push(UnsafeCell::new(changed));
+        self.summary.grow(row + 1, now);
+        self.summary.raise(row, changed, now);
+    }
+
+    #[inline]
+    fn swap_remove(&mut self, row: usize, now: Tick) -> (Tick, Tick) {
+        let added = self.added.swap_remove(row).into_inner();
+        let changed = self.changed.swap_remove(row).into_inner();
+        if let Some(moved) = self.changed.get_mut(row) {
+            // The last row's tick now lives in `row`'s block.
+            let moved = *moved.get_mut();
+            self.summary.raise(row, moved, now);
+        }
+        (added, changed)
+    }
 }
 
 /// A column of `T` values.
 pub struct TypedColumn<T> {
     data: Vec<UnsafeCell<T>>,
+    ticks: Option<ColumnTicks>,
 }
 
 impl<T> Default for TypedColumn<T> {
     fn default() -> Self {
-        TypedColumn { data: Vec::new() }
+        TypedColumn { data: Vec::new(), ticks: None }
     }
 }
 
@@ -48,16 +95,55 @@ impl<T> Default for TypedColumn<T> {
 unsafe impl<T: Send + Sync> Sync for TypedColumn<T> {}
 
 impl<T: Send + Sync + 'static> TypedColumn<T> {
-    /// Appends a value.
+    /// Appends a value, added and changed at `tick` (the current tick).
     #[inline]
-    pub(crate) fn push(&mut self, value: T) {
+    pub(crate) fn push(&mut self, value: T, tick: Tick) {
         self.data.push(UnsafeCell::new(value));
+        if let Some(ticks) = &mut self.ticks {
+            ticks.push(tick, tick, tick);
+        }
+    }
+
+    /// Replaces the value at `row`, marking it changed at `tick` (the current tick).
+    /// Returns the old value.
+    #[inline]
+    pub(crate) fn replace(&mut self, row: usize, value: T, tick: Tick) -> T {
+        if let Some(ticks) = &mut self.ticks {
+            *ticks.changed[row].get_mut() = tick;
+            ticks.summary.mark_newest(row, tick);
+        }
+        std::mem::replace(self.data[row].get_mut(), value)
     }
 
     /// Removes the value at `row`, moving the last value into its place.
     #[inline]
-    pub(crate) fn swap_remove(&mut self, row: usize) -> T {
+    pub(crate) fn swap_remove(&mut self, row: usize, now: Tick) -> T {
+        if let Some(ticks) = &mut self.ticks {
+            ticks.swap_remove(row, now);
+        }
         self.data.swap_remove(row).into_inner()
+    }
+
+    /// Marks the value at `row` changed at `tick` (the current tick).
+    #[inline]
+    pub(crate) fn mark_changed(&mut self, row: usize, tick: Tick) {
+        if let Some(ticks) = &mut self.ticks {
+            *ticks.changed[row].get_mut() = tick;
+            ticks.summary.mark_newest(row, tick);
+        }
+    }
+
+    /// Pointers to the added and change ticks and the summary, if tracked; valid like
+    /// [`TypedColumn::get_ptr`], and writable under the module's safety model.
+    #[inline]
+    pub(crate) fn tick_ptrs(&self) -> Option<(*mut Tick, *mut Tick, *const Summary)> {
+        self.ticks.as_ref().map(|ticks| {
+            (
+                UnsafeCell::raw_get(ticks.added.as_ptr()),
+                UnsafeCell::raw_get(ticks.changed.as_ptr()),
+                &ticks.summary as *const Summary,
+            )
+        })
     }
 
     /// Shared access to the value at `row`.
@@ -69,10 +155,19 @@ impl<T: Send + Sync + 'static> TypedColumn<T> {
         unsafe { &*self.data[row].get() }
     }
 
-    /// Exclusive access to the value at `row`.
+    /// Exclusive access to the value at `row`, marking it changed at `tick` (the
+    /// current tick) when written through.
     #[inline]
-    pub(crate) fn get_mut(&mut self, row: usize) -> &mut T {
-        self.data[row].get_mut()
+    pub(crate) fn get_mut(&mut self, row: usize, tick: Tick) -> crate::change::Mut<'_, T> {
+        let value = self.data[row].get_mut();
+        let slot = self.ticks.as_mut().map(|ticks| {
+            let changed: *mut Tick = ticks.changed[row].get_mut();
+            // SAFETY: `changed` and the summary belong to this column, which is borrowed
+            // exclusively for the returned lifetime; `tick` is the current tick, the
+            // newest there is.
+            unsafe { crate::change::TickSlot::new(changed, &ticks.summary, row, tick) }
+        });
+        crate::change::Mut::new(value, slot)
     }
 
     /// Pointer to the first value; valid for `len()` values until the next structural
@@ -102,20 +197,68 @@ impl<T: Send + Sync + 'static> Column for TypedColumn<T> {
     }
 
     #[inline]
-    fn swap_remove_drop(&mut self, row: usize) {
+    fn swap_remove_drop(&mut self, row: usize, now: Tick) {
+        if let Some(ticks) = &mut self.ticks {
+            ticks.swap_remove(row, now);
+        }
         self.data.swap_remove(row);
     }
 
     #[inline]
-    fn swap_remove_into(&mut self, row: usize, dst: &mut dyn Column) {
+    fn swap_remove_into(&mut self, row: usize, dst: &mut dyn Column, now: Tick) {
         // SAFETY: transitions move a row between the columns of the same component id
         // in two archetypes (the edge maps ids to columns), so `dst` holds `T` too.
         let dst = unsafe { downcast_mut_unchecked::<T>(dst) };
+        if let Some(ticks) = &mut self.ticks {
+            let (added, changed) = ticks.swap_remove(row, now);
+            // Tracking is per component type, so the destination is tracked too.
+            if let Some(dst_ticks) = &mut dst.ticks {
+                dst_ticks.push(added, changed, now);
+            }
+        }
         dst.data.push(self.data.swap_remove(row));
     }
 
     fn clear(&mut self) {
+        if let Some(ticks) = &mut self.ticks {
+            ticks.added.clear();
+            ticks.changed.clear();
+            ticks.summary.clear();
+        }
         self.data.clear();
+    }
+
+    fn enable_tracking(&mut self, now: Tick) {
+        if self.ticks.is_some() {
+            return;
+        }
+        let len = self.data.len();
+        let mut summary = Summary::default();
+        summary.grow(len, now);
+        self.ticks = Some(ColumnTicks {
+            added: (0..len).map(|_| UnsafeCell::new(now)).collect(),
+            changed: (0..len).map(|_| UnsafeCell::new(now)).collect(),
+            summary,
+        });
+    }
+
+    fn clamp_ticks(&mut self, now: Tick) {
+        if let Some(ticks) = &mut self.ticks {
+            for tick in ticks.added.iter_mut().chain(ticks.changed.iter_mut()) {
+                tick.get_mut().clamp(now);
+            }
+            ticks.summary.clamp(now);
+        }
+    }
+
+    fn change_ticks(&self) -> Option<(*const Tick, &Summary)> {
+        self.ticks.as_ref().map(|ticks| (UnsafeCell::raw_get(ticks.changed.as_ptr()) as *const Tick, &ticks.summary))
+    }
+
+    fn tracking_bytes(&self) -> usize {
+        self.ticks.as_ref().map_or(0, |ticks| {
+            (ticks.added.capacity() + ticks.changed.capacity()) * size_of::<Tick>() + ticks.summary.heap_bytes()
+        })
     }
 }
 
@@ -170,9 +313,9 @@ mod tests {
         let mut a = TypedColumn::<String>::default();
         let mut b: Box<dyn Column> = Box::new(TypedColumn::<String>::default());
         for s in ["x", "y", "z"] {
-            a.push(s.to_string());
+            a.push(s.to_string(), Tick(1));
         }
-        a.swap_remove_into(0, &mut *b);
+        a.swap_remove_into(0, &mut *b, Tick(1));
         assert_eq!(a.get(0), "z");
         assert_eq!(a.get(1), "y");
         assert_eq!(downcast::<String>(&*b).get(0), "x");
@@ -182,7 +325,7 @@ mod tests {
     fn zero_sized_columns_allocate_nothing() {
         let mut col = TypedColumn::<()>::default();
         for _ in 0..1000 {
-            col.push(());
+            col.push((), Tick(1));
         }
         assert_eq!(col.len(), 1000);
         assert_eq!(col.data.capacity(), usize::MAX, "Vec of a ZST never allocates");

@@ -15,6 +15,7 @@ pub(crate) use column::{downcast, downcast_mut, downcast_mut_unchecked, downcast
 
 use std::collections::HashMap;
 
+use crate::change::Tick;
 use crate::component::{ComponentId, Components};
 
 /// Index of an archetype in its world.
@@ -83,13 +84,17 @@ impl Archetypes {
             .expect("ripple: a transition must join two distinct archetypes")
     }
 
+    pub(crate) fn iter(&self) -> std::slice::Iter<'_, Archetype> {
+        self.list.iter()
+    }
+
     pub(crate) fn iter_mut(&mut self) -> std::slice::IterMut<'_, Archetype> {
         self.list.iter_mut()
     }
 
     /// The archetype for exactly `sorted` (ascending, no duplicates), creating it on
-    /// first sight.
-    pub(crate) fn get_or_create(&mut self, sorted: &[ComponentId], components: &Components) -> ArchetypeId {
+    /// first sight; columns of tracked components start tracked.
+    pub(crate) fn get_or_create(&mut self, sorted: &[ComponentId], components: &Components, now: Tick) -> ArchetypeId {
         debug_assert!(sorted.windows(2).all(|w| w[0] < w[1]));
         if sorted.is_empty() {
             return ArchetypeId::EMPTY;
@@ -98,7 +103,17 @@ impl Archetypes {
             return id;
         }
         let id = ArchetypeId(u32::try_from(self.list.len()).expect("ripple: more than 2^32 archetypes"));
-        let columns = sorted.iter().map(|&c| (components.info(c).new_column)()).collect();
+        let columns = sorted
+            .iter()
+            .map(|&c| {
+                let info = components.info(c);
+                let mut column = (info.new_column)();
+                if info.tracked {
+                    column.enable_tracking(now);
+                }
+                column
+            })
+            .collect();
         self.list.push(Archetype::new(id, sorted.into(), columns));
         self.by_components.insert(sorted.into(), id);
         id

@@ -1,0 +1,219 @@
+//! The hierarchy of per-block maxima over a column's per-row change ticks.
+//!
+//! Level 0 holds one entry per block of [`FANOUT`] rows, level 1 one per block of
+//! [`FANOUT`] level-0 entries, and so on up to a level with a single entry. Every
+//! entry is at least as new as every tick below it (it may be newer: after a row is
+//! removed its block keeps the old maximum, which only costs a wasted descent).
+//!
+//! Entries are atomics because writers in parallel iteration share upper-level
+//! entries. All writers of one column at one time use the same tick (conflicting
+//! writers never run concurrently), so a relaxed store of that tick is a correct
+//! "max"; the atomics compile to plain moves on x86.
+
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+
+use super::tick::Tick;
+
+/// Rows per leaf block and children per inner entry.
+pub(crate) const FANOUT: usize = 16;
+const SHIFT: u32 = FANOUT.trailing_zeros();
+
+/// Per-block maxima of one column's change ticks.
+#[derive(Default)]
+pub struct Summary {
+    levels: Vec<Vec<AtomicU32>>,
+}
+
+impl Summary {
+    /// Makes room for `rows` rows. New entries start at `fill`, which must be at least
+    /// as new as every tick they will cover until raised; their ancestors are raised
+    /// to `fill` so every entry stays at least as new as its children.
+    pub(crate) fn grow(&mut self, rows: usize, fill: Tick) {
+        let mut needed = rows.div_ceil(FANOUT).max(1);
+        let mut level = 0;
+        loop {
+            if self.levels.len() == level {
+                self.levels.push(Vec::new());
+            }
+            let old = self.levels[level].len();
+            while self.levels[level].len() < needed {
+                self.levels[level].push(AtomicU32::new(fill.0));
+            }
+            for index in old..needed {
+                self.raise_from(level + 1, index >> SHIFT, fill, fill);
+            }
+            if needed == 1 {
+                break;
+            }
+            needed = needed.div_ceil(FANOUT);
+            level += 1;
+        }
+    }
+
+    /// Raises the entries above `row` to `tick`, the newest tick written to this
+    /// column so far.
+    #[inline]
+    pub(crate) fn mark_newest(&self, row: usize, tick: Tick) {
+        let mut index = row;
+        for level in &self.levels {
+            index >>= SHIFT;
+            let entry = &level[index];
+            if entry.load(Relaxed) == tick.0 {
+                // Every entry is at least as new as its children and `tick` is the
+                // newest, so the ancestors hold `tick` already.
+                return;
+            }
+            entry.store(tick.0, Relaxed);
+        }
+    }
+
+    /// Raises the entries above `row` so they are at least as new as `tick` (which may
+    /// be older than other ticks in the column), judged from `now`.
+    #[inline]
+    pub(crate) fn raise(&self, row: usize, tick: Tick, now: Tick) {
+        self.raise_from(0, row >> SHIFT, tick, now);
+    }
+
+    /// Raises entry `index` of `level` and its ancestors to at least `tick`.
+    fn raise_from(&self, level: usize, mut index: usize, tick: Tick, now: Tick) {
+        for entries in self.levels.iter().skip(level) {
+            let Some(entry) = entries.get(index) else { return };
+            let current = Tick(entry.load(Relaxed));
+            if current.age(now) > tick.age(now) {
+                entry.store(tick.0, Relaxed);
+            }
+            index >>= SHIFT;
+        }
+    }
+
+    /// Calls `f` for every row below `len` whose tick (read by `tick_of`) satisfies
+    /// `is_new`, in ascending row order, skipping every block whose maximum does not.
+    #[inline]
+    pub(crate) fn for_each_new(
+        &self,
+        len: usize,
+        is_new: &impl Fn(Tick) -> bool,
+        tick_of: &impl Fn(usize) -> Tick,
+        f: &mut dyn FnMut(usize),
+    ) {
+        if len == 0 || self.levels.is_empty() {
+            return;
+        }
+        let top = self.levels.len() - 1;
+        let top_entries = self.levels[top].len();
+        self.descend(top, 0, top_entries, len, is_new, tick_of, f);
+    }
+
+    #[allow(clippy::too_many_arguments, reason = "recursion carries the search context")]
+    fn descend(
+        &self,
+        level: usize,
+        first: usize,
+        end: usize,
+        len: usize,
+        is_new: &impl Fn(Tick) -> bool,
+        tick_of: &impl Fn(usize) -> Tick,
+        f: &mut dyn FnMut(usize),
+    ) {
+        let entries = &self.levels[level];
+        let end = end.min(entries.len());
+        for (index, entry) in entries.iter().enumerate().take(end).skip(first) {
+            if !is_new(Tick(entry.load(Relaxed))) {
+                continue;
+            }
+            let child_first = index << SHIFT;
+            let child_end = child_first + FANOUT;
+            if level == 0 {
+                for row in child_first..child_end.min(len) {
+                    if is_new(tick_of(row)) {
+                        f(row);
+                    }
+                }
+            } else {
+                self.descend(level - 1, child_first, child_end, len, is_new, tick_of, f);
+            }
+        }
+    }
+
+    /// Drops every entry (the column was cleared).
+    pub(crate) fn clear(&mut self) {
+        for level in &mut self.levels {
+            level.clear();
+        }
+    }
+
+    /// Clamps every entry to at most [`Tick::MAX_AGE`] old.
+    pub(crate) fn clamp(&mut self, now: Tick) {
+        for level in &mut self.levels {
+            for entry in level.iter_mut() {
+                let mut tick = Tick(*entry.get_mut());
+                tick.clamp(now);
+                *entry.get_mut() = tick.0;
+            }
+        }
+    }
+
+    /// Bytes held by the entries.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.levels.iter().map(|l| l.capacity() * size_of::<AtomicU32>()).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every entry is at least as new as each of its children.
+    fn assert_ordered(summary: &Summary, ticks: &[Tick], now: Tick) {
+        for (row, tick) in ticks.iter().enumerate() {
+            let entry = Tick(summary.levels[0][row >> SHIFT].load(Relaxed));
+            assert!(entry.age(now) <= tick.age(now), "row {row}");
+        }
+        for pair in summary.levels.windows(2) {
+            for (index, child) in pair[0].iter().enumerate() {
+                let parent = Tick(pair[1][index >> SHIFT].load(Relaxed));
+                assert!(parent.age(now) <= Tick(child.load(Relaxed)).age(now));
+            }
+        }
+    }
+
+    #[test]
+    fn growth_and_older_moved_in_ticks_keep_parents_newest() {
+        let mut summary = Summary::default();
+        let mut ticks = Vec::new();
+        // Rows pushed over time, some carrying older ticks (moved in from elsewhere).
+        for i in 0..10_000u32 {
+            let now = Tick(100 + i);
+            let tick = if i % 3 == 0 { Tick(50 + i % 40) } else { now };
+            ticks.push(tick);
+            summary.grow(ticks.len(), now);
+            summary.raise(ticks.len() - 1, tick, now);
+        }
+        assert_ordered(&summary, &ticks, Tick(100 + 10_000));
+        let last = Tick(10_000);
+        let mut found = Vec::new();
+        let now = Tick(100 + 10_000);
+        summary.for_each_new(ticks.len(), &|t: Tick| t.is_newer_than(last, now), &|r| ticks[r], &mut |r| found.push(r));
+        let want: Vec<_> = (0..ticks.len()).filter(|&r| ticks[r].is_newer_than(last, now)).collect();
+        assert_eq!(found, want);
+    }
+
+    #[test]
+    fn finds_exactly_the_new_rows() {
+        let len = 5000;
+        let mut ticks = vec![Tick(1); len];
+        let mut summary = Summary::default();
+        summary.grow(len, Tick(1));
+        for row in (3..len).step_by(397) {
+            ticks[row] = Tick(9);
+            summary.mark_newest(row, Tick(9));
+        }
+        let mut found = Vec::new();
+        let last = Tick(5);
+        summary.for_each_new(len, &|t: Tick| t.is_newer_than(last, Tick(10)), &|r| ticks[r], &mut |r| found.push(r));
+        assert_eq!(found, (3..len).step_by(397).collect::<Vec<_>>());
+        let mut none = 0;
+        summary.for_each_new(len, &|t: Tick| t.is_newer_than(Tick(9), Tick(10)), &|r| ticks[r], &mut |_| none += 1);
+        assert_eq!(none, 0);
+    }
+}

@@ -1,0 +1,209 @@
+//! Change filters: [`Added<T>`], [`Changed<T>`] and [`Dirty<(A, B, ..)>`](Dirty).
+//!
+//! Each is relative to the query state's own last run (R4). `Added` and `Changed`
+//! *drive* iteration: the query descends the column's summary of change ticks and
+//! visits only rows changed since its last run. `Dirty` is gathered by the query
+//! state before iterating (see `QueryState`), from the listed columns' summaries and
+//! the world's log of structural changes.
+
+use std::marker::PhantomData;
+
+use crate::bundle::Bundle;
+use crate::change::{RunTicks, Summary, Tick};
+use crate::component::{Component, ComponentId};
+use crate::storage::{Archetype, downcast_unchecked};
+use crate::world::World;
+
+use super::filter::{QueryFilter, sealed};
+
+/// Matches entities whose `T` was added since the query last ran (by spawn or
+/// insert). A query's first run sees every `T` as added.
+///
+/// Using it turns on tracking for `T` ([`World::track`]).
+pub struct Added<T>(PhantomData<fn() -> T>);
+
+/// Matches entities whose `T` was added or written (through [`Mut`](crate::Mut),
+/// [`World::mark_changed`] or an overwriting insert) since the query last ran. A
+/// query's first run sees every `T` as changed.
+///
+/// Using it turns on tracking for `T` ([`World::track`]).
+///
+/// ```
+/// use ripple::{World, Changed};
+/// struct Pos(f32);
+/// let mut world = World::new();
+/// let crates: Vec<_> = world.spawn_batch((0..1000).map(|i| (Pos(i as f32),))).collect();
+/// let mut moved = world.query_filtered::<&Pos, Changed<Pos>>();
+/// assert_eq!(moved.iter(&world).count(), 1000); // first run: all new
+/// world.get_mut::<Pos>(crates[7]).unwrap().0 += 1.0;
+/// assert_eq!(moved.iter(&world).count(), 1);    // only what changed since
+/// assert_eq!(moved.iter(&world).count(), 0);
+/// ```
+pub struct Changed<T>(PhantomData<fn() -> T>);
+
+/// The seed's dirty set: matches entities for which, since the query last ran, any
+/// component of the tuple `B` changed, was added or was removed, or which started
+/// matching the query (R7). The listed components need not be fetched. Each dirty
+/// entity is visited once per run; a query's first run sees every entity as dirty.
+///
+/// `Dirty` must be used at the top level of a query's filter (alone or in a tuple),
+/// not inside [`Or`](crate::Or). [`QueryState::get`](crate::QueryState::get) does not
+/// consult it.
+///
+/// ```
+/// use ripple::{Dirty, Entity, World};
+/// struct Sprite;
+/// struct Pos(f32);
+/// struct Hidden;
+/// let mut world = World::new();
+/// let a = world.spawn((Sprite, Pos(0.0)));
+/// let b = world.spawn((Sprite, Pos(0.0)));
+/// let mut redraw = world.query_filtered::<Entity, Dirty<(Pos, Hidden)>>();
+/// assert_eq!(redraw.iter(&world).count(), 2);
+/// world.insert(b, (Hidden,)).unwrap(); // a listed component added
+/// world.get_mut::<Pos>(a).unwrap().0 = 1.0;
+/// let mut dirty: Vec<Entity> = redraw.iter(&world).collect();
+/// dirty.sort();
+/// assert_eq!(dirty, { let mut v = vec![a, b]; v.sort(); v });
+/// assert_eq!(redraw.iter(&world).count(), 0);
+/// ```
+pub struct Dirty<B>(PhantomData<fn() -> B>);
+
+/// Per-table pointers for a change filter.
+#[doc(hidden)]
+pub struct ChangeFetch {
+    /// Added or change ticks, per row: what the filter tests.
+    tested: *const Tick,
+    changed: *const Tick,
+    summary: *const Summary,
+    ticks: RunTicks,
+}
+
+/// Builds the fetch for a tracked column of `T`.
+///
+/// # Safety
+/// `column` is the index of `T`'s component id in `archetype`.
+unsafe fn change_fetch<T: Component>(
+    column: usize,
+    archetype: &Archetype,
+    ticks: RunTicks,
+    added: bool,
+) -> ChangeFetch {
+    // SAFETY: `column` holds `T` (caller).
+    let column = unsafe { downcast_unchecked::<T>(archetype.column_unchecked(column)) };
+    let (added_ticks, changed, summary) =
+        column.tick_ptrs().expect("ripple: a change filter's component is tracked from the filter's creation on");
+    let tested = if added { added_ticks } else { changed };
+    ChangeFetch { tested, changed, summary, ticks }
+}
+
+/// # Safety
+/// `fetch` was made for a table of at least `row + 1` rows.
+#[inline]
+unsafe fn passes(fetch: &ChangeFetch, row: usize) -> bool {
+    // SAFETY: `row` is in bounds (caller); ticks are only written by an accessor that
+    // excludes this read (a change filter declares a read of its component).
+    fetch.ticks.is_new(unsafe { *fetch.tested.add(row) })
+}
+
+/// # Safety
+/// `fetch` was made for a table of `len` rows.
+#[inline]
+unsafe fn candidates(fetch: &ChangeFetch, len: usize, f: &mut dyn FnMut(usize)) {
+    if fetch.ticks.last_run.is_none() {
+        (0..len).for_each(f);
+        return;
+    }
+    let run = fetch.ticks;
+    let changed = fetch.changed;
+    // SAFETY: the summary lives as long as the column (caller); rows are below `len`.
+    let summary = unsafe { &*fetch.summary };
+    // SAFETY: `row < len` (the summary only reports rows below `len`).
+    summary.for_each_new(len, &|tick| run.is_new(tick), &|row| unsafe { *changed.add(row) }, f);
+}
+
+macro_rules! impl_change_filter {
+    ($filter:ident, $added:expr) => {
+        impl<T> sealed::Sealed for $filter<T> {}
+
+        // SAFETY: reads only `T`'s ticks, through pointers made in `fetch_archetype`.
+        unsafe impl<T: Component> QueryFilter for $filter<T> {
+            const IS_ARCHETYPAL: bool = false;
+            const DRIVES: bool = true;
+            type State = ComponentId;
+            type ArchState = usize;
+            type Fetch<'w> = ChangeFetch;
+
+            fn init_state(world: &mut World) -> ComponentId {
+                let id = world.components.id_or_register::<T>();
+                world.track_id(id);
+                id
+            }
+            #[inline]
+            fn match_archetype(state: &ComponentId, archetype: &Archetype) -> Option<usize> {
+                archetype.column_index(*state)
+            }
+            #[inline]
+            unsafe fn fetch_archetype(column: usize, archetype: &Archetype, ticks: RunTicks) -> ChangeFetch {
+                // SAFETY: `column` came from `match_archetype` for this table.
+                unsafe { change_fetch::<T>(column, archetype, ticks, $added) }
+            }
+            #[inline]
+            unsafe fn filter_row(fetch: &ChangeFetch, row: usize) -> bool {
+                // SAFETY: forwarded from the caller.
+                unsafe { passes(fetch, row) }
+            }
+            #[inline]
+            unsafe fn for_each_candidate(fetch: &ChangeFetch, len: usize, f: &mut dyn FnMut(usize)) {
+                // SAFETY: forwarded from the caller.
+                unsafe { candidates(fetch, len, f) }
+            }
+        }
+    };
+}
+
+impl_change_filter!(Added, true);
+impl_change_filter!(Changed, false);
+
+/// What a [`Dirty`] filter resolved: the listed component ids and its cursor into
+/// the world's log of structural changes.
+#[doc(hidden)]
+pub struct DirtyState {
+    pub(crate) components: Box<[ComponentId]>,
+    pub(crate) cursor: crate::change::log::Cursor,
+}
+
+impl<B> sealed::Sealed for Dirty<B> {}
+
+// SAFETY: reads nothing per row; the query state reads ticks through the columns.
+unsafe impl<B: Bundle> QueryFilter for Dirty<B> {
+    const IS_ARCHETYPAL: bool = false;
+    const HAS_DIRTY: bool = true;
+    type State = DirtyState;
+    type ArchState = ();
+    type Fetch<'w> = ();
+
+    fn init_state(world: &mut World) -> DirtyState {
+        let mut ids = Vec::new();
+        B::register(&mut world.components, &mut ids);
+        ids.sort_unstable();
+        ids.dedup();
+        for &id in &ids {
+            world.track_id(id);
+        }
+        DirtyState { components: ids.into(), cursor: world.moves.register() }
+    }
+    #[inline]
+    fn match_archetype(_: &DirtyState, _: &Archetype) -> Option<()> {
+        Some(())
+    }
+    #[inline]
+    unsafe fn fetch_archetype(_: (), _: &Archetype, _: RunTicks) {}
+    #[inline]
+    unsafe fn filter_row(_: &(), _: usize) -> bool {
+        true
+    }
+    fn dirty_state(state: &DirtyState) -> Option<&DirtyState> {
+        Some(state)
+    }
+}
