@@ -1,9 +1,10 @@
 //! The [`World`]: entities, their components in archetype tables, and resources.
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
 
 use crate::bundle::{Bundle, BundleId, Bundles, SpawnTarget};
-use crate::change::{CHECK_TICK_THRESHOLD, EventLog, Move, Mut, RemovedReader, Tick};
+use crate::change::{CHECK_TICK_THRESHOLD, EventLog, Move, Mut, Remap, RemovedReader, Tick};
 use crate::component::{Component, ComponentId, Components};
 use crate::entity::{Entities, Entity, Location};
 use crate::entity_ref::EntityRef;
@@ -57,6 +58,8 @@ pub struct World {
     pub(crate) moves: EventLog<Move>,
     /// Per component id: the removal stream.
     removals: Vec<EventLog<(Entity, Tick)>>,
+    /// Last-run ticks of live observers, clamped with the stored ticks.
+    observers: Vec<Weak<AtomicU32>>,
 }
 
 impl Default for World {
@@ -88,7 +91,18 @@ impl World {
             last_check_tick: Tick(1),
             moves: EventLog::default(),
             removals: Vec::new(),
+            observers: Vec::new(),
         }
+    }
+
+    /// Registers an observer's last-run tick so tick maintenance can clamp it.
+    pub(crate) fn register_observer(&mut self) -> Arc<AtomicU32> {
+        if self.observers.len() == self.observers.capacity() {
+            self.observers.retain(|o| o.strong_count() > 0);
+        }
+        let tick = Arc::new(AtomicU32::new(self.change_tick().0));
+        self.observers.push(Arc::downgrade(&tick));
+        tick
     }
 
     /// The current change tick: writes made now, outside any query run, are stamped
@@ -115,17 +129,29 @@ impl World {
         }
     }
 
+    /// Compresses ticks older than [`Tick::MAX_AGE`] into a narrow band, keeping their
+    /// order relative to every live observer's last run, so comparisons stay exact.
     #[cold]
     fn clamp_ticks(&mut self, now: Tick) {
+        self.observers.retain(|observer| observer.strong_count() > 0);
+        let anchors = self
+            .observers
+            .iter()
+            .filter_map(Weak::upgrade)
+            .map(|observer| Tick(observer.load(Ordering::Relaxed)).age(now))
+            .collect();
+        let remap = Remap::new(now, anchors);
         for table in self.archetypes.iter_mut() {
             for column in table.columns.iter_mut() {
-                column.clamp_ticks(now);
+                column.remap_ticks(&remap);
             }
         }
         for log in &mut self.removals {
-            log.for_each_mut(|(_, tick)| {
-                tick.clamp(now);
-            });
+            log.for_each_mut(|(_, tick)| *tick = remap.apply(*tick));
+        }
+        for observer in self.observers.iter().filter_map(Weak::upgrade) {
+            let last = Tick(observer.load(Ordering::Relaxed));
+            observer.store(remap.apply(last).0, Ordering::Relaxed);
         }
         self.last_check_tick = now;
     }

@@ -26,7 +26,7 @@ pub(crate) use mut_ref::TickSlot;
 pub use removals::RemovedReader;
 pub(crate) use summary::Summary;
 pub use tick::Tick;
-pub(crate) use tick::{CHECK_TICK_THRESHOLD, RunTicks};
+pub(crate) use tick::{CHECK_TICK_THRESHOLD, Remap, RunTicks};
 
 use crate::entity::Entity;
 use crate::storage::ArchetypeId;

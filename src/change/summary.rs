@@ -142,13 +142,12 @@ impl Summary {
         }
     }
 
-    /// Clamps every entry to at most [`Tick::MAX_AGE`] old.
-    pub(crate) fn clamp(&mut self, now: Tick) {
+    /// Applies tick maintenance to every entry (the remap keeps order, so maxima stay
+    /// maxima).
+    pub(crate) fn remap(&mut self, remap: &super::Remap) {
         for level in &mut self.levels {
             for entry in level.iter_mut() {
-                let mut tick = Tick(*entry.get_mut());
-                tick.clamp(now);
-                *entry.get_mut() = tick.0;
+                *entry.get_mut() = remap.apply(Tick(*entry.get_mut())).0;
             }
         }
     }

@@ -15,10 +15,15 @@ pub struct Tick(pub(crate) u32);
 /// How often (in ticks) the world clamps old ticks.
 pub(crate) const CHECK_TICK_THRESHOLD: u32 = 1 << 29;
 
+/// Ages just past [`Tick::MAX_AGE`] into which maintenance compresses ancient ticks,
+/// preserving their order relative to idle observers.
+pub(crate) const ANCIENT_BAND: u32 = 1 << 20;
+
 impl Tick {
-    /// The oldest age a stored tick may reach before it is clamped. Two thresholds of
-    /// slack keep every live age below `u32::MAX`.
-    pub const MAX_AGE: u32 = u32::MAX - 2 * CHECK_TICK_THRESHOLD - 1;
+    /// The oldest age a tick keeps exactly. Older ticks are compressed into a narrow
+    /// band of older ages that keeps their order relative to every observer's last
+    /// run; two thresholds of slack keep every live age below `u32::MAX`.
+    pub const MAX_AGE: u32 = u32::MAX - 2 * CHECK_TICK_THRESHOLD - 1 - ANCIENT_BAND;
 
     /// The raw counter value.
     #[inline]
@@ -37,17 +42,45 @@ impl Tick {
     pub fn is_newer_than(self, last_run: Tick, this_run: Tick) -> bool {
         self.age(this_run) < last_run.age(this_run)
     }
+}
 
-    /// Clamps this tick so it is at most [`Tick::MAX_AGE`] old at `now`. Returns
-    /// whether it changed.
-    #[inline]
-    pub(crate) fn clamp(&mut self, now: Tick) -> bool {
-        if self.age(now) > Tick::MAX_AGE {
-            self.0 = now.0.wrapping_sub(Tick::MAX_AGE);
-            true
-        } else {
-            false
+/// The order-preserving compression of ancient ticks that tick maintenance applies.
+///
+/// `anchors` are the ages of idle observers' last runs older than [`Tick::MAX_AGE`].
+/// Every tick older than `MAX_AGE` maps to a slot: below every anchor, equal to one,
+/// or between two. Slots map to ages in `(MAX_AGE, MAX_AGE + ANCIENT_BAND]`, so a
+/// remapped tick compares with every remapped observer exactly as before, and stays
+/// older than every tick that was not remapped.
+pub struct Remap {
+    now: Tick,
+    /// Ancient observer ages, oldest first, distinct.
+    anchors: Vec<u32>,
+}
+
+impl Remap {
+    pub(crate) fn new(now: Tick, mut anchors: Vec<u32>) -> Remap {
+        anchors.retain(|&age| age > Tick::MAX_AGE);
+        anchors.sort_unstable_by(|a, b| b.cmp(a));
+        anchors.dedup();
+        // More idle observers than the band has slots for: the oldest share slots,
+        // which can only make them see old changes again, never miss one.
+        let slots = (ANCIENT_BAND as usize - 1) / 2;
+        if anchors.len() > slots {
+            anchors.drain(..anchors.len() - slots);
         }
+        Remap { now, anchors }
+    }
+
+    /// The remapped tick.
+    #[inline]
+    pub(crate) fn apply(&self, tick: Tick) -> Tick {
+        let age = tick.age(self.now);
+        if age <= Tick::MAX_AGE {
+            return tick;
+        }
+        let older = self.anchors.partition_point(|&anchor| anchor > age);
+        let slot = if self.anchors.get(older) == Some(&age) { 2 * older + 1 } else { 2 * older } as u32;
+        Tick(self.now.0.wrapping_sub(Tick::MAX_AGE + ANCIENT_BAND - slot))
     }
 }
 
@@ -92,12 +125,27 @@ mod tests {
     }
 
     #[test]
-    fn clamp_keeps_order_with_observers_clamped_below() {
+    fn remap_preserves_order_against_idle_observers() {
         let now = Tick(7);
-        let mut ancient = Tick(now.0.wrapping_sub(Tick::MAX_AGE + 100));
-        assert!(ancient.clamp(now));
-        assert_eq!(ancient.age(now), Tick::MAX_AGE);
-        let mut fresh = Tick(5);
-        assert!(!fresh.clamp(now));
+        let at = |age: u32| Tick(now.0.wrapping_sub(age));
+        let observers = [Tick::MAX_AGE + 1000, Tick::MAX_AGE + 500];
+        let remap = Remap::new(now, observers.to_vec());
+        let ticks = [
+            Tick::MAX_AGE + 2000,
+            Tick::MAX_AGE + 1000,
+            Tick::MAX_AGE + 700,
+            Tick::MAX_AGE + 500,
+            Tick::MAX_AGE + 10,
+            5,
+            0,
+        ];
+        for &observer in &observers {
+            for &tick in &ticks {
+                let (o, t) = (remap.apply(at(observer)), remap.apply(at(tick)));
+                assert_eq!(t.is_newer_than(o, now), at(tick).is_newer_than(at(observer), now), "{tick} vs {observer}");
+                assert!(t.age(now) <= Tick::MAX_AGE + ANCIENT_BAND);
+            }
+        }
+        assert_eq!(remap.apply(at(5)), at(5), "recent ticks are untouched");
     }
 }

@@ -1,6 +1,9 @@
 //! [`QueryState`]: a query's resolved components, its cache of matched tables, and
 //! its change-tracking memory (the tick of its last run).
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+
 use rayon::prelude::*;
 
 use crate::change::{Move, RunTicks, Tick};
@@ -74,8 +77,11 @@ pub struct QueryState<Q: QueryData, F: QueryFilter = ()> {
     pub(crate) matched: Vec<Matched<Q::ArchState, F::ArchState>>,
     /// Archetypes `0..seen` have been checked.
     seen: usize,
-    /// The tick of the previous run; `None` before the first (R6: all is new then).
-    last_run: Option<Tick>,
+    /// The tick of the previous run, registered with the world so tick maintenance
+    /// can clamp it (R12).
+    last_run: Arc<AtomicU32>,
+    /// Whether it has run: before the first run everything is new (R6).
+    has_run: bool,
     /// Rows gathered for a `Candidates` run, sorted.
     pub(crate) candidates: Vec<Candidate>,
     /// Reused by [`QueryState::despawn_where`].
@@ -103,7 +109,8 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             filter,
             matched: Vec::new(),
             seen: 0,
-            last_run: None,
+            last_run: world.register_observer(),
+            has_run: false,
             candidates: Vec::new(),
             doomed: Vec::new(),
         };
@@ -137,7 +144,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
 
     /// The tick of this state's last run, if it has run.
     pub fn last_run(&self) -> Option<Tick> {
-        self.last_run
+        self.has_run.then(|| Tick(self.last_run.load(Ordering::Relaxed)))
     }
 
     /// Starts a run: catches up with new tables, takes a tick, gathers candidate rows
@@ -146,15 +153,9 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     fn begin_run(&mut self, world: &World) -> (RunTicks, Mode) {
         self.update_archetypes(world);
         let this_run = world.increment_change_tick();
-        let last_run = self.last_run.map(|mut last| {
-            // An observer idle for longer than `Tick::MAX_AGE` treats every tick as
-            // newer than its last run: it may see very old changes again but never
-            // misses one (stored ticks are clamped to at most that age).
-            if last.age(this_run) > Tick::MAX_AGE {
-                last = Tick(this_run.0.wrapping_add(1));
-            }
-            last
-        });
+        // Tick maintenance keeps an idle observer's last run ordered against every
+        // stored tick, however long it idles (R12).
+        let last_run = self.last_run();
         let ticks = RunTicks { last_run, this_run };
         let dirty = F::dirty_state(&self.filter);
         let mode = if F::IS_ARCHETYPAL {
@@ -174,7 +175,8 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         } else {
             Mode::FilteredTables
         };
-        self.last_run = Some(this_run);
+        self.last_run.store(this_run.0, Ordering::Relaxed);
+        self.has_run = true;
         (ticks, mode)
     }
 
@@ -457,7 +459,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         let table = world.archetypes.get(matched.archetype);
         let row = location.row.index();
         // Not a run: judged against the last run, writes stamped with the current tick.
-        let ticks = RunTicks { last_run: self.last_run, this_run: world.change_tick() };
+        let ticks = RunTicks { last_run: self.last_run(), this_run: world.change_tick() };
         // SAFETY: resolved for this table; `row` is the entity's live row.
         unsafe {
             if !F::IS_ARCHETYPAL && !F::filter_row(&F::fetch_archetype(matched.filter, table, ticks), row) {

@@ -18,7 +18,7 @@
 use std::any::Any;
 use std::cell::UnsafeCell;
 
-use crate::change::{Summary, Tick};
+use crate::change::{Remap, Summary, Tick};
 
 /// Type-erased operations the world needs on a column without knowing its type.
 pub trait Column: Send + Sync + 'static {
@@ -36,8 +36,8 @@ pub trait Column: Send + Sync + 'static {
     fn clear(&mut self);
     /// Starts recording ticks; existing rows count as added and changed at `now`.
     fn enable_tracking(&mut self, now: Tick);
-    /// Clamps stored ticks to at most [`Tick::MAX_AGE`] old.
-    fn clamp_ticks(&mut self, now: Tick);
+    /// Applies tick maintenance to every stored tick.
+    fn remap_ticks(&mut self, remap: &Remap);
     /// Heap bytes used by change tracking (ticks and summaries).
     fn tracking_bytes(&self) -> usize;
     /// The per-row change ticks and their summary, if tracked. The pointer is valid
@@ -242,12 +242,12 @@ impl<T: Send + Sync + 'static> Column for TypedColumn<T> {
         });
     }
 
-    fn clamp_ticks(&mut self, now: Tick) {
+    fn remap_ticks(&mut self, remap: &Remap) {
         if let Some(ticks) = &mut self.ticks {
             for tick in ticks.added.iter_mut().chain(ticks.changed.iter_mut()) {
-                tick.get_mut().clamp(now);
+                *tick.get_mut() = remap.apply(*tick.get_mut());
             }
-            ticks.summary.clamp(now);
+            ticks.summary.remap(remap);
         }
     }
 
