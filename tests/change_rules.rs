@@ -141,9 +141,9 @@ fn r5_an_observer_that_does_not_run_catches_up_once() {
     let mut busy = world.query_filtered::<Entity, Changed<Pos>>();
     run(&mut busy, &world);
     // Several frames pass without `idle` running.
-    for frame in 0..4 {
-        world.get_mut::<Pos>(es[frame]).unwrap().0 += 1;
-        assert_eq!(run(&mut busy, &world), set(&[es[frame]]));
+    for &e in &es[..4] {
+        world.get_mut::<Pos>(e).unwrap().0 += 1;
+        assert_eq!(run(&mut busy, &world), set(&[e]));
     }
     world.remove::<(Sprite,)>(es[4]).unwrap();
     assert_eq!(run(&mut idle, &world), set(&es[..4]));
