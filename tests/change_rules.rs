@@ -52,6 +52,20 @@ fn r1_tracking_is_opt_in_and_untracked_writes_are_plain() {
 }
 
 #[test]
+fn r1_tracking_memory_stays_within_budget() {
+    // Budget: 8 bytes per tracked component per entity (added and changed ticks), plus
+    // the summaries (one entry per 16 rows, per 256 rows, ...).
+    let mut world = World::new();
+    world.spawn_batch((0..100_000).map(|i| (Pos(i), Vel(i))));
+    world.track::<Pos>();
+    let one = world.tracking_bytes();
+    assert!(one >= 100_000 * 8, "{one}");
+    assert!(one <= 100_000 * 8 + 100_000 * 4 / 15 + 64, "{one} bytes for one tracked column of 100,000 rows");
+    world.track::<Vel>();
+    assert_eq!(world.tracking_bytes(), 2 * one);
+}
+
+#[test]
 fn r2_marking_through_mut_set_if_neq_bypass_and_mark_changed() {
     let mut world = World::new();
     let a = world.spawn((Pos(1),));

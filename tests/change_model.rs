@@ -1,0 +1,342 @@
+//! Model test for change tracking: random interleavings of structural changes,
+//! writes (through `Mut`, `set_if_neq`, a bypass, `mark_changed`, a writing query) and
+//! several observers with different queries and dirty sets that run at random
+//! moments, against a naive model that logs every change and, per observer, replays
+//! the log since that observer's last run.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use proptest::prelude::*;
+use ripple::{Added, Changed, Dirty, Entity, QueryState, RemovedReader, With, Without, World};
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct A(u8);
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct B(u8);
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct C;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Kind {
+    A,
+    B,
+    C,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum What {
+    Added,
+    /// Written (also implied by `Added`).
+    Changed,
+    Removed,
+}
+
+/// One logged change.
+#[derive(Clone, Copy, Debug)]
+struct Change {
+    entity: Entity,
+    kind: Kind,
+    what: What,
+}
+
+#[derive(Clone, Debug)]
+enum Op {
+    Spawn(u8, u8),
+    Despawn(usize),
+    Insert(usize, u8, u8),
+    Remove(usize, u8),
+    Write(usize, u8),
+    SetIfNeq(usize, u8),
+    Bypass(usize, u8),
+    Mark(usize),
+    QueryWrite(u8),
+    Observe(usize),
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        4 => (any::<u8>(), any::<u8>()).prop_map(|(m, v)| Op::Spawn(m, v)),
+        2 => any::<usize>().prop_map(Op::Despawn),
+        3 => (any::<usize>(), any::<u8>(), any::<u8>()).prop_map(|(e, m, v)| Op::Insert(e, m, v)),
+        3 => (any::<usize>(), any::<u8>()).prop_map(|(e, m)| Op::Remove(e, m)),
+        3 => (any::<usize>(), any::<u8>()).prop_map(|(e, v)| Op::Write(e, v)),
+        2 => (any::<usize>(), 0u8..3).prop_map(|(e, v)| Op::SetIfNeq(e, v)),
+        1 => (any::<usize>(), any::<u8>()).prop_map(|(e, v)| Op::Bypass(e, v)),
+        1 => any::<usize>().prop_map(Op::Mark),
+        1 => any::<u8>().prop_map(Op::QueryWrite),
+        6 => (0usize..6).prop_map(Op::Observe),
+    ]
+}
+
+#[derive(Clone, Debug, Default)]
+struct Model {
+    alive: BTreeMap<Entity, (Option<u8>, Option<u8>, bool)>,
+    log: Vec<Change>,
+}
+
+impl Model {
+    fn has(&self, e: Entity, kind: Kind) -> bool {
+        self.alive.get(&e).is_some_and(|c| match kind {
+            Kind::A => c.0.is_some(),
+            Kind::B => c.1.is_some(),
+            Kind::C => c.2,
+        })
+    }
+    fn add(&mut self, entity: Entity, kind: Kind, present_before: bool) {
+        let what = if present_before { What::Changed } else { What::Added };
+        self.log.push(Change { entity, kind, what });
+    }
+}
+
+/// The observers under test, and how the model predicts each one's report.
+struct Observers {
+    changed_a: QueryState<(Entity, &'static A), Changed<A>>,
+    added_b: QueryState<Entity, Added<B>>,
+    changed_a_without_c: QueryState<Entity, (Changed<A>, Without<C>)>,
+    dirty_ab_on_c: QueryState<Entity, (With<C>, Dirty<(A, B)>)>,
+    dirty_c_on_a: QueryState<(Entity, &'static A), Dirty<(C,)>>,
+    removed_a: RemovedReader<A>,
+    /// Position in the model's log of each observer's last run (`None`: never ran).
+    seen: [Option<usize>; 6],
+}
+
+fn run(prefill: u16, ops: Vec<Op>) {
+    let mut world = World::new();
+    let mut model = Model::default();
+    // Large tables, so the change summaries have several levels.
+    let mut issued: Vec<Entity> = world.spawn_batch((0..prefill).map(|i| (A(i as u8), B(i as u8)))).collect();
+    for (i, &e) in issued.iter().enumerate() {
+        model.alive.insert(e, (Some(i as u8), Some(i as u8), false));
+        model.add(e, Kind::A, false);
+        model.add(e, Kind::B, false);
+    }
+    let mut writer = world.query_filtered::<&mut A, With<B>>();
+    let mut obs = Observers {
+        changed_a: world.query_filtered(),
+        added_b: world.query_filtered(),
+        changed_a_without_c: world.query_filtered(),
+        dirty_ab_on_c: world.query_filtered(),
+        dirty_c_on_a: world.query_filtered(),
+        removed_a: world.removal_reader::<A>(),
+        seen: [None, None, None, None, None, Some(0)],
+    };
+    let pick = |issued: &[Entity], i: usize| issued.get(i % issued.len().max(1)).copied();
+    for op in ops {
+        match op {
+            Op::Spawn(mask, v) => {
+                let e = match mask % 6 {
+                    0 => world.spawn((A(v),)),
+                    1 => world.spawn((B(v),)),
+                    2 => world.spawn((C,)),
+                    3 => world.spawn((A(v), B(v))),
+                    4 => world.spawn((C, A(v))),
+                    _ => world.spawn((A(v), B(v), C)),
+                };
+                let c = match mask % 6 {
+                    0 => (Some(v), None, false),
+                    1 => (None, Some(v), false),
+                    2 => (None, None, true),
+                    3 => (Some(v), Some(v), false),
+                    4 => (Some(v), None, true),
+                    _ => (Some(v), Some(v), true),
+                };
+                model.alive.insert(e, c);
+                for (kind, present) in [(Kind::A, c.0.is_some()), (Kind::B, c.1.is_some()), (Kind::C, c.2)] {
+                    if present {
+                        model.add(e, kind, false);
+                    }
+                }
+                issued.push(e);
+            }
+            Op::Despawn(i) => {
+                let Some(e) = pick(&issued, i) else { continue };
+                assert_eq!(world.despawn(e).is_ok(), model.alive.contains_key(&e));
+                if let Some(c) = model.alive.remove(&e) {
+                    for (kind, present) in [(Kind::A, c.0.is_some()), (Kind::B, c.1.is_some()), (Kind::C, c.2)] {
+                        if present {
+                            model.log.push(Change { entity: e, kind, what: What::Removed });
+                        }
+                    }
+                }
+            }
+            Op::Insert(i, mask, v) => {
+                let Some(e) = pick(&issued, i) else { continue };
+                let result = match mask % 4 {
+                    0 => world.insert(e, (A(v),)),
+                    1 => world.insert(e, (B(v),)),
+                    2 => world.insert(e, (C,)),
+                    _ => world.insert(e, (B(v), A(v))),
+                };
+                assert_eq!(result.is_ok(), model.alive.contains_key(&e));
+                if result.is_ok() {
+                    let kinds: &[Kind] = match mask % 4 {
+                        0 => &[Kind::A],
+                        1 => &[Kind::B],
+                        2 => &[Kind::C],
+                        _ => &[Kind::A, Kind::B],
+                    };
+                    for &kind in kinds {
+                        let before = model.has(e, kind);
+                        model.add(e, kind, before);
+                        let c = model.alive.get_mut(&e).unwrap();
+                        match kind {
+                            Kind::A => c.0 = Some(v),
+                            Kind::B => c.1 = Some(v),
+                            Kind::C => c.2 = true,
+                        }
+                    }
+                }
+            }
+            Op::Remove(i, which) => {
+                let Some(e) = pick(&issued, i) else { continue };
+                let (kind, ok) = match which % 3 {
+                    0 => (Kind::A, world.remove::<(A,)>(e).is_ok()),
+                    1 => (Kind::B, world.remove::<(B,)>(e).is_ok()),
+                    _ => (Kind::C, world.remove::<(C,)>(e).is_ok()),
+                };
+                assert_eq!(ok, model.has(e, kind));
+                if ok {
+                    let c = model.alive.get_mut(&e).unwrap();
+                    match kind {
+                        Kind::A => c.0 = None,
+                        Kind::B => c.1 = None,
+                        Kind::C => c.2 = false,
+                    }
+                    model.log.push(Change { entity: e, kind, what: What::Removed });
+                }
+            }
+            Op::Write(i, v) => {
+                let Some(e) = pick(&issued, i) else { continue };
+                if let Ok(mut a) = world.get_mut::<A>(e) {
+                    a.0 = v;
+                    model.alive.get_mut(&e).unwrap().0 = Some(v);
+                    model.log.push(Change { entity: e, kind: Kind::A, what: What::Changed });
+                } else {
+                    assert!(!model.has(e, Kind::A));
+                }
+            }
+            Op::SetIfNeq(i, v) => {
+                let Some(e) = pick(&issued, i) else { continue };
+                if let Ok(mut a) = world.get_mut::<A>(e) {
+                    let differs = a.0 != v;
+                    assert_eq!(a.set_if_neq(A(v)), differs);
+                    model.alive.get_mut(&e).unwrap().0 = Some(v);
+                    if differs {
+                        model.log.push(Change { entity: e, kind: Kind::A, what: What::Changed });
+                    }
+                }
+            }
+            Op::Bypass(i, v) => {
+                let Some(e) = pick(&issued, i) else { continue };
+                if let Ok(mut a) = world.get_mut::<A>(e) {
+                    a.bypass_change_detection().0 = v;
+                    model.alive.get_mut(&e).unwrap().0 = Some(v);
+                }
+            }
+            Op::Mark(i) => {
+                let Some(e) = pick(&issued, i) else { continue };
+                if world.mark_changed::<A>(e).is_ok() {
+                    model.log.push(Change { entity: e, kind: Kind::A, what: What::Changed });
+                }
+            }
+            Op::QueryWrite(v) => {
+                // Writes A on entities with B whose A is odd.
+                writer.for_each_mut(&mut world, |mut a| {
+                    if a.0 % 2 == 1 {
+                        a.0 = v;
+                    }
+                });
+                let written: Vec<Entity> = model
+                    .alive
+                    .iter()
+                    .filter(|(_, c)| c.1.is_some() && c.0.is_some_and(|a| a % 2 == 1))
+                    .map(|(e, _)| *e)
+                    .collect();
+                for e in written {
+                    model.alive.get_mut(&e).unwrap().0 = Some(v);
+                    model.log.push(Change { entity: e, kind: Kind::A, what: What::Changed });
+                }
+            }
+            Op::Observe(which) => observe(&mut world, &model, &mut obs, which),
+        }
+        assert_eq!(world.len(), model.alive.len());
+    }
+    for which in 0..6 {
+        observe(&mut world, &model, &mut obs, which);
+    }
+}
+
+/// Runs observer `which` and checks its report against the model's log.
+fn observe(world: &mut World, model: &Model, obs: &mut Observers, which: usize) {
+    let since = obs.seen[which];
+    let recent: &[Change] = match since {
+        Some(position) => &model.log[position..],
+        None => &[],
+    };
+    let all = since.is_none();
+    let with = |e: Entity, kind| model.has(e, kind);
+    let touched = |kinds: &[Kind], whats: &[What]| -> BTreeSet<Entity> {
+        recent.iter().filter(|c| kinds.contains(&c.kind) && whats.contains(&c.what)).map(|c| c.entity).collect()
+    };
+    let matching = |pred: &dyn Fn(Entity) -> bool| -> BTreeSet<Entity> {
+        model.alive.keys().copied().filter(|&e| pred(e)).collect()
+    };
+    let everything_or = |matches: BTreeSet<Entity>, dirty: BTreeSet<Entity>| -> BTreeSet<Entity> {
+        if all { matches } else { matches.intersection(&dirty).copied().collect() }
+    };
+    let written = [What::Added, What::Changed];
+    match which {
+        0 => {
+            let want = everything_or(matching(&|e| with(e, Kind::A)), touched(&[Kind::A], &written));
+            let got: BTreeSet<Entity> = obs.changed_a.iter(world).map(|(e, _)| e).collect();
+            assert_eq!(got, want, "Changed<A>");
+        }
+        1 => {
+            let want = everything_or(matching(&|e| with(e, Kind::B)), touched(&[Kind::B], &[What::Added]));
+            let got: BTreeSet<Entity> = obs.added_b.iter(world).collect();
+            assert_eq!(got, want, "Added<B>");
+        }
+        2 => {
+            let want = everything_or(
+                matching(&|e| with(e, Kind::A) && !with(e, Kind::C)),
+                touched(&[Kind::A], &written),
+            );
+            let got: BTreeSet<Entity> = obs.changed_a_without_c.iter(world).collect();
+            assert_eq!(got, want, "(Changed<A>, Without<C>)");
+        }
+        3 => {
+            // Query: With<C>; dirty: A or B changed/added/removed, or started matching
+            // (C added).
+            let mut dirty = touched(&[Kind::A, Kind::B], &[What::Added, What::Changed, What::Removed]);
+            dirty.extend(touched(&[Kind::C], &[What::Added]));
+            let want = everything_or(matching(&|e| with(e, Kind::C)), dirty);
+            let got: BTreeSet<Entity> = obs.dirty_ab_on_c.iter(world).collect();
+            assert_eq!(got, want, "(With<C>, Dirty<(A, B)>)");
+        }
+        4 => {
+            // Query: &A; dirty: C added/removed (a tag never changes otherwise) or
+            // started matching (A added).
+            let mut dirty = touched(&[Kind::C], &[What::Added, What::Changed, What::Removed]);
+            dirty.extend(touched(&[Kind::A], &[What::Added]));
+            let want = everything_or(matching(&|e| with(e, Kind::A)), dirty);
+            let got: BTreeSet<Entity> = obs.dirty_c_on_a.iter(world).map(|(e, _)| e).collect();
+            assert_eq!(got, want, "Dirty<(C,)> on &A");
+        }
+        _ => {
+            let want: Vec<Entity> =
+                recent.iter().filter(|c| c.kind == Kind::A && c.what == What::Removed).map(|c| c.entity).collect();
+            let got: Vec<Entity> = obs.removed_a.read(world).map(|(e, _)| e).collect();
+            assert_eq!(got, want, "removals of A");
+        }
+    }
+    obs.seen[which] = Some(model.log.len());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn change_tracking_matches_model(prefill in 0u16..600, ops in prop::collection::vec(op(), 1..200)) {
+        run(prefill, ops);
+    }
+}
