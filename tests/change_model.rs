@@ -88,12 +88,14 @@ impl Model {
     }
 }
 
+type DirtyOnC = QueryState<Entity, (With<C>, Dirty<(A, B)>)>;
+
 /// The observers under test, and how the model predicts each one's report.
 struct Observers {
     changed_a: QueryState<(Entity, &'static A), Changed<A>>,
     added_b: QueryState<Entity, Added<B>>,
     changed_a_without_c: QueryState<Entity, (Changed<A>, Without<C>)>,
-    dirty_ab_on_c: QueryState<Entity, (With<C>, Dirty<(A, B)>)>,
+    dirty_ab_on_c: DirtyOnC,
     dirty_c_on_a: QueryState<(Entity, &'static A), Dirty<(C,)>>,
     removed_a: RemovedReader<A>,
     /// Position in the model's log of each observer's last run (`None`: never ran).
