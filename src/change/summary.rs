@@ -18,6 +18,32 @@ use super::tick::Tick;
 pub(crate) const FANOUT: usize = 16;
 const SHIFT: u32 = FANOUT.trailing_zeros();
 
+/// The test "newer than the last run", as numbers: `this_run - tick < since`.
+#[derive(Clone, Copy)]
+struct Scan {
+    this_run: u32,
+    since: u32,
+}
+
+impl Scan {
+    /// Bit `i` set if `ticks[i]` is new (`ticks.len() <= 16`).
+    #[inline]
+    fn mask(self, ticks: &[u32]) -> u32 {
+        let mut mask = 0u32;
+        if let Ok(block) = <&[u32; FANOUT]>::try_from(ticks) {
+            // A fixed-size loop the compiler turns into a few vector compares.
+            for (i, &tick) in block.iter().enumerate() {
+                mask |= u32::from(self.this_run.wrapping_sub(tick) < self.since) << i;
+            }
+        } else {
+            for (i, &tick) in ticks.iter().enumerate() {
+                mask |= u32::from(self.this_run.wrapping_sub(tick) < self.since) << i;
+            }
+        }
+        mask
+    }
+}
+
 /// Per-block maxima of one column's change ticks.
 #[derive(Default)]
 pub struct Summary {
@@ -86,51 +112,68 @@ impl Summary {
         }
     }
 
-    /// Calls `f` for every row below `len` whose tick (read by `tick_of`) satisfies
-    /// `is_new`, in ascending row order, skipping every block whose maximum does not.
+    /// Calls `f` for every row below `len` whose change tick (in `ticks`, one per
+    /// row) is newer than `last_run`, in ascending row order, skipping every block
+    /// whose maximum is not.
+    ///
+    /// # Safety
+    /// `ticks` points to at least `len` ticks, and no one writes this column's ticks or
+    /// summary during the call (the caller holds read access to the column, which
+    /// excludes its writers). The summary is then read with plain loads, which lets
+    /// each block of 16 be tested at once.
     #[inline]
-    pub(crate) fn for_each_new(
+    pub(crate) unsafe fn for_each_new(
         &self,
+        ticks: *const Tick,
         len: usize,
-        is_new: &impl Fn(Tick) -> bool,
-        tick_of: &impl Fn(usize) -> Tick,
+        last_run: Tick,
+        this_run: Tick,
         f: &mut dyn FnMut(usize),
     ) {
         if len == 0 || self.levels.is_empty() {
             return;
         }
+        let scan = Scan { this_run: this_run.0, since: last_run.age(this_run) };
+        // SAFETY: `Tick` is a transparent `u32`; `ticks` holds `len` of them (caller).
+        let rows = unsafe { std::slice::from_raw_parts(ticks.cast::<u32>(), len) };
         let top = self.levels.len() - 1;
-        let top_entries = self.levels[top].len();
-        self.descend(top, 0, top_entries, len, is_new, tick_of, f);
+        // SAFETY: no concurrent writer (caller).
+        unsafe { self.descend(top, 0, rows, scan, f) };
     }
 
-    #[allow(clippy::too_many_arguments, reason = "recursion carries the search context")]
-    fn descend(
-        &self,
-        level: usize,
-        first: usize,
-        end: usize,
-        len: usize,
-        is_new: &impl Fn(Tick) -> bool,
-        tick_of: &impl Fn(usize) -> Tick,
-        f: &mut dyn FnMut(usize),
-    ) {
+    /// Visits the children of block `block` at `level` (entries
+    /// `block * FANOUT ..`), descending into the new ones.
+    ///
+    /// # Safety
+    /// As [`Summary::for_each_new`].
+    unsafe fn descend(&self, level: usize, block: usize, rows: &[u32], scan: Scan, f: &mut dyn FnMut(usize)) {
         let entries = &self.levels[level];
-        let end = end.min(entries.len());
-        for (index, entry) in entries.iter().enumerate().take(end).skip(first) {
-            if !is_new(Tick(entry.load(Relaxed))) {
-                continue;
-            }
-            let child_first = index << SHIFT;
-            let child_end = child_first + FANOUT;
+        let first = block * FANOUT;
+        let end = (first + FANOUT).min(entries.len());
+        if first >= end {
+            return;
+        }
+        // SAFETY: `AtomicU32` has the layout of `u32`; no one writes these entries during
+        // the call (caller), so plain reads do not race.
+        let block_entries = unsafe { std::slice::from_raw_parts(entries[first..end].as_ptr().cast::<u32>(), end - first) };
+        let mut mask = scan.mask(block_entries);
+        while mask != 0 {
+            let child = first + mask.trailing_zeros() as usize;
+            mask &= mask - 1;
             if level == 0 {
-                for row in child_first..child_end.min(len) {
-                    if is_new(tick_of(row)) {
-                        f(row);
-                    }
+                let start = child * FANOUT;
+                let stop = (start + FANOUT).min(rows.len());
+                if start >= stop {
+                    continue;
+                }
+                let mut row_mask = scan.mask(&rows[start..stop]);
+                while row_mask != 0 {
+                    f(start + row_mask.trailing_zeros() as usize);
+                    row_mask &= row_mask - 1;
                 }
             } else {
-                self.descend(level - 1, child_first, child_end, len, is_new, tick_of, f);
+                // SAFETY: as above.
+                unsafe { self.descend(level - 1, child, rows, scan, f) };
             }
         }
     }
@@ -192,7 +235,8 @@ mod tests {
         let last = Tick(10_000);
         let mut found = Vec::new();
         let now = Tick(100 + 10_000);
-        summary.for_each_new(ticks.len(), &|t: Tick| t.is_newer_than(last, now), &|r| ticks[r], &mut |r| found.push(r));
+        // SAFETY: `ticks` holds `len` ticks and nothing writes during the call.
+        unsafe { summary.for_each_new(ticks.as_ptr(), ticks.len(), last, now, &mut |r| found.push(r)) };
         let want: Vec<_> = (0..ticks.len()).filter(|&r| ticks[r].is_newer_than(last, now)).collect();
         assert_eq!(found, want);
     }
@@ -208,11 +252,12 @@ mod tests {
             summary.mark_newest(row, Tick(9));
         }
         let mut found = Vec::new();
-        let last = Tick(5);
-        summary.for_each_new(len, &|t: Tick| t.is_newer_than(last, Tick(10)), &|r| ticks[r], &mut |r| found.push(r));
+        // SAFETY: `ticks` holds `len` ticks and nothing writes during the call.
+        unsafe { summary.for_each_new(ticks.as_ptr(), len, Tick(5), Tick(10), &mut |r| found.push(r)) };
         assert_eq!(found, (3..len).step_by(397).collect::<Vec<_>>());
         let mut none = 0;
-        summary.for_each_new(len, &|t: Tick| t.is_newer_than(Tick(9), Tick(10)), &|r| ticks[r], &mut |_| none += 1);
+        // SAFETY: as above.
+        unsafe { summary.for_each_new(ticks.as_ptr(), len, Tick(9), Tick(10), &mut |_| none += 1) };
         assert_eq!(none, 0);
     }
 }

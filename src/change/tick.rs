@@ -10,6 +10,7 @@ use std::fmt;
 /// `CHECK_TICK_THRESHOLD` ticks), so comparisons never see an ambiguous age however
 /// long the world runs.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(transparent)]
 pub struct Tick(pub(crate) u32);
 
 /// How often (in ticks) the world clamps old ticks.

@@ -114,12 +114,11 @@ unsafe fn candidates(fetch: &ChangeFetch, len: usize, f: &mut dyn FnMut(usize)) 
         (0..len).for_each(f);
         return;
     }
-    let run = fetch.ticks;
-    let changed = fetch.changed;
-    // SAFETY: the summary lives as long as the column (caller); rows are below `len`.
-    let summary = unsafe { &*fetch.summary };
-    // SAFETY: `row < len` (the summary only reports rows below `len`).
-    summary.for_each_new(len, &|tick| run.is_new(tick), &|row| unsafe { *changed.add(row) }, f);
+    let Some(last_run) = fetch.ticks.last_run else { return };
+    // SAFETY: the summary lives as long as the column, which holds `len` change ticks
+    // (caller); a change filter declares a read of its column, which excludes writers
+    // while the run gathers candidates.
+    unsafe { (*fetch.summary).for_each_new(fetch.changed, len, last_run, fetch.ticks.this_run, f) };
 }
 
 macro_rules! impl_change_filter {

@@ -485,14 +485,15 @@ fn gather_dirty<QA, FA>(
         for &component in dirty.components.iter() {
             let Some(column) = table.column_index(component) else { continue };
             let Some((changed, summary)) = table.column(column).change_ticks() else { continue };
-            summary.for_each_new(
-                table.len(),
-                &|tick| ticks.is_new(tick),
-                // SAFETY: the summary reports rows below the table's length, and
-                // `changed` holds that many ticks.
-                &|row| unsafe { *changed.add(row) },
-                &mut |row| candidates.push((index as u32, row as u32)),
-            );
+            let Some(last_run) = ticks.last_run else { continue };
+            // SAFETY: `changed` holds one tick per row of the table; the run reads the
+            // listed columns' ticks while no writer of them runs (a `Dirty` query is a
+            // reader of its listed components).
+            unsafe {
+                summary.for_each_new(changed, table.len(), last_run, ticks.this_run, &mut |row| {
+                    candidates.push((index as u32, row as u32));
+                });
+            }
         }
     }
     let position = |archetype: ArchetypeId| matched.binary_search_by_key(&archetype, |m| m.archetype);
