@@ -21,13 +21,13 @@ fn frag_iter(c: &mut Criterion) {
         for_each_letter!(spawn);
         let mut query: ripple::QueryState<&mut Data> = world.query::<&mut Data>();
         let mut n = 0;
-        query.for_each_mut(&mut world, |data| {
+        query.for_each_mut(&mut world, |mut data| {
             data.0 *= 2.0;
             n += 1;
         });
         assert_eq!(n, N_DATA);
         b.iter(|| {
-            query.for_each_mut(&mut world, |data| {
+            query.for_each_mut(&mut world, |mut data| {
                 data.0 *= 2.0;
             });
         })

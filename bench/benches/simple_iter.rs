@@ -14,13 +14,34 @@ fn simple_iter(c: &mut Criterion) {
         world.spawn_batch((0..N_ENTITIES).map(|_| tprv()));
         let mut query: ripple::QueryState<(&Velocity, &mut Position)> = world.query::<(&Velocity, &mut Position)>();
         let mut n = 0;
-        query.for_each_mut(&mut world, |(vel, pos)| {
+        query.for_each_mut(&mut world, |(vel, mut pos)| {
             pos.0 += vel.0;
             n += 1;
         });
         assert_eq!(n, N_ENTITIES);
         b.iter(|| {
-            query.for_each_mut(&mut world, |(vel, pos)| {
+            query.for_each_mut(&mut world, |(vel, mut pos)| {
+                pos.0 += vel.0;
+            });
+        })
+    });
+
+    // BENCHMARKS.md §C, the cost of a tracked write: the same pass with Position tracked,
+    // every write going through `Mut` (which marks its row changed). The report prints
+    // ripple_tracked / ripple.
+    group.bench_function("ripple_tracked", |b| {
+        let mut world = ripple::World::new();
+        world.track::<Position>();
+        world.spawn_batch((0..N_ENTITIES).map(|_| tprv()));
+        let mut query: ripple::QueryState<(&Velocity, &mut Position)> = world.query::<(&Velocity, &mut Position)>();
+        let mut n = 0;
+        query.for_each_mut(&mut world, |(vel, mut pos)| {
+            pos.0 += vel.0;
+            n += 1;
+        });
+        assert_eq!(n, N_ENTITIES);
+        b.iter(|| {
+            query.for_each_mut(&mut world, |(vel, mut pos)| {
                 pos.0 += vel.0;
             });
         })

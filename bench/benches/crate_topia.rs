@@ -1,0 +1,529 @@
+//! crate_topia (BENCHMARKS.md §B, "Crate-topia"): change tracking.
+//!
+//! N entities with (Position, Sprite), N ∈ {100,000, 1,000,000}. Each frame a *mover*
+//! writes the Position of a fixed strided set of K entities (original indices i·(N/K),
+//! i < K), K ∈ {0, 100, 10,000}; a *renderer* processes exactly the entities whose
+//! Position changed since it last ran and folds them into an order-independent checksum
+//! (wrapping sum of a per-entity hash of the entity's original index, kept in Sprite, and
+//! its position bits).
+//!
+//! Two criterion groups per (N, K), one function per line:
+//! * `crate_topia_render/N=..,K=..`: the renderer step alone; the mover runs untimed
+//!   before each timed renderer call (`iter_custom`, one `Instant` pair per call);
+//! * `crate_topia_frame/N=..,K=..`: mover + renderer, timed together.
+//!
+//! Lines: `ripple` (`Changed<Position>` on a tracked Position), `bevy_ecs` (`Changed<Position>`
+//! in a `SystemState`), `specs` (`FlaggedStorage` + a `ReaderId` read into a `BitSet`),
+//! `shipyard` (`track::Modification` + `.modified()` + `clear_all_modified`), `legion`
+//! (`maybe_changed::<Position>()`), `brute` (a plain ripple query over all N) and `ideal`
+//! (a `Vec<u32>` of changed indices into a `Vec` of positions: the practical floor).
+//!
+//! legion's filter and BRUTE only narrow the candidates (legion: to archetype slices
+//! written since its last run; BRUTE: not at all), so both find the changed entities
+//! among the candidates by comparing each position with a shadow copy of the last one
+//! they rendered: that is the price of not knowing which entities changed.
+//!
+//! Every world is built once per (N, K, line), outside the timed loops. Before timing,
+//! each line runs one warm-up frame (discarded: a renderer's first run sees every entity
+//! as new) and then `CHECK_FRAMES` frames whose checksums must equal IDEAL's, frame by
+//! frame (`assert_eq!`); with K = 0 they must be 0.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, Criterion, criterion_group};
+
+/// 2×f32; the mover adds 1 to `x`.
+#[derive(Clone, Copy, Debug, PartialEq, bevy_ecs::component::Component)]
+pub struct Position {
+    /// Written by the mover.
+    pub x: f32,
+    /// Never written after spawn.
+    pub y: f32,
+}
+
+/// The entity's original (spawn) index, and a payload.
+#[derive(Clone, Copy, Debug, PartialEq, bevy_ecs::component::Component)]
+pub struct Sprite {
+    /// Index of the entity in spawn order: identifies it in the checksum.
+    pub index: u32,
+    /// Unused payload, so that Sprite is as large as Position.
+    pub layer: u32,
+}
+
+// specs: Position is flagged (events on every mutable access), Sprite plain.
+impl specs::Component for Position {
+    type Storage = specs::FlaggedStorage<Self, specs::VecStorage<Self>>;
+}
+impl specs::Component for Sprite {
+    type Storage = specs::VecStorage<Self>;
+}
+
+// shipyard: by hand, as `#[derive(Component)] #[track(Modification)]` would (the derive
+// needs shipyard's `proc` feature, which the bench does not enable).
+impl shipyard::Component for Position {
+    type Tracking = shipyard::track::Modification;
+}
+impl shipyard::Component for Sprite {
+    type Tracking = shipyard::track::Untracked;
+}
+
+/// Entity counts.
+const SIZES: [usize; 2] = [100_000, 1_000_000];
+/// Entities moved per frame.
+const CHANGED: [usize; 3] = [0, 100, 10_000];
+/// Checked frames after the warm-up frame.
+const CHECK_FRAMES: usize = 4;
+
+/// The components of the entity spawned `i`-th.
+#[inline]
+fn spawn_item(i: usize) -> (Position, Sprite) {
+    // Positions stay small so that `x += 1.0` changes x's bits for millions of frames.
+    (Position { x: (i % 1024) as f32, y: (i / 1024) as f32 }, Sprite { index: i as u32, layer: 0 })
+}
+
+/// The original indices the mover writes: i·(N/K) for i < K.
+fn mover_indices(n: usize, k: usize) -> Vec<usize> {
+    if k == 0 { Vec::new() } else { (0..k).map(|i| i * (n / k)).collect() }
+}
+
+/// splitmix64's finaliser.
+#[inline(always)]
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// Position's bits as one word (the shadow copies of legion and BRUTE).
+#[inline(always)]
+fn pos_bits(p: &Position) -> u64 {
+    (u64::from(p.x.to_bits()) << 32) | u64::from(p.y.to_bits())
+}
+
+/// A shadow slot no position can match (its x bits are a NaN).
+const NO_POSITION: u64 = u64::MAX;
+
+/// The per-entity term of the checksum; the checksum is the wrapping sum of these over
+/// the entities rendered, so it does not depend on visit order.
+#[inline(always)]
+fn entity_hash(index: u32, p: &Position) -> u64 {
+    mix(pos_bits(p) ^ mix(u64::from(index) ^ 0x9E37_79B9_7F4A_7C15))
+}
+
+/// One library's world with its mover and renderer.
+trait Line {
+    /// Writes Position of the K mover entities (x += 1).
+    fn mover(&mut self);
+    /// Folds the entities whose Position changed since the last call into a checksum.
+    fn render(&mut self) -> u64;
+}
+
+// ---------------------------------------------------------------------------------------
+// IDEAL: a Vec of positions and a Vec<u32> of the indices changed since the last render.
+
+struct Ideal {
+    positions: Vec<Position>,
+    sprites: Vec<Sprite>,
+    movers: Vec<u32>,
+    changed: Vec<u32>,
+}
+
+impl Ideal {
+    fn new(n: usize, k: usize) -> Self {
+        let (positions, sprites) = (0..n).map(spawn_item).unzip();
+        Ideal {
+            positions,
+            sprites,
+            movers: mover_indices(n, k).into_iter().map(|i| i as u32).collect(),
+            // Like every renderer's first run: everything is new.
+            changed: (0..n as u32).collect(),
+        }
+    }
+}
+
+impl Line for Ideal {
+    fn mover(&mut self) {
+        for &i in &self.movers {
+            self.positions[i as usize].x += 1.0;
+            self.changed.push(i);
+        }
+    }
+
+    fn render(&mut self) -> u64 {
+        let mut sum = 0u64;
+        for &i in &self.changed {
+            let i = i as usize;
+            sum = sum.wrapping_add(entity_hash(self.sprites[i].index, &self.positions[i]));
+        }
+        self.changed.clear();
+        sum
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// BRUTE: a plain ripple query over all N (Position untracked), diffed against a shadow.
+
+struct Brute {
+    world: ripple::World,
+    movers: Vec<ripple::Entity>,
+    mover: ripple::QueryState<&'static mut Position>,
+    renderer: ripple::QueryState<(&'static Position, &'static Sprite)>,
+    shadow: Vec<u64>,
+}
+
+impl Brute {
+    fn new(n: usize, k: usize) -> Self {
+        let mut world = ripple::World::new();
+        let ids: Vec<ripple::Entity> = world.spawn_batch((0..n).map(spawn_item)).collect();
+        let movers = mover_indices(n, k).into_iter().map(|i| ids[i]).collect();
+        let mover = world.query::<&mut Position>();
+        let renderer = world.query::<(&Position, &Sprite)>();
+        Brute { world, movers, mover, renderer, shadow: vec![NO_POSITION; n] }
+    }
+}
+
+impl Line for Brute {
+    fn mover(&mut self) {
+        for &e in &self.movers {
+            self.mover.get_mut(&mut self.world, e).unwrap().x += 1.0;
+        }
+    }
+
+    fn render(&mut self) -> u64 {
+        let shadow = &mut self.shadow;
+        let mut sum = 0u64;
+        self.renderer.for_each(&self.world, |(p, s)| {
+            let bits = pos_bits(p);
+            let slot = &mut shadow[s.index as usize];
+            if *slot != bits {
+                *slot = bits;
+                sum = sum.wrapping_add(entity_hash(s.index, p));
+            }
+        });
+        sum
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// ripple: Position tracked; the renderer's QueryState remembers its last run.
+
+struct Ripple {
+    world: ripple::World,
+    movers: Vec<ripple::Entity>,
+    mover: ripple::QueryState<&'static mut Position>,
+    renderer: ripple::QueryState<(&'static Position, &'static Sprite), ripple::Changed<Position>>,
+}
+
+impl Ripple {
+    fn new(n: usize, k: usize) -> Self {
+        let mut world = ripple::World::new();
+        world.track::<Position>();
+        let ids: Vec<ripple::Entity> = world.spawn_batch((0..n).map(spawn_item)).collect();
+        let movers = mover_indices(n, k).into_iter().map(|i| ids[i]).collect();
+        let mover = world.query::<&mut Position>();
+        let renderer = world.query_filtered::<(&Position, &Sprite), ripple::Changed<Position>>();
+        Ripple { world, movers, mover, renderer }
+    }
+}
+
+impl Line for Ripple {
+    fn mover(&mut self) {
+        for &e in &self.movers {
+            self.mover.get_mut(&mut self.world, e).unwrap().x += 1.0;
+        }
+    }
+
+    fn render(&mut self) -> u64 {
+        let mut sum = 0u64;
+        self.renderer.for_each(&self.world, |(p, s)| {
+            sum = sum.wrapping_add(entity_hash(s.index, p));
+        });
+        sum
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// bevy_ecs: the renderer is a SystemState (its own last-run tick) over
+// Query<(&Position, &Sprite), Changed<Position>>; the mover a cached QueryState.
+
+type BevyRenderQuery =
+    bevy_ecs::system::Query<'static, 'static, (&'static Position, &'static Sprite), bevy_ecs::query::Changed<Position>>;
+
+struct Bevy {
+    world: bevy_ecs::world::World,
+    movers: Vec<bevy_ecs::entity::Entity>,
+    mover: bevy_ecs::query::QueryState<&'static mut Position>,
+    renderer: bevy_ecs::system::SystemState<BevyRenderQuery>,
+}
+
+impl Bevy {
+    fn new(n: usize, k: usize) -> Self {
+        let mut world = bevy_ecs::world::World::new();
+        let ids: Vec<bevy_ecs::entity::Entity> = world.spawn_batch((0..n).map(spawn_item)).collect();
+        let movers = mover_indices(n, k).into_iter().map(|i| ids[i]).collect();
+        let mover = world.query::<&mut Position>();
+        let renderer = bevy_ecs::system::SystemState::<BevyRenderQuery>::new(&mut world);
+        Bevy { world, movers, mover, renderer }
+    }
+}
+
+impl Line for Bevy {
+    fn mover(&mut self) {
+        let mut query = self.mover.query_mut(&mut self.world);
+        for &e in &self.movers {
+            query.get_mut(e).unwrap().x += 1.0;
+        }
+    }
+
+    fn render(&mut self) -> u64 {
+        let query = self.renderer.get(&self.world).unwrap();
+        query.iter().fold(0u64, |sum, (p, s)| sum.wrapping_add(entity_hash(s.index, p)))
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// specs: FlaggedStorage<Position>; the renderer reads the storage's events since its
+// last read into a BitSet and joins with it.
+
+struct Specs {
+    world: specs::World,
+    movers: Vec<specs::Entity>,
+    reader: specs::ReaderId<specs::storage::ComponentEvent>,
+    dirty: specs::BitSet,
+}
+
+impl Specs {
+    fn new(n: usize, k: usize) -> Self {
+        use specs::{Builder, WorldExt};
+        let mut world = specs::World::new();
+        world.register::<Position>();
+        world.register::<Sprite>();
+        // Registered before the spawns: the first read sees every insertion.
+        let reader = world.write_storage::<Position>().register_reader();
+        let ids: Vec<specs::Entity> = (0..n)
+            .map(|i| {
+                let (p, s) = spawn_item(i);
+                world.create_entity().with(p).with(s).build()
+            })
+            .collect();
+        let movers = mover_indices(n, k).into_iter().map(|i| ids[i]).collect();
+        Specs { world, movers, reader, dirty: specs::BitSet::new() }
+    }
+}
+
+impl Line for Specs {
+    fn mover(&mut self) {
+        use specs::WorldExt;
+        let mut positions = self.world.write_storage::<Position>();
+        for &e in &self.movers {
+            positions.get_mut(e).unwrap().x += 1.0;
+        }
+    }
+
+    fn render(&mut self) -> u64 {
+        use specs::storage::ComponentEvent;
+        use specs::{Join, WorldExt};
+        let positions = self.world.read_storage::<Position>();
+        let sprites = self.world.read_storage::<Sprite>();
+        self.dirty.clear();
+        for event in positions.channel().read(&mut self.reader) {
+            match *event {
+                ComponentEvent::Inserted(id) | ComponentEvent::Modified(id) => {
+                    self.dirty.add(id);
+                }
+                ComponentEvent::Removed(_) => {}
+            }
+        }
+        (&positions, &sprites, &self.dirty)
+            .join()
+            .fold(0u64, |sum, (p, s, _)| sum.wrapping_add(entity_hash(s.index, p)))
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// shipyard: Position tracks modification; outside workloads the window is "since the last
+// clear_all_modified", so the renderer clears after it has read.
+
+struct Shipyard {
+    world: shipyard::World,
+    movers: Vec<shipyard::EntityId>,
+}
+
+impl Shipyard {
+    fn new(n: usize, k: usize) -> Self {
+        let mut world = shipyard::World::new();
+        let ids: Vec<shipyard::EntityId> = world.bulk_add_entity((0..n).map(spawn_item)).collect();
+        let movers = mover_indices(n, k).into_iter().map(|i| ids[i]).collect();
+        Shipyard { world, movers }
+    }
+}
+
+impl Line for Shipyard {
+    fn mover(&mut self) {
+        use shipyard::{Get, ViewMut};
+        let movers = &self.movers;
+        self.world.run(|mut positions: ViewMut<'_, Position>| {
+            for &e in movers {
+                (&mut positions).get(e).unwrap().x += 1.0;
+            }
+        });
+    }
+
+    fn render(&mut self) -> u64 {
+        use shipyard::{IntoIter, View, ViewMut};
+        self.world.run(|positions: ViewMut<'_, Position>, sprites: View<'_, Sprite>| {
+            let sum = (positions.modified(), &sprites)
+                .iter()
+                .fold(0u64, |sum, (p, s)| sum.wrapping_add(entity_hash(s.index, p)));
+            positions.clear_all_modified();
+            sum
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// legion: a stored query filtered by maybe_changed::<Position>() (per archetype slice:
+// one write marks the whole slice), diffed against a shadow copy.
+
+struct Legion {
+    world: legion::World,
+    movers: Vec<legion::Entity>,
+    /// The renderer: owns the filtered query (whose filter keeps the versions it has seen)
+    /// and the shadow copy.
+    renderer: Box<dyn FnMut(&legion::World) -> u64>,
+}
+
+impl Legion {
+    fn new(n: usize, k: usize) -> Self {
+        use legion::{IntoQuery, Read, maybe_changed};
+        let mut world = legion::World::default();
+        let ids = world.extend((0..n).map(spawn_item)).to_vec();
+        world.pack(legion::storage::PackOptions::force());
+        let movers = mover_indices(n, k).into_iter().map(|i| ids[i]).collect();
+        let mut query = <(Read<Position>, Read<Sprite>)>::query().filter(maybe_changed::<Position>());
+        let mut shadow = vec![NO_POSITION; n];
+        let renderer = Box::new(move |world: &legion::World| {
+            let mut sum = 0u64;
+            query.for_each(world, |(p, s): (&Position, &Sprite)| {
+                let bits = pos_bits(p);
+                let slot = &mut shadow[s.index as usize];
+                if *slot != bits {
+                    *slot = bits;
+                    sum = sum.wrapping_add(entity_hash(s.index, p));
+                }
+            });
+            sum
+        });
+        Legion { world, movers, renderer }
+    }
+}
+
+impl Line for Legion {
+    fn mover(&mut self) {
+        for &e in &self.movers {
+            self.world.entry(e).unwrap().get_component_mut::<Position>().unwrap().x += 1.0;
+        }
+    }
+
+    fn render(&mut self) -> u64 {
+        (self.renderer)(&self.world)
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+
+/// Builds every line's world for (n, k), in report order.
+fn build_lines(n: usize, k: usize) -> Vec<(&'static str, Box<dyn Line>)> {
+    vec![
+        ("ripple", Box::new(Ripple::new(n, k))),
+        ("bevy_ecs", Box::new(Bevy::new(n, k))),
+        ("specs", Box::new(Specs::new(n, k))),
+        ("shipyard", Box::new(Shipyard::new(n, k))),
+        ("legion", Box::new(Legion::new(n, k))),
+        ("brute", Box::new(Brute::new(n, k))),
+        ("ideal", Box::new(Ideal::new(n, k))),
+    ]
+}
+
+/// Runs the warm-up frame and `CHECK_FRAMES` frames of every line and asserts that each
+/// frame's checksum equals IDEAL's.
+fn check_checksums(lines: &mut [(&'static str, Box<dyn Line>)], n: usize, k: usize) {
+    let frames = |line: &mut dyn Line| -> Vec<u64> {
+        line.mover();
+        let _warm_up = line.render();
+        (0..CHECK_FRAMES)
+            .map(|_| {
+                line.mover();
+                line.render()
+            })
+            .collect()
+    };
+    let ideal = lines.iter_mut().find(|(name, _)| *name == "ideal").expect("an ideal line");
+    let expected = frames(ideal.1.as_mut());
+    if k == 0 {
+        assert!(expected.iter().all(|&c| c == 0), "IDEAL at N={n}, K=0: nonzero checksum {expected:?}");
+    } else {
+        assert!(expected.iter().all(|&c| c != 0), "IDEAL at N={n}, K={k}: zero checksum {expected:?}");
+        assert!(expected.windows(2).all(|w| w[0] != w[1]), "IDEAL at N={n}, K={k}: frames alike {expected:?}");
+    }
+    for (name, line) in lines.iter_mut().filter(|(name, _)| *name != "ideal") {
+        let got = frames(line.as_mut());
+        assert_eq!(got, expected, "{name}: per-frame checksums differ from IDEAL's at N={n}, K={k}");
+    }
+    eprintln!("crate_topia N={n}, K={k}: {} lines, checksums equal to IDEAL's over {CHECK_FRAMES} frames", lines.len());
+}
+
+/// Short runs: N = 1,000,000 takes criterion's minimum of 10 samples.
+fn configure(group: &mut BenchmarkGroup<'_, WallTime>, n: usize) {
+    group.sample_size(if n >= 1_000_000 { 10 } else { 20 });
+    group.warm_up_time(Duration::from_millis(300));
+    group.measurement_time(Duration::from_millis(1000));
+}
+
+fn crate_topia(c: &mut Criterion) {
+    for n in SIZES {
+        for k in CHANGED {
+            let mut lines = build_lines(n, k);
+            check_checksums(&mut lines, n, k);
+
+            let mut group = c.benchmark_group(format!("crate_topia_render/N={n},K={k}"));
+            configure(&mut group, n);
+            for (name, line) in &mut lines {
+                group.bench_function(*name, |b| {
+                    b.iter_custom(|iters| {
+                        let mut total = Duration::ZERO;
+                        for _ in 0..iters {
+                            line.mover();
+                            let start = Instant::now();
+                            black_box(line.render());
+                            total += start.elapsed();
+                        }
+                        total
+                    })
+                });
+            }
+            group.finish();
+
+            let mut group = c.benchmark_group(format!("crate_topia_frame/N={n},K={k}"));
+            configure(&mut group, n);
+            for (name, line) in &mut lines {
+                group.bench_function(*name, |b| {
+                    b.iter(|| {
+                        line.mover();
+                        black_box(line.render())
+                    })
+                });
+            }
+            group.finish();
+        }
+    }
+}
+
+criterion_group! {
+    name = benches;
+    config = bench::criterion_config();
+    targets = crate_topia
+}
+bench::bench_main!(benches);
