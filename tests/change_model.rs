@@ -299,10 +299,8 @@ fn observe(world: &mut World, model: &Model, obs: &mut Observers, which: usize) 
             assert_eq!(got, want, "Added<B>");
         }
         2 => {
-            let want = everything_or(
-                matching(&|e| with(e, Kind::A) && !with(e, Kind::C)),
-                touched(&[Kind::A], &written),
-            );
+            let want =
+                everything_or(matching(&|e| with(e, Kind::A) && !with(e, Kind::C)), touched(&[Kind::A], &written));
             let got: BTreeSet<Entity> = obs.changed_a_without_c.iter(world).collect();
             assert_eq!(got, want, "(Changed<A>, Without<C>)");
         }

@@ -24,7 +24,8 @@ pub(crate) use log::EventLog;
 pub use mut_ref::Mut;
 pub(crate) use mut_ref::TickSlot;
 pub use removals::RemovedReader;
-pub(crate) use summary::Summary;
+pub(crate) use summary::LEAF;
+pub use summary::Summary;
 pub use tick::Tick;
 pub(crate) use tick::{CHECK_TICK_THRESHOLD, Remap, RunTicks};
 

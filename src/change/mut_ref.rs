@@ -3,6 +3,7 @@
 use std::fmt;
 use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 use super::summary::Summary;
 use super::tick::Tick;
@@ -10,28 +11,50 @@ use super::tick::Tick;
 /// Where a write to a tracked row is recorded.
 pub(crate) struct TickSlot<'w> {
     changed: *mut Tick,
+    /// The column's summary, updated on each write; null when the run defers it.
     summary: *const Summary,
+    /// The column's pending flag, set on a deferred write.
+    pending: *const AtomicBool,
     row: usize,
     tick: Tick,
     _borrow: PhantomData<&'w mut Tick>,
 }
 
 impl<'w> TickSlot<'w> {
+    /// A slot that updates the summary on every write.
+    ///
     /// # Safety
     /// `changed` is the row's change tick and `summary` its column's summary; both stay
-    /// valid for `'w`, and no one else accesses this row's tick meanwhile. `tick` is the
+    /// valid for `'w`; no one else accesses this row's tick, nor writes the column's
+    /// summary, meanwhile. `tick` is the newest tick written to the column so far.
+    #[inline]
+    pub(crate) unsafe fn immediate(changed: *mut Tick, summary: *const Summary, row: usize, tick: Tick) -> Self {
+        TickSlot { changed, summary, pending: std::ptr::null(), row, tick, _borrow: PhantomData }
+    }
+
+    /// A slot that only stamps the row and flags the column; the run folds the
+    /// summary when it finishes the table.
+    ///
+    /// # Safety
+    /// `changed` is the row's change tick and `pending` its column's flag; both stay
+    /// valid for `'w`; no one else accesses this row's tick meanwhile. `tick` is the
     /// newest tick written to the column so far.
     #[inline]
-    pub(crate) unsafe fn new(changed: *mut Tick, summary: *const Summary, row: usize, tick: Tick) -> Self {
-        TickSlot { changed, summary, row, tick, _borrow: PhantomData }
+    pub(crate) unsafe fn deferred(changed: *mut Tick, pending: *const AtomicBool, row: usize, tick: Tick) -> Self {
+        TickSlot { changed, summary: std::ptr::null(), pending, row, tick, _borrow: PhantomData }
     }
 
     #[inline]
     fn mark(&self) {
-        // SAFETY: per `TickSlot::new`, the pointers are valid and this row's tick is ours.
+        // SAFETY: per the constructors, the pointers are valid, this row's tick is ours,
+        // and an immediate slot's summary has no other writer.
         unsafe {
             *self.changed = self.tick;
-            (*self.summary).mark_newest(self.row, self.tick);
+            if self.summary.is_null() {
+                (*self.pending).store(true, Relaxed);
+            } else {
+                (*self.summary).mark_newest(self.row, self.tick);
+            }
         }
     }
 }

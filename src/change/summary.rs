@@ -1,20 +1,30 @@
 //! The hierarchy of per-block maxima over a column's per-row change ticks.
 //!
-//! Level 0 holds one entry per block of [`FANOUT`] rows, level 1 one per block of
+//! Level 0 holds one entry per *leaf block* of [`LEAF`] rows, level 1 one per block of
 //! [`FANOUT`] level-0 entries, and so on up to a level with a single entry. Every
 //! entry is at least as new as every tick below it (it may be newer: after a row is
 //! removed its block keeps the old maximum, which only costs a wasted descent).
 //!
-//! Entries are atomics because writers in parallel iteration share upper-level
-//! entries. All writers of one column at one time use the same tick (conflicting
-//! writers never run concurrently), so a relaxed store of that tick is a correct
-//! "max"; the atomics compile to plain moves on x86.
+//! Each leaf block also keeps the *mask* of its rows whose tick equals the block's
+//! maximum, and *prev*, a tick at least as new as every other row of the block. A
+//! reader whose last run is not older than `prev` takes the mask as the exact set of
+//! new rows without reading the rows' ticks: in the steady state (a reader that runs
+//! every frame) that is every block, so finding a changed row costs no cache miss on
+//! the tick column.
+//!
+//! Entries are atomics so that a reader can share the column with other readers;
+//! writers either hold the column exclusively (a run with write access that marks as
+//! it goes), or only stamp row ticks during a parallel run and fold them into the
+//! summary afterwards ([`Summary::fold_rows`]).
 
-use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use super::tick::Tick;
 
-/// Rows per leaf block and children per inner entry.
+/// Rows per leaf block (one bit each in a `u64` mask).
+pub(crate) const LEAF: usize = 64;
+const LEAF_SHIFT: u32 = LEAF.trailing_zeros();
+/// Children per inner entry.
 pub(crate) const FANOUT: usize = 16;
 const SHIFT: u32 = FANOUT.trailing_zeros();
 
@@ -26,28 +36,70 @@ struct Scan {
 }
 
 impl Scan {
-    /// Bit `i` set if `ticks[i]` is new (`ticks.len() <= 16`).
     #[inline]
+    fn is_new(self, tick: u32) -> bool {
+        self.this_run.wrapping_sub(tick) < self.since
+    }
+
+    /// Bit `i` set if `ticks[i]` is new (`ticks.len() <= 16`).
+    #[inline(always)]
     fn mask(self, ticks: &[u32]) -> u32 {
         let mut mask = 0u32;
         if let Ok(block) = <&[u32; FANOUT]>::try_from(ticks) {
             // A fixed-size loop the compiler turns into a few vector compares.
             for (i, &tick) in block.iter().enumerate() {
-                mask |= u32::from(self.this_run.wrapping_sub(tick) < self.since) << i;
+                mask |= u32::from(self.is_new(tick)) << i;
             }
         } else {
             for (i, &tick) in ticks.iter().enumerate() {
-                mask |= u32::from(self.this_run.wrapping_sub(tick) < self.since) << i;
+                mask |= u32::from(self.is_new(tick)) << i;
             }
+        }
+        mask
+    }
+
+    /// Bit `i` set if `ticks[i]` is new (`ticks.len() <= 64`).
+    #[inline]
+    fn leaf_mask(self, ticks: &[u32]) -> u64 {
+        let mut mask = 0u64;
+        for (chunk, part) in ticks.chunks(FANOUT).enumerate() {
+            mask |= u64::from(self.mask(part)) << (chunk * FANOUT);
         }
         mask
     }
 }
 
+/// Per leaf block: `prev`, at least as new as every row not in `mask`, and `mask`, the
+/// rows whose tick equals the block's maximum. Kept together: one cache line serves
+/// a reader that finds the block new.
+#[derive(Default)]
+#[repr(C, align(16))]
+struct LeafBits {
+    prev: AtomicU32,
+    mask: AtomicU64,
+}
+
 /// Per-block maxima of one column's change ticks.
 #[derive(Default)]
 pub struct Summary {
+    /// `levels[0][b]`: the newest tick of leaf block `b`; `levels[k]`: the newest of
+    /// each group of `FANOUT` entries of level `k - 1`.
     levels: Vec<Vec<AtomicU32>>,
+    /// Per leaf block: see [`LeafBits`].
+    leaves: Vec<LeafBits>,
+}
+
+/// A tick old enough to bound nothing: exactly [`Tick::MAX_AGE`] old at `now`, so it
+/// ages like any stored tick and tick maintenance treats it as one.
+#[inline]
+fn oldest(now: Tick) -> Tick {
+    Tick(now.0.wrapping_sub(Tick::MAX_AGE))
+}
+
+/// The newer of two ticks, seen from `now`.
+#[inline]
+fn newest(a: Tick, b: Tick, now: Tick) -> Tick {
+    if a.age(now) <= b.age(now) { a } else { b }
 }
 
 impl Summary {
@@ -55,7 +107,10 @@ impl Summary {
     /// as new as every tick they will cover until raised; their ancestors are raised
     /// to `fill` so every entry stays at least as new as its children.
     pub(crate) fn grow(&mut self, rows: usize, fill: Tick) {
-        let mut needed = rows.div_ceil(FANOUT).max(1);
+        let mut needed = rows.div_ceil(LEAF).max(1);
+        while self.leaves.len() < needed {
+            self.leaves.push(LeafBits { prev: AtomicU32::new(oldest(fill).0), mask: AtomicU64::new(0) });
+        }
         let mut level = 0;
         loop {
             if self.levels.len() == level {
@@ -76,28 +131,60 @@ impl Summary {
         }
     }
 
-    /// Raises the entries above `row` to `tick`, the newest tick written to this
-    /// column so far.
+    /// Records that `row` was stamped with `tick`, the newest tick written to this
+    /// column so far. The caller has no concurrent writer of this column.
     #[inline]
     pub(crate) fn mark_newest(&self, row: usize, tick: Tick) {
-        let mut index = row;
-        for level in &self.levels {
+        let block = row >> LEAF_SHIFT;
+        let bit = 1u64 << (row & (LEAF - 1));
+        let max = &self.levels[0][block];
+        let leaf = &self.leaves[block];
+        let old = max.load(Relaxed);
+        if old == tick.0 {
+            leaf.mask.store(leaf.mask.load(Relaxed) | bit, Relaxed);
+            // Ancestors are at least as new as this entry, and `tick` is the newest.
+            return;
+        }
+        // Every other row of the block is at most the old maximum.
+        leaf.prev.store(old, Relaxed);
+        max.store(tick.0, Relaxed);
+        leaf.mask.store(bit, Relaxed);
+        self.mark_above(block, tick);
+    }
+
+    /// Raises the inner levels above leaf block `block` to `tick`, the newest tick.
+    #[inline]
+    fn mark_above(&self, block: usize, tick: Tick) {
+        let mut index = block;
+        for level in self.levels.iter().skip(1) {
             index >>= SHIFT;
             let entry = &level[index];
             if entry.load(Relaxed) == tick.0 {
-                // Every entry is at least as new as its children and `tick` is the
-                // newest, so the ancestors hold `tick` already.
                 return;
             }
             entry.store(tick.0, Relaxed);
         }
     }
 
-    /// Raises the entries above `row` so they are at least as new as `tick` (which may
-    /// be older than other ticks in the column), judged from `now`.
-    #[inline]
+    /// Records that `row` now holds `tick`, which may be older than other ticks in the
+    /// column (a row moved in from another table, or into a hole), judged from `now`.
     pub(crate) fn raise(&self, row: usize, tick: Tick, now: Tick) {
-        self.raise_from(0, row >> SHIFT, tick, now);
+        let block = row >> LEAF_SHIFT;
+        let bit = 1u64 << (row & (LEAF - 1));
+        let max = Tick(self.levels[0][block].load(Relaxed));
+        let prev = &self.leaves[block].prev;
+        let mask = &self.leaves[block].mask;
+        if tick == max {
+            mask.store(mask.load(Relaxed) | bit, Relaxed);
+        } else if tick.age(now) < max.age(now) {
+            prev.store(max.0, Relaxed);
+            self.levels[0][block].store(tick.0, Relaxed);
+            mask.store(bit, Relaxed);
+        } else {
+            mask.store(mask.load(Relaxed) & !bit, Relaxed);
+            prev.store(newest(Tick(prev.load(Relaxed)), tick, now).0, Relaxed);
+        }
+        self.raise_from(1, block >> SHIFT, tick, now);
     }
 
     /// Raises entry `index` of `level` and its ancestors to at least `tick`.
@@ -109,6 +196,42 @@ impl Summary {
                 entry.store(tick.0, Relaxed);
             }
             index >>= SHIFT;
+        }
+    }
+
+    /// Folds rows stamped with `tick` (the newest) during a run that deferred the
+    /// summary: every leaf block in `blocks` is checked against `rows` (the column's
+    /// ticks). The caller has no concurrent writer.
+    pub(crate) fn fold_rows(&self, rows: &[u32], blocks: impl Iterator<Item = usize>, tick: Tick) {
+        let mut last = usize::MAX;
+        for block in blocks {
+            if block == last {
+                continue;
+            }
+            last = block;
+            let start = block * LEAF;
+            let stop = (start + LEAF).min(rows.len());
+            if start >= stop {
+                continue;
+            }
+            let mut stamped = 0u64;
+            for (i, &row_tick) in rows[start..stop].iter().enumerate() {
+                stamped |= u64::from(row_tick == tick.0) << i;
+            }
+            if stamped == 0 {
+                continue;
+            }
+            let max = &self.levels[0][block];
+            let leaf = &self.leaves[block];
+            let old = max.load(Relaxed);
+            if old == tick.0 {
+                leaf.mask.store(leaf.mask.load(Relaxed) | stamped, Relaxed);
+            } else {
+                leaf.prev.store(old, Relaxed);
+                max.store(tick.0, Relaxed);
+                leaf.mask.store(stamped, Relaxed);
+                self.mark_above(block, tick);
+            }
         }
     }
 
@@ -128,7 +251,7 @@ impl Summary {
         len: usize,
         last_run: Tick,
         this_run: Tick,
-        f: &mut dyn FnMut(usize),
+        f: &mut impl FnMut(usize),
     ) {
         if len == 0 || self.levels.is_empty() {
             return;
@@ -141,12 +264,12 @@ impl Summary {
         unsafe { self.descend(top, 0, rows, scan, f) };
     }
 
-    /// Visits the children of block `block` at `level` (entries
-    /// `block * FANOUT ..`), descending into the new ones.
+    /// Visits the children of block `block` at `level` (entries `block * FANOUT ..`),
+    /// descending into the new ones.
     ///
     /// # Safety
     /// As [`Summary::for_each_new`].
-    unsafe fn descend(&self, level: usize, block: usize, rows: &[u32], scan: Scan, f: &mut dyn FnMut(usize)) {
+    unsafe fn descend(&self, level: usize, block: usize, rows: &[u32], scan: Scan, f: &mut impl FnMut(usize)) {
         let entries = &self.levels[level];
         let first = block * FANOUT;
         let end = (first + FANOUT).min(entries.len());
@@ -155,26 +278,41 @@ impl Summary {
         }
         // SAFETY: `AtomicU32` has the layout of `u32`; no one writes these entries during
         // the call (caller), so plain reads do not race.
-        let block_entries = unsafe { std::slice::from_raw_parts(entries[first..end].as_ptr().cast::<u32>(), end - first) };
+        let block_entries =
+            unsafe { std::slice::from_raw_parts(entries[first..end].as_ptr().cast::<u32>(), end - first) };
         let mut mask = scan.mask(block_entries);
         while mask != 0 {
             let child = first + mask.trailing_zeros() as usize;
             mask &= mask - 1;
             if level == 0 {
-                let start = child * FANOUT;
-                let stop = (start + FANOUT).min(rows.len());
-                if start >= stop {
-                    continue;
-                }
-                let mut row_mask = scan.mask(&rows[start..stop]);
-                while row_mask != 0 {
-                    f(start + row_mask.trailing_zeros() as usize);
-                    row_mask &= row_mask - 1;
-                }
+                self.visit_leaf(child, rows, scan, f);
             } else {
                 // SAFETY: as above.
                 unsafe { self.descend(level - 1, child, rows, scan, f) };
             }
+        }
+    }
+
+    /// Reports the new rows of a leaf block whose maximum is new.
+    #[inline]
+    fn visit_leaf(&self, leaf: usize, rows: &[u32], scan: Scan, f: &mut impl FnMut(usize)) {
+        let start = leaf * LEAF;
+        let stop = (start + LEAF).min(rows.len());
+        if start >= stop {
+            return;
+        }
+        let in_range = if stop - start == LEAF { u64::MAX } else { (1u64 << (stop - start)) - 1 };
+        let bits = &self.leaves[leaf];
+        let mut new_rows = if scan.is_new(bits.prev.load(Relaxed)) {
+            // Older rows may be new too: test each row's tick.
+            scan.leaf_mask(&rows[start..stop])
+        } else {
+            // Only the rows at the block's maximum can be new, and it is.
+            bits.mask.load(Relaxed) & in_range
+        };
+        while new_rows != 0 {
+            f(start + new_rows.trailing_zeros() as usize);
+            new_rows &= new_rows - 1;
         }
     }
 
@@ -183,21 +321,21 @@ impl Summary {
         for level in &mut self.levels {
             level.clear();
         }
+        self.leaves.clear();
     }
 
     /// Applies tick maintenance to every entry (the remap keeps order, so maxima stay
-    /// maxima).
+    /// maxima and bounds stay bounds).
     pub(crate) fn remap(&mut self, remap: &super::Remap) {
-        for level in &mut self.levels {
-            for entry in level.iter_mut() {
-                *entry.get_mut() = remap.apply(Tick(*entry.get_mut())).0;
-            }
+        for entry in self.levels.iter_mut().flatten().chain(self.leaves.iter_mut().map(|leaf| &mut leaf.prev)) {
+            *entry.get_mut() = remap.apply(Tick(*entry.get_mut())).0;
         }
     }
 
     /// Bytes held by the entries.
     pub(crate) fn heap_bytes(&self) -> usize {
-        self.levels.iter().map(|l| l.capacity() * size_of::<AtomicU32>()).sum()
+        let entries: usize = self.levels.iter().map(Vec::capacity).sum();
+        entries * size_of::<AtomicU32>() + self.leaves.capacity() * size_of::<LeafBits>()
     }
 }
 
@@ -205,11 +343,20 @@ impl Summary {
 mod tests {
     use super::*;
 
-    /// Every entry is at least as new as each of its children.
-    fn assert_ordered(summary: &Summary, ticks: &[Tick], now: Tick) {
+    /// Every entry is at least as new as each of its children, masks name exactly the
+    /// rows at the maximum, and `prev` bounds the other rows.
+    fn assert_consistent(summary: &Summary, ticks: &[Tick], now: Tick) {
         for (row, tick) in ticks.iter().enumerate() {
-            let entry = Tick(summary.levels[0][row >> SHIFT].load(Relaxed));
-            assert!(entry.age(now) <= tick.age(now), "row {row}");
+            let block = row >> LEAF_SHIFT;
+            let max = Tick(summary.levels[0][block].load(Relaxed));
+            assert!(max.age(now) <= tick.age(now), "row {row}");
+            let in_mask = summary.leaves[block].mask.load(Relaxed) & (1 << (row & (LEAF - 1))) != 0;
+            if in_mask {
+                assert_eq!(*tick, max, "row {row} is in the mask");
+            } else {
+                let prev = Tick(summary.leaves[block].prev.load(Relaxed));
+                assert!(prev.age(now) <= tick.age(now), "row {row} is bounded by prev");
+            }
         }
         for pair in summary.levels.windows(2) {
             for (index, child) in pair[0].iter().enumerate() {
@@ -219,8 +366,43 @@ mod tests {
         }
     }
 
+    fn new_rows(summary: &Summary, ticks: &[Tick], last: Tick, now: Tick) -> Vec<usize> {
+        let mut found = Vec::new();
+        // SAFETY: `ticks` holds `len` ticks and nothing writes during the call.
+        unsafe { summary.for_each_new(ticks.as_ptr(), ticks.len(), last, now, &mut |r| found.push(r)) };
+        found
+    }
+
     #[test]
-    fn growth_and_older_moved_in_ticks_keep_parents_newest() {
+    fn finds_exactly_the_new_rows() {
+        let len = 5000;
+        let mut ticks = vec![Tick(1); len];
+        let mut summary = Summary::default();
+        summary.grow(len, Tick(1));
+        for row in 0..len {
+            summary.raise(row, Tick(1), Tick(1));
+        }
+        for row in (3..len).step_by(397) {
+            ticks[row] = Tick(9);
+            summary.mark_newest(row, Tick(9));
+        }
+        assert_consistent(&summary, &ticks, Tick(10));
+        assert_eq!(new_rows(&summary, &ticks, Tick(5), Tick(10)), (3..len).step_by(397).collect::<Vec<_>>());
+        assert!(new_rows(&summary, &ticks, Tick(9), Tick(10)).is_empty());
+        // A later frame: some rows again, a reader that skipped a frame sees both.
+        for row in (5..len).step_by(1000) {
+            ticks[row] = Tick(12);
+            summary.mark_newest(row, Tick(12));
+        }
+        assert_consistent(&summary, &ticks, Tick(13));
+        assert_eq!(new_rows(&summary, &ticks, Tick(9), Tick(13)), (5..len).step_by(1000).collect::<Vec<_>>());
+        let mut both: Vec<usize> = (3..len).step_by(397).chain((5..len).step_by(1000)).collect();
+        both.sort();
+        assert_eq!(new_rows(&summary, &ticks, Tick(5), Tick(13)), both);
+    }
+
+    #[test]
+    fn growth_moves_and_folds_keep_the_summary_consistent() {
         let mut summary = Summary::default();
         let mut ticks = Vec::new();
         // Rows pushed over time, some carrying older ticks (moved in from elsewhere).
@@ -231,33 +413,21 @@ mod tests {
             summary.grow(ticks.len(), now);
             summary.raise(ticks.len() - 1, tick, now);
         }
-        assert_ordered(&summary, &ticks, Tick(100 + 10_000));
-        let last = Tick(10_000);
-        let mut found = Vec::new();
         let now = Tick(100 + 10_000);
-        // SAFETY: `ticks` holds `len` ticks and nothing writes during the call.
-        unsafe { summary.for_each_new(ticks.as_ptr(), ticks.len(), last, now, &mut |r| found.push(r)) };
-        let want: Vec<_> = (0..ticks.len()).filter(|&r| ticks[r].is_newer_than(last, now)).collect();
-        assert_eq!(found, want);
-    }
-
-    #[test]
-    fn finds_exactly_the_new_rows() {
-        let len = 5000;
-        let mut ticks = vec![Tick(1); len];
-        let mut summary = Summary::default();
-        summary.grow(len, Tick(1));
-        for row in (3..len).step_by(397) {
-            ticks[row] = Tick(9);
-            summary.mark_newest(row, Tick(9));
+        assert_consistent(&summary, &ticks, now);
+        // A deferred run stamps rows, then folds them.
+        let stamp = Tick(now.0 + 1);
+        let stamped: Vec<usize> = (0..ticks.len()).step_by(7).collect();
+        for &row in &stamped {
+            ticks[row] = stamp;
         }
-        let mut found = Vec::new();
-        // SAFETY: `ticks` holds `len` ticks and nothing writes during the call.
-        unsafe { summary.for_each_new(ticks.as_ptr(), len, Tick(5), Tick(10), &mut |r| found.push(r)) };
-        assert_eq!(found, (3..len).step_by(397).collect::<Vec<_>>());
-        let mut none = 0;
-        // SAFETY: as above.
-        unsafe { summary.for_each_new(ticks.as_ptr(), len, Tick(9), Tick(10), &mut |_| none += 1) };
-        assert_eq!(none, 0);
+        let raw: Vec<u32> = ticks.iter().map(|t| t.0).collect();
+        summary.fold_rows(&raw, stamped.iter().map(|r| r >> LEAF_SHIFT), stamp);
+        let now = Tick(stamp.0 + 1);
+        assert_consistent(&summary, &ticks, now);
+        for last in [Tick(10_000), Tick(10_050), stamp, Tick(stamp.0 - 1)] {
+            let want: Vec<_> = (0..ticks.len()).filter(|&r| ticks[r].is_newer_than(last, now)).collect();
+            assert_eq!(new_rows(&summary, &ticks, last, now), want, "last run {last:?}");
+        }
     }
 }

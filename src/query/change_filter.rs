@@ -91,10 +91,10 @@ unsafe fn change_fetch<T: Component>(
 ) -> ChangeFetch {
     // SAFETY: `column` holds `T` (caller).
     let column = unsafe { downcast_unchecked::<T>(archetype.column_unchecked(column)) };
-    let (added_ticks, changed, summary) =
+    let pointers =
         column.tick_ptrs().expect("ripple: a change filter's component is tracked from the filter's creation on");
-    let tested = if added { added_ticks } else { changed };
-    ChangeFetch { tested, changed, summary, ticks }
+    let tested = if added { pointers.added } else { pointers.changed };
+    ChangeFetch { tested, changed: pointers.changed, summary: pointers.summary, ticks }
 }
 
 /// # Safety
@@ -109,7 +109,7 @@ unsafe fn passes(fetch: &ChangeFetch, row: usize) -> bool {
 /// # Safety
 /// `fetch` was made for a table of `len` rows.
 #[inline]
-unsafe fn candidates(fetch: &ChangeFetch, len: usize, f: &mut dyn FnMut(usize)) {
+unsafe fn candidates(fetch: &ChangeFetch, len: usize, f: &mut impl FnMut(usize)) {
     if fetch.ticks.last_run.is_none() {
         (0..len).for_each(f);
         return;
@@ -122,13 +122,14 @@ unsafe fn candidates(fetch: &ChangeFetch, len: usize, f: &mut dyn FnMut(usize)) 
 }
 
 macro_rules! impl_change_filter {
-    ($filter:ident, $added:expr) => {
+    ($filter:ident, $added:expr, $exact:expr) => {
         impl<T> sealed::Sealed for $filter<T> {}
 
         // SAFETY: reads only `T`'s ticks, through pointers made in `fetch_archetype`.
         unsafe impl<T: Component> QueryFilter for $filter<T> {
             const IS_ARCHETYPAL: bool = false;
             const DRIVES: bool = true;
+            const EXACT: bool = $exact;
             type State = ComponentId;
             type ArchState = usize;
             type Fetch<'w> = ChangeFetch;
@@ -153,7 +154,7 @@ macro_rules! impl_change_filter {
                 unsafe { passes(fetch, row) }
             }
             #[inline]
-            unsafe fn for_each_candidate(fetch: &ChangeFetch, len: usize, f: &mut dyn FnMut(usize)) {
+            unsafe fn for_each_candidate(fetch: &ChangeFetch, len: usize, f: &mut impl FnMut(usize)) {
                 // SAFETY: forwarded from the caller.
                 unsafe { candidates(fetch, len, f) }
             }
@@ -161,8 +162,9 @@ macro_rules! impl_change_filter {
     };
 }
 
-impl_change_filter!(Added, true);
-impl_change_filter!(Changed, false);
+// `Changed` gathers exactly the changed rows; `Added` gathers changed rows, a superset.
+impl_change_filter!(Added, true, false);
+impl_change_filter!(Changed, false, true);
 
 /// What a [`Dirty`] filter resolved: the listed component ids and its cursor into
 /// the world's log of structural changes.
@@ -178,6 +180,7 @@ impl<B> sealed::Sealed for Dirty<B> {}
 unsafe impl<B: Bundle> QueryFilter for Dirty<B> {
     const IS_ARCHETYPAL: bool = false;
     const HAS_DIRTY: bool = true;
+    const EXACT: bool = true;
     type State = DirtyState;
     type ArchState = ();
     type Fetch<'w> = ();

@@ -2,11 +2,10 @@
 
 use std::any::type_name;
 
-use crate::change::Summary;
 use crate::change::{Mut, RunTicks, Tick, TickSlot};
 use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
-use crate::storage::{Archetype, Column, downcast_unchecked};
+use crate::storage::{Archetype, Column, TickPtrs, downcast_unchecked};
 use crate::world::World;
 
 use super::access::Access;
@@ -59,6 +58,16 @@ pub unsafe trait QueryData: sealed::Sealed {
     /// same row.
     #[doc(hidden)]
     unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, row: usize) -> Self::Item<'w>;
+    /// Ends a deferring run's visit of a table of `len` rows: folds rows stamped
+    /// during it into the change summaries (all rows, or the `(table, row)` pairs of
+    /// `rows`).
+    ///
+    /// # Safety
+    /// No item made from `fetch` is used any more, and no one else accesses the table.
+    #[doc(hidden)]
+    unsafe fn finish_table(fetch: &Self::Fetch<'_>, len: usize, rows: Option<&[(u32, u32)]>) {
+        let _ = (fetch, len, rows);
+    }
 }
 
 /// A [`QueryData`] that only reads, so it can run on a shared `&World`.
@@ -141,7 +150,9 @@ impl<T: Component> sealed::Sealed for &mut T {}
 #[doc(hidden)]
 pub struct MutFetch<T> {
     values: *mut T,
-    ticks: Option<(*mut Tick, *const Summary, Tick)>,
+    ticks: Option<TickPtrs>,
+    tick: Tick,
+    defer: bool,
 }
 
 // SAFETY: declares a write of `T` and only touches `T`'s column and its ticks.
@@ -167,20 +178,37 @@ unsafe impl<T: Component> QueryData for &mut T {
         // (`match_archetype`), so it holds `T`.
         let column = unsafe { downcast_unchecked::<T>(archetype.column_unchecked(column)) };
         debug_assert_eq!(column.len(), archetype.len());
-        let ticks = column.tick_ptrs().map(|(_, changed, summary)| (changed, summary, ticks.this_run));
-        MutFetch { values: column.get_ptr(), ticks }
+        MutFetch { values: column.get_ptr(), ticks: column.tick_ptrs(), tick: ticks.this_run, defer: ticks.defer }
     }
     #[inline]
     unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, row: usize) -> Self::Item<'w> {
         // `row` is in bounds and fetched once (caller); the declared write access
         // excludes every other reader and writer of this column, its ticks included,
         // during `'w`; `this_run` is the newest tick for the column (caller).
-        let slot = fetch.ticks.map(|(changed, summary, tick)| {
-            // SAFETY: as below; the row's tick is as exclusively ours as its value.
-            unsafe { TickSlot::new(changed.add(row), summary, row, tick) }
+        let slot = fetch.ticks.map(|ticks| {
+            // SAFETY: as below; the row's tick is as exclusively ours as its value, and
+            // an immediate slot is only made by a run that excludes other writers of the
+            // summary.
+            unsafe {
+                let changed = ticks.changed.add(row);
+                if fetch.defer {
+                    TickSlot::deferred(changed, ticks.pending, row, fetch.tick)
+                } else {
+                    TickSlot::immediate(changed, ticks.summary, row, fetch.tick)
+                }
+            }
         });
         // SAFETY: see above.
         unsafe { Mut::new(&mut *fetch.values.add(row), slot) }
+    }
+    #[inline]
+    unsafe fn finish_table(fetch: &Self::Fetch<'_>, len: usize, rows: Option<&[(u32, u32)]>) {
+        if let (Some(ticks), true) = (fetch.ticks, fetch.defer) {
+            let mut rows = rows.map(|rows| rows.iter().map(|&(_, row)| row as usize));
+            // SAFETY: the run is done with this table (caller), whose column holds `len`
+            // rows.
+            unsafe { ticks.fold(len, fetch.tick, rows.as_mut().map(|r| r as &mut dyn Iterator<Item = usize>)) };
+        }
     }
 }
 
@@ -216,6 +244,13 @@ unsafe impl<Q: QueryData> QueryData for Option<Q> {
     unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, row: usize) -> Self::Item<'w> {
         // SAFETY: forwarded from the caller.
         fetch.as_ref().map(|inner| unsafe { Q::fetch(inner, row) })
+    }
+    #[inline]
+    unsafe fn finish_table(fetch: &Self::Fetch<'_>, len: usize, rows: Option<&[(u32, u32)]>) {
+        if let Some(inner) = fetch {
+            // SAFETY: forwarded from the caller.
+            unsafe { Q::finish_table(inner, len, rows) };
+        }
     }
 }
 
@@ -260,6 +295,13 @@ macro_rules! impl_query_data_tuple {
                 let _ = (&fetch, row);
                 // SAFETY: forwarded from the caller, element by element.
                 unsafe { ($($name::fetch(&fetch.$index, row),)*) }
+            }
+            #[inline]
+            #[allow(unused_unsafe, reason = "the empty tuple has nothing to forward")]
+            unsafe fn finish_table(fetch: &Self::Fetch<'_>, len: usize, rows: Option<&[(u32, u32)]>) {
+                let _ = (&fetch, len, rows);
+                // SAFETY: forwarded from the caller, element by element.
+                unsafe { $($name::finish_table(&fetch.$index, len, rows);)* }
             }
         }
 

@@ -37,6 +37,10 @@ pub unsafe trait QueryFilter: sealed::Sealed {
     /// True if the filter is or contains [`Dirty`](crate::Dirty).
     #[doc(hidden)]
     const HAS_DIRTY: bool = false;
+    /// True if the rows a `Candidates` run gathers for this filter all pass it, so
+    /// `filter_row` need not be asked again.
+    #[doc(hidden)]
+    const EXACT: bool = false;
     #[doc(hidden)]
     type State: Send + Sync + 'static;
     #[doc(hidden)]
@@ -65,7 +69,7 @@ pub unsafe trait QueryFilter: sealed::Sealed {
     /// # Safety
     /// `fetch` was made for a table of `len` rows.
     #[doc(hidden)]
-    unsafe fn for_each_candidate(fetch: &Self::Fetch<'_>, len: usize, f: &mut dyn FnMut(usize)) {
+    unsafe fn for_each_candidate(fetch: &Self::Fetch<'_>, len: usize, f: &mut impl FnMut(usize)) {
         let _ = (fetch, len, f);
         unreachable!("only driving filters list candidates")
     }
@@ -156,6 +160,9 @@ macro_rules! impl_filter_tuple {
             const IS_ARCHETYPAL: bool = true $(&& $name::IS_ARCHETYPAL)*;
             const DRIVES: bool = false $(|| $name::DRIVES)*;
             const HAS_DIRTY: bool = false $(|| $name::HAS_DIRTY)*;
+            // Exact when the one row-level element gathers exactly its own rows.
+            const EXACT: bool =
+                (0 $(+ !$name::IS_ARCHETYPAL as usize)*) == 1 && (true $(&& ($name::IS_ARCHETYPAL || $name::EXACT))*);
             type State = ($($name::State,)*);
             type ArchState = ($($name::ArchState,)*);
             type Fetch<'w> = ($($name::Fetch<'w>,)*);
@@ -184,7 +191,7 @@ macro_rules! impl_filter_tuple {
                 true $(&& unsafe { $name::filter_row(&fetch.$index, row) })*
             }
             #[inline]
-            unsafe fn for_each_candidate(fetch: &Self::Fetch<'_>, len: usize, f: &mut dyn FnMut(usize)) {
+            unsafe fn for_each_candidate(fetch: &Self::Fetch<'_>, len: usize, f: &mut impl FnMut(usize)) {
                 let _ = (&fetch, len, &f);
                 // The first driving element lists the candidates; the others filter them.
                 $(

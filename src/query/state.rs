@@ -37,6 +37,19 @@ pub(crate) enum Mode {
     FilteredTables,
     /// Only the gathered candidate rows, each tested by the filter.
     Candidates,
+    /// Only the rows the driving change filter lists, streamed table by table.
+    Driven,
+}
+
+/// What kind of run is starting.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum RunKind {
+    /// `for_each`-style: rows may be streamed; full-table writes defer summaries.
+    Serial,
+    /// An iterator: rows must be listed up front; writes mark as they go.
+    Iterator,
+    /// Parallel tasks: rows listed up front; writes only stamp rows.
+    Parallel,
 }
 
 /// Below this many rows a table is one parallel task.
@@ -150,13 +163,12 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     /// Starts a run: catches up with new tables, takes a tick, gathers candidate rows
     /// if the filter drives iteration, and remembers the tick for the next run.
     #[track_caller]
-    fn begin_run(&mut self, world: &World) -> (RunTicks, Mode) {
+    fn begin_run(&mut self, world: &World, kind: RunKind) -> (RunTicks, Mode) {
         self.update_archetypes(world);
         let this_run = world.increment_change_tick();
         // Tick maintenance keeps an idle observer's last run ordered against every
         // stored tick, however long it idles (R12).
         let last_run = self.last_run();
-        let ticks = RunTicks { last_run, this_run };
         let dirty = F::dirty_state(&self.filter);
         let mode = if F::IS_ARCHETYPAL {
             Mode::Tables
@@ -167,14 +179,25 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             }
             Mode::FilteredTables
         } else if let Some(dirty) = dirty {
-            gather_dirty(&mut self.candidates, &self.matched, world, ticks, dirty);
+            let gather = RunTicks { last_run, this_run, defer: false };
+            gather_dirty(&mut self.candidates, &self.matched, world, gather, dirty);
             Mode::Candidates
+        } else if F::DRIVES && kind == RunKind::Serial {
+            Mode::Driven
         } else if F::DRIVES {
-            self.gather_driven(world, ticks);
+            self.gather_driven(world, RunTicks { last_run, this_run, defer: false });
             Mode::Candidates
         } else {
             Mode::FilteredTables
         };
+        // Deferring pays when a run may write every row of a table, and is needed when
+        // parallel tasks write; a serial run over a few listed rows marks as it goes.
+        let defer = match kind {
+            RunKind::Parallel => true,
+            RunKind::Iterator => false,
+            RunKind::Serial => matches!(mode, Mode::Tables | Mode::FilteredTables),
+        };
+        let ticks = RunTicks { last_run, this_run, defer };
         self.last_run.store(this_run.0, Ordering::Relaxed);
         self.has_run = true;
         (ticks, mode)
@@ -201,7 +224,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     where
         Q: ReadOnlyQueryData,
     {
-        let (ticks, mode) = self.begin_run(world);
+        let (ticks, mode) = self.begin_run(world, RunKind::Iterator);
         QueryIter::new(world, self, ticks, mode)
     }
 
@@ -209,7 +232,8 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     #[track_caller]
     pub fn iter_mut<'w, 's>(&'s mut self, world: &'w mut World) -> QueryIter<'w, 's, Q, F> {
         world.maintain_ticks();
-        let (ticks, mode) = self.begin_run(world);
+        // Items may outlive any point the state controls, so writes mark as they go.
+        let (ticks, mode) = self.begin_run(world, RunKind::Iterator);
         QueryIter::new(world, self, ticks, mode)
     }
 
@@ -233,7 +257,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     where
         Q: ReadOnlyQueryData,
     {
-        let (ticks, mode) = self.begin_run(world);
+        let (ticks, mode) = self.begin_run(world, RunKind::Serial);
         // SAFETY: `Q` is read-only and `world` is shared for `'w`, so no one writes.
         unsafe { self.run_unchecked(world, ticks, mode, |_, _, item| f(item)) }
     }
@@ -242,7 +266,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     #[track_caller]
     pub fn for_each_mut<'w>(&mut self, world: &'w mut World, mut f: impl FnMut(Q::Item<'w>)) {
         world.maintain_ticks();
-        let (ticks, mode) = self.begin_run(world);
+        let (ticks, mode) = self.begin_run(world, RunKind::Serial);
         // SAFETY: `world` is borrowed exclusively for `'w`, and `Q` was checked not to
         // alias when this state was built.
         unsafe { self.run_unchecked(world, ticks, mode, |_, _, item| f(item)) }
@@ -254,7 +278,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     where
         Q: ReadOnlyQueryData,
     {
-        let (ticks, mode) = self.begin_run(world);
+        let (ticks, mode) = self.begin_run(world, RunKind::Parallel);
         // SAFETY: `Q` is read-only and `world` is shared for `'w`, so no one writes.
         unsafe { self.par_run_unchecked(world, ticks, mode, &f) }
     }
@@ -264,7 +288,9 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     #[track_caller]
     pub fn par_for_each_mut<'w>(&mut self, world: &'w mut World, f: impl Fn(Q::Item<'w>) + Send + Sync) {
         world.maintain_ticks();
-        let (ticks, mode) = self.begin_run(world);
+        // Parallel writers only stamp rows (no shared summary entries are written
+        // concurrently); the summaries are folded once the tasks are done.
+        let (ticks, mode) = self.begin_run(world, RunKind::Parallel);
         // SAFETY: `world` is borrowed exclusively for `'w` and `Q` does not alias; the
         // tasks get disjoint rows.
         unsafe { self.par_run_unchecked(world, ticks, mode, &f) }
@@ -310,7 +336,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         doomed.clear();
         {
             let shared: &World = world;
-            let (ticks, mode) = self.begin_run(shared);
+            let (ticks, mode) = self.begin_run(shared, RunKind::Serial);
             // SAFETY: `Q` is read-only and `shared` is not written while it lives.
             unsafe {
                 self.run_unchecked(shared, ticks, mode, |table, row, item| {
@@ -346,6 +372,26 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             unsafe { self.run_candidates(world, ticks, &self.candidates, &mut f) };
             return;
         }
+        if mode == Mode::Driven {
+            for matched in &self.matched {
+                let table = world.archetypes.get(matched.archetype);
+                // SAFETY: resolved for this table; access per the caller.
+                let fetch = unsafe { Q::fetch_archetype(matched.data, table, ticks) };
+                // SAFETY: resolved for this table.
+                let filter = unsafe { F::fetch_archetype(matched.filter, table, ticks) };
+                // SAFETY: `filter` was made for this table; the driving filter lists each
+                // row once, below the table's length, and writes through items mark as
+                // they go (this run does not defer), so nothing is left to fold.
+                unsafe {
+                    F::for_each_candidate(&filter, table.len(), &mut |row| {
+                        if F::EXACT || F::filter_row(&filter, row) {
+                            f(table, row, Q::fetch(&fetch, row));
+                        }
+                    });
+                }
+            }
+            return;
+        }
         for matched in &self.matched {
             let table = world.archetypes.get(matched.archetype);
             let len = table.len();
@@ -354,6 +400,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             }
             // SAFETY: `matched.data` was resolved for this table; access per the caller.
             let fetch = unsafe { Q::fetch_archetype(matched.data, table, ticks) };
+            let _finish = FinishTable::<Q> { fetch: &fetch, len, rows: None };
             if mode == Mode::Tables {
                 for row in 0..len {
                     // SAFETY: `row < len`, each row fetched once.
@@ -395,12 +442,13 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             let fetch = unsafe { Q::fetch_archetype(matched.data, table, ticks) };
             // SAFETY: resolved for this table.
             let filter = unsafe { F::fetch_archetype(matched.filter, table, ticks) };
+            let _finish = FinishTable::<Q> { fetch: &fetch, len: table.len(), rows: Some(group) };
             for &(_, row) in group {
                 let row = row as usize;
                 debug_assert!(row < table.len());
                 // SAFETY: candidates are rows of this table gathered in this run, with no
                 // structural change since, and distinct, so each is fetched once.
-                if unsafe { F::filter_row(&filter, row) } {
+                if F::EXACT || unsafe { F::filter_row(&filter, row) } {
                     // SAFETY: as above.
                     f(table, row, unsafe { Q::fetch(&fetch, row) });
                 }
@@ -415,10 +463,15 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     where
         G: Fn(Q::Item<'w>) + Send + Sync,
     {
+        // Folds what the tasks stamped once they are all done, also if one panicked.
+        let _fold = FoldAfterParallel { state: self, world, ticks, mode };
+        // The tasks stamp rows only; the fold above writes the summaries.
+        let task_ticks = RunTicks { defer: true, ..ticks };
+        let ticks = task_ticks;
         if mode == Mode::Candidates {
             self.candidates.par_chunks(MIN_PARALLEL_BATCH).for_each(|chunk| {
                 // SAFETY: forwarded from the caller; chunks are disjoint.
-                unsafe { self.run_candidates(world, ticks, chunk, &mut |_, _, item| f(item)) };
+                unsafe { self.par_candidates(world, ticks, chunk, f) };
             });
             return;
         }
@@ -447,6 +500,36 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         });
     }
 
+    /// Visits `candidates` on one parallel task; summaries are folded by the caller.
+    ///
+    /// # Safety
+    /// As `run_candidates`; other tasks get other candidates.
+    unsafe fn par_candidates<'w, G>(&self, world: &'w World, ticks: RunTicks, candidates: &[Candidate], f: &G)
+    where
+        G: Fn(Q::Item<'w>) + Send + Sync,
+    {
+        let mut rest = candidates;
+        while let Some(&(index, _)) = rest.first() {
+            let count = rest.iter().take_while(|c| c.0 == index).count();
+            let (group, tail) = rest.split_at(count);
+            rest = tail;
+            let matched = &self.matched[index as usize];
+            let table = world.archetypes.get(matched.archetype);
+            // SAFETY: resolved for this table; access per the caller.
+            let fetch = unsafe { Q::fetch_archetype(matched.data, table, ticks) };
+            // SAFETY: resolved for this table.
+            let filter = unsafe { F::fetch_archetype(matched.filter, table, ticks) };
+            for &(_, row) in group {
+                let row = row as usize;
+                // SAFETY: distinct live rows of this table, one task each.
+                if F::EXACT || unsafe { F::filter_row(&filter, row) } {
+                    // SAFETY: as above.
+                    f(unsafe { Q::fetch(&fetch, row) });
+                }
+            }
+        }
+    }
+
     /// # Safety
     /// The caller holds the access `Q` declares on `world` for `'w`, and no other item
     /// for `entity` from this query is alive.
@@ -459,7 +542,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         let table = world.archetypes.get(matched.archetype);
         let row = location.row.index();
         // Not a run: judged against the last run, writes stamped with the current tick.
-        let ticks = RunTicks { last_run: self.last_run(), this_run: world.change_tick() };
+        let ticks = RunTicks { last_run: self.last_run(), this_run: world.change_tick(), defer: false };
         // SAFETY: resolved for this table; `row` is the entity's live row.
         unsafe {
             if !F::IS_ARCHETYPAL && !F::filter_row(&F::fetch_archetype(matched.filter, table, ticks), row) {
@@ -511,4 +594,54 @@ fn gather_dirty<QA, FA>(
     }
     candidates.sort_unstable();
     candidates.dedup();
+}
+
+/// Ends a table of a deferring run: folds stamped rows into the summaries when
+/// dropped, on the normal path and while unwinding from a panicking closure.
+struct FinishTable<'a, 'w, Q: QueryData> {
+    fetch: &'a Q::Fetch<'w>,
+    len: usize,
+    rows: Option<&'a [Candidate]>,
+}
+
+impl<Q: QueryData> Drop for FinishTable<'_, '_, Q> {
+    fn drop(&mut self) {
+        // SAFETY: the run is done with this table: the guard is dropped after its loop.
+        unsafe { Q::finish_table(self.fetch, self.len, self.rows) };
+    }
+}
+
+/// Folds every table a parallel run visited, after all its tasks are done.
+struct FoldAfterParallel<'a, 'w, Q: QueryData, F: QueryFilter> {
+    state: &'a QueryState<Q, F>,
+    world: &'w World,
+    ticks: RunTicks,
+    mode: Mode,
+}
+
+impl<Q: QueryData, F: QueryFilter> Drop for FoldAfterParallel<'_, '_, Q, F> {
+    fn drop(&mut self) {
+        let ticks = RunTicks { defer: true, ..self.ticks };
+        let fold = |index: usize, rows: Option<&[Candidate]>| {
+            let matched = &self.state.matched[index];
+            let table = self.world.archetypes.get(matched.archetype);
+            // SAFETY: resolved for this table; the tasks are done (rayon joins them before
+            // the parallel loop returns or unwinds), so the run holds the table alone.
+            unsafe {
+                let fetch = Q::fetch_archetype(matched.data, table, ticks);
+                Q::finish_table(&fetch, table.len(), rows);
+            }
+        };
+        if self.mode == Mode::Candidates {
+            let mut rest = &self.state.candidates[..];
+            while let Some(&(index, _)) = rest.first() {
+                let count = rest.iter().take_while(|c| c.0 == index).count();
+                let (group, tail) = rest.split_at(count);
+                rest = tail;
+                fold(index as usize, Some(group));
+            }
+        } else {
+            (0..self.state.matched.len()).for_each(|index| fold(index, None));
+        }
+    }
 }

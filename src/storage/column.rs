@@ -17,6 +17,7 @@
 
 use std::any::Any;
 use std::cell::UnsafeCell;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 use crate::change::{Remap, Summary, Tick};
 
@@ -50,6 +51,9 @@ struct ColumnTicks {
     added: Vec<UnsafeCell<Tick>>,
     changed: Vec<UnsafeCell<Tick>>,
     summary: Summary,
+    /// Rows were stamped during a run that defers the summary; it folds them at the
+    /// end of the table.
+    pending: AtomicBool,
 }
 
 impl ColumnTicks {
@@ -72,6 +76,38 @@ impl ColumnTicks {
             self.summary.raise(row, moved, now);
         }
         (added, changed)
+    }
+}
+
+/// Raw access to a tracked column's ticks (see [`TypedColumn::tick_ptrs`]).
+#[derive(Clone, Copy)]
+pub(crate) struct TickPtrs {
+    pub(crate) added: *mut Tick,
+    pub(crate) changed: *mut Tick,
+    pub(crate) summary: *const Summary,
+    pub(crate) pending: *const AtomicBool,
+}
+
+impl TickPtrs {
+    /// Folds rows stamped with `tick` during a deferring run into the summary: every
+    /// leaf block of the first `len` rows, or those of `rows`.
+    ///
+    /// # Safety
+    /// The pointers came from a column of at least `len` rows that no one else
+    /// accesses during the call (the run that stamped the rows has finished).
+    pub(crate) unsafe fn fold(self, len: usize, tick: Tick, rows: Option<&mut dyn Iterator<Item = usize>>) {
+        // SAFETY: valid and unshared (caller).
+        let (pending, summary) = unsafe { (&*self.pending, &*self.summary) };
+        if !pending.load(Relaxed) {
+            return;
+        }
+        pending.store(false, Relaxed);
+        // SAFETY: `changed` holds `len` ticks (caller); `Tick` is a transparent `u32`.
+        let ticks = unsafe { std::slice::from_raw_parts(self.changed.cast::<u32>(), len) };
+        match rows {
+            Some(rows) => summary.fold_rows(ticks, rows.map(|row| row / crate::change::LEAF), tick),
+            None => summary.fold_rows(ticks, 0..len.div_ceil(crate::change::LEAF), tick),
+        }
     }
 }
 
@@ -133,16 +169,16 @@ impl<T: Send + Sync + 'static> TypedColumn<T> {
         }
     }
 
-    /// Pointers to the added and change ticks and the summary, if tracked; valid like
-    /// [`TypedColumn::get_ptr`], and writable under the module's safety model.
+    /// Pointers to the added and change ticks, the summary and the pending flag, if
+    /// tracked; valid like [`TypedColumn::get_ptr`], and writable under the module's
+    /// safety model.
     #[inline]
-    pub(crate) fn tick_ptrs(&self) -> Option<(*mut Tick, *mut Tick, *const Summary)> {
-        self.ticks.as_ref().map(|ticks| {
-            (
-                UnsafeCell::raw_get(ticks.added.as_ptr()),
-                UnsafeCell::raw_get(ticks.changed.as_ptr()),
-                &ticks.summary as *const Summary,
-            )
+    pub(crate) fn tick_ptrs(&self) -> Option<TickPtrs> {
+        self.ticks.as_ref().map(|ticks| TickPtrs {
+            added: UnsafeCell::raw_get(ticks.added.as_ptr()),
+            changed: UnsafeCell::raw_get(ticks.changed.as_ptr()),
+            summary: &ticks.summary,
+            pending: &ticks.pending,
         })
     }
 
@@ -165,7 +201,7 @@ impl<T: Send + Sync + 'static> TypedColumn<T> {
             // SAFETY: `changed` and the summary belong to this column, which is borrowed
             // exclusively for the returned lifetime; `tick` is the current tick, the
             // newest there is.
-            unsafe { crate::change::TickSlot::new(changed, &ticks.summary, row, tick) }
+            unsafe { crate::change::TickSlot::immediate(changed, &ticks.summary, row, tick) }
         });
         crate::change::Mut::new(value, slot)
     }
@@ -235,10 +271,14 @@ impl<T: Send + Sync + 'static> Column for TypedColumn<T> {
         let len = self.data.len();
         let mut summary = Summary::default();
         summary.grow(len, now);
+        for row in 0..len {
+            summary.raise(row, now, now);
+        }
         self.ticks = Some(ColumnTicks {
             added: (0..len).map(|_| UnsafeCell::new(now)).collect(),
             changed: (0..len).map(|_| UnsafeCell::new(now)).collect(),
             summary,
+            pending: AtomicBool::new(false),
         });
     }
 
