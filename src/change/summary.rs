@@ -12,11 +12,20 @@
 //! every frame) that is every block, so finding a changed row costs no cache miss on
 //! the tick column.
 //!
+//! In front of the tree sits a *leaf log*: every time a leaf's maximum advances to a
+//! new tick, `(leaf, tick)` is appended, so the log is in tick order. A reader whose
+//! last run the log still covers finds its window by binary search and visits exactly
+//! the leaves listed there, with no tree walk at all; a leaf counts once, when its
+//! current maximum equals the entry's tick. The log has a fixed capacity (one entry
+//! per leaf) and forgets its oldest entries; whatever it cannot answer, the tree does.
+//!
 //! Entries are atomics so that a reader can share the column with other readers;
 //! writers either hold the column exclusively (a run with write access that marks as
 //! it goes), or only stamp row ticks during a parallel run and fold them into the
 //! summary afterwards ([`Summary::fold_rows`]).
 
+use std::cell::UnsafeCell;
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use super::tick::Tick;
@@ -79,6 +88,16 @@ struct LeafBits {
     mask: AtomicU64,
 }
 
+/// Leaves whose maximum advanced, oldest first.
+#[derive(Default)]
+struct LeafLog {
+    /// `(leaf, tick)`: the leaf's maximum became `tick`. Ticks never decrease.
+    entries: VecDeque<(u32, u32)>,
+    /// The log holds every advance to a tick newer than this; `None` until the log
+    /// has begun (it then answers nothing).
+    covers_after: Option<Tick>,
+}
+
 /// Per-block maxima of one column's change ticks.
 #[derive(Default)]
 pub struct Summary {
@@ -87,6 +106,9 @@ pub struct Summary {
     levels: Vec<Vec<AtomicU32>>,
     /// Per leaf block: see [`LeafBits`].
     leaves: Vec<LeafBits>,
+    /// Written only by the column's single writer (the same exclusion that guards
+    /// the row ticks), read by readers while no writer runs.
+    log: UnsafeCell<LeafLog>,
 }
 
 /// A tick old enough to bound nothing: exactly [`Tick::MAX_AGE`] old at `now`, so it
@@ -108,8 +130,18 @@ impl Summary {
     /// to `fill` so every entry stays at least as new as its children.
     pub(crate) fn grow(&mut self, rows: usize, fill: Tick) {
         let mut needed = rows.div_ceil(LEAF).max(1);
-        while self.leaves.len() < needed {
-            self.leaves.push(LeafBits { prev: AtomicU32::new(oldest(fill).0), mask: AtomicU64::new(0) });
+        if self.leaves.len() < needed {
+            while self.leaves.len() < needed {
+                self.leaves.push(LeafBits { prev: AtomicU32::new(oldest(fill).0), mask: AtomicU64::new(0) });
+            }
+            // One entry per leaf: a frame that changes every leaf still fits.
+            let log = self.log.get_mut();
+            let capacity = self.leaves.len().max(64);
+            if log.entries.capacity() < capacity {
+                log.entries.reserve_exact(capacity - log.entries.len());
+            }
+            // New leaves start at `fill` without a log entry: answer from `fill` on.
+            log.covers_after = Some(fill);
         }
         let mut level = 0;
         loop {
@@ -140,16 +172,48 @@ impl Summary {
         let max = &self.levels[0][block];
         let leaf = &self.leaves[block];
         let old = max.load(Relaxed);
+        let old_mask = leaf.mask.load(Relaxed);
         if old == tick.0 {
-            leaf.mask.store(leaf.mask.load(Relaxed) | bit, Relaxed);
+            leaf.mask.store(old_mask | bit, Relaxed);
             // Ancestors are at least as new as this entry, and `tick` is the newest.
             return;
         }
-        // Every other row of the block is at most the old maximum.
-        leaf.prev.store(old, Relaxed);
+        // The other rows are at most the old maximum, or at most `prev` if none of them
+        // was at the maximum (a row written again, e.g. by a second system).
+        if old_mask & !bit != 0 {
+            leaf.prev.store(old, Relaxed);
+        }
         max.store(tick.0, Relaxed);
         leaf.mask.store(bit, Relaxed);
         self.mark_above(block, tick);
+        self.log_advance(block, tick, tick);
+    }
+
+    /// Appends "leaf `block` advanced to `tick`" if `tick` keeps the log in order;
+    /// otherwise the log restarts, covering only what comes after `now`.
+    #[inline]
+    fn log_advance(&self, block: usize, tick: Tick, now: Tick) {
+        // SAFETY: only the column's single writer calls this (see the `log` field), so
+        // no other reference to the log is live.
+        let log = unsafe { &mut *self.log.get() };
+        let in_order = log.entries.back().is_none_or(|&(_, last)| Tick(last).age(now) >= tick.age(now));
+        if !in_order || log.covers_after.is_none() {
+            log.entries.clear();
+            log.covers_after = Some(now);
+            if !in_order || tick.age(now) > 0 {
+                return;
+            }
+        }
+        if log.entries.len() == log.entries.capacity() {
+            // Forget the oldest advance: the log now covers only what came after it.
+            if let Some((_, forgotten)) = log.entries.pop_front() {
+                log.covers_after = Some(Tick(forgotten));
+            }
+            if log.entries.capacity() == 0 {
+                return;
+            }
+        }
+        log.entries.push_back((block as u32, tick.0));
     }
 
     /// Raises the inner levels above leaf block `block` to `tick`, the newest tick.
@@ -177,9 +241,14 @@ impl Summary {
         if tick == max {
             mask.store(mask.load(Relaxed) | bit, Relaxed);
         } else if tick.age(now) < max.age(now) {
-            prev.store(max.0, Relaxed);
+            // The row's previous occupant, if it was at the maximum, is gone: only the
+            // other rows at the maximum need `prev` to cover them.
+            if mask.load(Relaxed) & !bit != 0 {
+                prev.store(max.0, Relaxed);
+            }
             self.levels[0][block].store(tick.0, Relaxed);
             mask.store(bit, Relaxed);
+            self.log_advance(block, tick, now);
         } else {
             mask.store(mask.load(Relaxed) & !bit, Relaxed);
             prev.store(newest(Tick(prev.load(Relaxed)), tick, now).0, Relaxed);
@@ -224,20 +293,27 @@ impl Summary {
             let max = &self.levels[0][block];
             let leaf = &self.leaves[block];
             let old = max.load(Relaxed);
+            let old_mask = leaf.mask.load(Relaxed);
             if old == tick.0 {
-                leaf.mask.store(leaf.mask.load(Relaxed) | stamped, Relaxed);
+                leaf.mask.store(old_mask | stamped, Relaxed);
             } else {
-                leaf.prev.store(old, Relaxed);
+                // As in `mark_newest`: `prev` tightens when every row at the old maximum
+                // was stamped again.
+                if old_mask & !stamped != 0 {
+                    leaf.prev.store(old, Relaxed);
+                }
                 max.store(tick.0, Relaxed);
                 leaf.mask.store(stamped, Relaxed);
                 self.mark_above(block, tick);
+                self.log_advance(block, tick, tick);
             }
         }
     }
 
-    /// Calls `f` for every row below `len` whose change tick (in `ticks`, one per
-    /// row) is newer than `last_run`, in ascending row order, skipping every block
-    /// whose maximum is not.
+    /// Calls `f` once for every row below `len` whose change tick (in `ticks`, one per
+    /// row) is newer than `last_run`, in no particular order: from the leaf log if it
+    /// covers `last_run`, else by descending the tree, skipping every block whose
+    /// maximum is not new.
     ///
     /// # Safety
     /// `ticks` points to at least `len` ticks, and no one writes this column's ticks or
@@ -259,6 +335,23 @@ impl Summary {
         let scan = Scan { this_run: this_run.0, since: last_run.age(this_run) };
         // SAFETY: `Tick` is a transparent `u32`; `ticks` holds `len` of them (caller).
         let rows = unsafe { std::slice::from_raw_parts(ticks.cast::<u32>(), len) };
+        // SAFETY: no concurrent writer (caller), so the log is not being written.
+        let log = unsafe { &*self.log.get() };
+        let covered = log.covers_after.is_some_and(|after| after.age(this_run) >= last_run.age(this_run));
+        if covered {
+            // The window: entries newer than the last run, found by their ages.
+            let (front, back) = log.entries.as_slices();
+            let start_front = front.partition_point(|&(_, tick)| !scan.is_new(tick));
+            let start_back = back.partition_point(|&(_, tick)| !scan.is_new(tick));
+            for &(leaf, tick) in front[start_front..].iter().chain(&back[start_back..]) {
+                let leaf = leaf as usize;
+                // A leaf listed several times counts at its latest advance only.
+                if self.levels[0].get(leaf).is_some_and(|max| max.load(Relaxed) == tick) {
+                    self.visit_leaf(leaf, rows, scan, f);
+                }
+            }
+            return;
+        }
         let top = self.levels.len() - 1;
         // SAFETY: no concurrent writer (caller).
         unsafe { self.descend(top, 0, rows, scan, f) };
@@ -322,11 +415,18 @@ impl Summary {
             level.clear();
         }
         self.leaves.clear();
+        let log = self.log.get_mut();
+        log.entries.clear();
+        log.covers_after = None;
     }
 
     /// Applies tick maintenance to every entry (the remap keeps order, so maxima stay
     /// maxima and bounds stay bounds).
     pub(crate) fn remap(&mut self, remap: &super::Remap) {
+        // Remapping may merge ancient ticks; the log restarts rather than risk it.
+        let log = self.log.get_mut();
+        log.entries.clear();
+        log.covers_after = Some(remap.now());
         for entry in self.levels.iter_mut().flatten().chain(self.leaves.iter_mut().map(|leaf| &mut leaf.prev)) {
             *entry.get_mut() = remap.apply(Tick(*entry.get_mut())).0;
         }
@@ -335,7 +435,10 @@ impl Summary {
     /// Bytes held by the entries.
     pub(crate) fn heap_bytes(&self) -> usize {
         let entries: usize = self.levels.iter().map(Vec::capacity).sum();
-        entries * size_of::<AtomicU32>() + self.leaves.capacity() * size_of::<LeafBits>()
+        // SAFETY: `&self` here is not shared with a writer of the log (callers hold the
+        // world), and only the capacity is read.
+        let log = unsafe { &*self.log.get() }.entries.capacity();
+        entries * size_of::<AtomicU32>() + self.leaves.capacity() * size_of::<LeafBits>() + log * 8
     }
 }
 
@@ -370,6 +473,10 @@ mod tests {
         let mut found = Vec::new();
         // SAFETY: `ticks` holds `len` ticks and nothing writes during the call.
         unsafe { summary.for_each_new(ticks.as_ptr(), ticks.len(), last, now, &mut |r| found.push(r)) };
+        let reported = found.len();
+        found.sort();
+        found.dedup();
+        assert_eq!(found.len(), reported, "a row reported twice");
         found
     }
 

@@ -72,6 +72,11 @@ impl Remap {
         Remap { now, anchors }
     }
 
+    /// The tick maintenance runs at.
+    pub(crate) fn now(&self) -> Tick {
+        self.now
+    }
+
     /// The remapped tick.
     #[inline]
     pub(crate) fn apply(&self, tick: Tick) -> Tick {
