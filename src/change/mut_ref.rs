@@ -3,60 +3,74 @@
 use std::fmt;
 use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 use super::summary::Summary;
 use super::tick::Tick;
 
-/// Where a write to a tracked row is recorded.
-pub(crate) struct TickSlot<'w> {
+/// Where a write to a tracked row is recorded: the row's change tick, stamped on
+/// every write, and the column's summary, updated on every write unless the run
+/// defers that to the end of the table (then null).
+#[derive(Clone, Copy)]
+pub(crate) struct TickSlot {
     changed: *mut Tick,
-    /// The column's summary, updated on each write; null when the run defers it.
     summary: *const Summary,
-    /// The column's pending flag, set on a deferred write.
-    pending: *const AtomicBool,
     row: usize,
     tick: Tick,
-    _borrow: PhantomData<&'w mut Tick>,
 }
 
-impl<'w> TickSlot<'w> {
+impl TickSlot {
     /// A slot that updates the summary on every write.
     ///
     /// # Safety
     /// `changed` is the row's change tick and `summary` its column's summary; both stay
-    /// valid for `'w`; no one else accesses this row's tick, nor writes the column's
-    /// summary, meanwhile. `tick` is the newest tick written to the column so far.
+    /// valid while the `Mut` holding the slot lives; no one else accesses this row's
+    /// tick, nor writes the column's summary, meanwhile. `tick` is the newest tick
+    /// written to the column so far.
     #[inline]
     pub(crate) unsafe fn immediate(changed: *mut Tick, summary: *const Summary, row: usize, tick: Tick) -> Self {
-        TickSlot { changed, summary, pending: std::ptr::null(), row, tick, _borrow: PhantomData }
+        TickSlot { changed, summary, row, tick }
     }
 
-    /// A slot that only stamps the row and flags the column; the run folds the
-    /// summary when it finishes the table.
+    /// A slot that only stamps the row; the run folds the summary when it finishes
+    /// the table (the column was flagged pending when the run fetched it).
     ///
     /// # Safety
-    /// `changed` is the row's change tick and `pending` its column's flag; both stay
-    /// valid for `'w`; no one else accesses this row's tick meanwhile. `tick` is the
-    /// newest tick written to the column so far.
+    /// `changed` is the row's change tick, valid while the `Mut` holding the slot
+    /// lives, and no one else accesses it meanwhile. `tick` is the newest tick written
+    /// to the column so far.
     #[inline]
-    pub(crate) unsafe fn deferred(changed: *mut Tick, pending: *const AtomicBool, row: usize, tick: Tick) -> Self {
-        TickSlot { changed, summary: std::ptr::null(), pending, row, tick, _borrow: PhantomData }
+    pub(crate) unsafe fn deferred(changed: *mut Tick, row: usize, tick: Tick) -> Self {
+        TickSlot { changed, summary: std::ptr::null(), row, tick }
     }
 
+    /// No tracking: writes are not recorded.
     #[inline]
+    pub(crate) fn untracked() -> Self {
+        TickSlot { changed: std::ptr::null_mut(), summary: std::ptr::null(), row: 0, tick: Tick(0) }
+    }
+
+    #[inline(always)]
     fn mark(&self) {
-        // SAFETY: per the constructors, the pointers are valid, this row's tick is ours,
-        // and an immediate slot's summary has no other writer.
-        unsafe {
-            *self.changed = self.tick;
-            if self.summary.is_null() {
-                (*self.pending).store(true, Relaxed);
-            } else {
-                (*self.summary).mark_newest(self.row, self.tick);
-            }
+        if self.changed.is_null() {
+            return;
+        }
+        // SAFETY: per the constructors, `changed` is valid and this row's tick is ours.
+        unsafe { *self.changed = self.tick };
+        if !self.summary.is_null() {
+            // SAFETY: per `immediate`, the summary is valid and has no other writer.
+            unsafe { mark_summary(self.summary, self.row, self.tick) };
         }
     }
+}
+
+/// The out-of-line part of an immediate mark.
+///
+/// # Safety
+/// As for [`TickSlot::immediate`].
+#[inline(never)]
+unsafe fn mark_summary(summary: *const Summary, row: usize, tick: Tick) {
+    // SAFETY: forwarded from the caller.
+    unsafe { (*summary).mark_newest(row, tick) };
 }
 
 /// Mutable access to a component. For a tracked component type, writing through it
@@ -78,13 +92,16 @@ impl<'w> TickSlot<'w> {
 /// ```
 pub struct Mut<'w, T> {
     value: &'w mut T,
-    ticks: Option<TickSlot<'w>>,
+    ticks: TickSlot,
+    _borrow: PhantomData<&'w mut Tick>,
 }
 
 impl<'w, T> Mut<'w, T> {
+    /// # Safety
+    /// `ticks` is valid for `'w` (see its constructors).
     #[inline]
-    pub(crate) fn new(value: &'w mut T, ticks: Option<TickSlot<'w>>) -> Self {
-        Mut { value, ticks }
+    pub(crate) unsafe fn new(value: &'w mut T, ticks: TickSlot) -> Self {
+        Mut { value, ticks, _borrow: PhantomData }
     }
 
     /// Writes `value` only if it differs from the current one, and marks the
@@ -111,9 +128,7 @@ impl<'w, T> Mut<'w, T> {
     /// Consumes the handle, marking the component changed, and returns the reference.
     #[inline]
     pub fn into_inner(self) -> &'w mut T {
-        if let Some(ticks) = &self.ticks {
-            ticks.mark();
-        }
+        self.ticks.mark();
         let value: *mut T = self.value;
         // SAFETY: `self.value` is a unique borrow for `'w`; `self` is consumed, so the
         // returned reference is the only one.
@@ -123,7 +138,7 @@ impl<'w, T> Mut<'w, T> {
     /// Whether the component type is tracked (writes are being recorded).
     #[inline]
     pub fn is_tracked(&self) -> bool {
-        self.ticks.is_some()
+        !self.ticks.changed.is_null()
     }
 }
 
@@ -137,11 +152,9 @@ impl<T> Deref for Mut<'_, T> {
 }
 
 impl<T> DerefMut for Mut<'_, T> {
-    #[inline]
+    #[inline(always)]
     fn deref_mut(&mut self) -> &mut T {
-        if let Some(ticks) = &self.ticks {
-            ticks.mark();
-        }
+        self.ticks.mark();
         self.value
     }
 }

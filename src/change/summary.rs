@@ -78,6 +78,38 @@ impl Scan {
     }
 }
 
+/// Bit `i` set if `ticks[i] == tick` (`ticks.len() <= 64`), tested 16 at a time.
+#[inline(always)]
+fn equal_mask(ticks: &[u32], tick: u32) -> u64 {
+    if let Ok(leaf) = <&[u32; LEAF]>::try_from(ticks) {
+        // The common case, a full leaf: four fixed-size compares.
+        let mut mask = 0u64;
+        for (chunk, part) in leaf.chunks_exact(FANOUT).enumerate() {
+            let mut bits = 0u32;
+            for (i, &t) in part.iter().enumerate() {
+                bits |= u32::from(t == tick) << i;
+            }
+            mask |= u64::from(bits) << (chunk * FANOUT);
+        }
+        return mask;
+    }
+    let mut mask = 0u64;
+    for (chunk, part) in ticks.chunks(FANOUT).enumerate() {
+        let mut bits = 0u32;
+        if let Ok(block) = <&[u32; FANOUT]>::try_from(part) {
+            for (i, &t) in block.iter().enumerate() {
+                bits |= u32::from(t == tick) << i;
+            }
+        } else {
+            for (i, &t) in part.iter().enumerate() {
+                bits |= u32::from(t == tick) << i;
+            }
+        }
+        mask |= u64::from(bits) << (chunk * FANOUT);
+    }
+    mask
+}
+
 /// Per leaf block: `prev`, at least as new as every row not in `mask`, and `mask`, the
 /// rows whose tick equals the block's maximum. Kept together: one cache line serves
 /// a reader that finds the block new.
@@ -283,10 +315,7 @@ impl Summary {
             if start >= stop {
                 continue;
             }
-            let mut stamped = 0u64;
-            for (i, &row_tick) in rows[start..stop].iter().enumerate() {
-                stamped |= u64::from(row_tick == tick.0) << i;
-            }
+            let stamped = equal_mask(&rows[start..stop], tick.0);
             if stamped == 0 {
                 continue;
             }

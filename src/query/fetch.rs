@@ -68,6 +68,25 @@ pub unsafe trait QueryData: sealed::Sealed {
     unsafe fn finish_table(fetch: &Self::Fetch<'_>, len: usize, rows: Option<&[(u32, u32)]>) {
         let _ = (fetch, len, rows);
     }
+    /// In a deferring run over whole tables, folds leaf `leaf` (rows `leaf * 64 ..`)
+    /// right after the run visited it, while its ticks are in cache.
+    ///
+    /// # Safety
+    /// No item made from `fetch` for these rows is used any more, and no one else
+    /// accesses the table.
+    #[doc(hidden)]
+    #[inline]
+    unsafe fn finish_leaf(fetch: &Self::Fetch<'_>, len: usize, leaf: usize) {
+        let _ = (fetch, len, leaf);
+    }
+    /// Whether `finish_leaf` does anything for this fetch (a tracked column written
+    /// by a deferring run).
+    #[doc(hidden)]
+    #[inline]
+    fn folds_leaves(fetch: &Self::Fetch<'_>) -> bool {
+        let _ = fetch;
+        false
+    }
 }
 
 /// A [`QueryData`] that only reads, so it can run on a shared `&World`.
@@ -178,28 +197,47 @@ unsafe impl<T: Component> QueryData for &mut T {
         // (`match_archetype`), so it holds `T`.
         let column = unsafe { downcast_unchecked::<T>(archetype.column_unchecked(column)) };
         debug_assert_eq!(column.len(), archetype.len());
-        MutFetch { values: column.get_ptr(), ticks: column.tick_ptrs(), tick: ticks.this_run, defer: ticks.defer }
+        let pointers = column.tick_ptrs();
+        if let (Some(pointers), true) = (pointers, ticks.defer) {
+            // A deferring run folds the whole table when it finishes it; flag it now
+            // rather than on every write.
+            // SAFETY: the flag belongs to this column, valid for `'w`.
+            unsafe { (*pointers.pending).store(true, std::sync::atomic::Ordering::Relaxed) };
+        }
+        MutFetch { values: column.get_ptr(), ticks: pointers, tick: ticks.this_run, defer: ticks.defer }
     }
     #[inline]
     unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, row: usize) -> Self::Item<'w> {
         // `row` is in bounds and fetched once (caller); the declared write access
         // excludes every other reader and writer of this column, its ticks included,
         // during `'w`; `this_run` is the newest tick for the column (caller).
-        let slot = fetch.ticks.map(|ticks| {
+        let slot = match fetch.ticks {
             // SAFETY: as below; the row's tick is as exclusively ours as its value, and
             // an immediate slot is only made by a run that excludes other writers of the
             // summary.
-            unsafe {
+            Some(ticks) => unsafe {
                 let changed = ticks.changed.add(row);
                 if fetch.defer {
-                    TickSlot::deferred(changed, ticks.pending, row, fetch.tick)
+                    TickSlot::deferred(changed, row, fetch.tick)
                 } else {
                     TickSlot::immediate(changed, ticks.summary, row, fetch.tick)
                 }
-            }
-        });
-        // SAFETY: see above.
+            },
+            None => TickSlot::untracked(),
+        };
+        // SAFETY: see above; the slot's pointers are valid for `'w`.
         unsafe { Mut::new(&mut *fetch.values.add(row), slot) }
+    }
+    #[inline]
+    fn folds_leaves(fetch: &Self::Fetch<'_>) -> bool {
+        fetch.ticks.is_some() && fetch.defer
+    }
+    #[inline]
+    unsafe fn finish_leaf(fetch: &Self::Fetch<'_>, len: usize, leaf: usize) {
+        if let (Some(ticks), true) = (fetch.ticks, fetch.defer) {
+            // SAFETY: the run is done with these rows (caller).
+            unsafe { ticks.fold_leaf(len, leaf, fetch.tick) };
+        }
     }
     #[inline]
     unsafe fn finish_table(fetch: &Self::Fetch<'_>, len: usize, rows: Option<&[(u32, u32)]>) {
@@ -252,6 +290,17 @@ unsafe impl<Q: QueryData> QueryData for Option<Q> {
             unsafe { Q::finish_table(inner, len, rows) };
         }
     }
+    #[inline]
+    unsafe fn finish_leaf(fetch: &Self::Fetch<'_>, len: usize, leaf: usize) {
+        if let Some(inner) = fetch {
+            // SAFETY: forwarded from the caller.
+            unsafe { Q::finish_leaf(inner, len, leaf) };
+        }
+    }
+    #[inline]
+    fn folds_leaves(fetch: &Self::Fetch<'_>) -> bool {
+        fetch.as_ref().is_some_and(Q::folds_leaves)
+    }
 }
 
 // SAFETY: read-only when the inner query is.
@@ -302,6 +351,18 @@ macro_rules! impl_query_data_tuple {
                 let _ = (&fetch, len, rows);
                 // SAFETY: forwarded from the caller, element by element.
                 unsafe { $($name::finish_table(&fetch.$index, len, rows);)* }
+            }
+            #[inline]
+            #[allow(unused_unsafe, reason = "the empty tuple has nothing to forward")]
+            unsafe fn finish_leaf(fetch: &Self::Fetch<'_>, len: usize, leaf: usize) {
+                let _ = (&fetch, len, leaf);
+                // SAFETY: forwarded from the caller, element by element.
+                unsafe { $($name::finish_leaf(&fetch.$index, len, leaf);)* }
+            }
+            #[inline]
+            fn folds_leaves(fetch: &Self::Fetch<'_>) -> bool {
+                let _ = &fetch;
+                false $(|| $name::folds_leaves(&fetch.$index))*
             }
         }
 

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use rayon::prelude::*;
 
-use crate::change::{Move, RunTicks, Tick};
+use crate::change::{LEAF, Move, RunTicks, Tick};
 use crate::entity::Entity;
 use crate::error::{NoSuchEntity, QueryEntityError};
 use crate::storage::{Archetype, ArchetypeId};
@@ -400,23 +400,29 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             }
             // SAFETY: `matched.data` was resolved for this table; access per the caller.
             let fetch = unsafe { Q::fetch_archetype(matched.data, table, ticks) };
-            let _finish = FinishTable::<Q> { fetch: &fetch, len, rows: None };
-            if mode == Mode::Tables {
-                for row in 0..len {
+            // Folds everything if a closure panics; on the normal path only clears the
+            // column's pending flag, the leaves being folded as the loop leaves them.
+            let mut finish = FinishTable::<Q> { data: matched.data, table, ticks, rows: None };
+            // SAFETY: `matched.filter` was resolved for this table.
+            let filter = unsafe { F::fetch_archetype(matched.filter, table, ticks) };
+            let fold_leaves = Q::folds_leaves(&fetch);
+            let mut start = 0;
+            while start < len {
+                let end = if fold_leaves { (start + LEAF).min(len) } else { len };
+                for row in start..end {
                     // SAFETY: `row < len`, each row fetched once.
-                    f(table, row, unsafe { Q::fetch(&fetch, row) });
-                }
-            } else {
-                // SAFETY: `matched.filter` was resolved for this table.
-                let filter = unsafe { F::fetch_archetype(matched.filter, table, ticks) };
-                for row in 0..len {
-                    // SAFETY: `row < len`, each row fetched once.
-                    if unsafe { F::filter_row(&filter, row) } {
+                    if mode == Mode::Tables || unsafe { F::filter_row(&filter, row) } {
                         // SAFETY: as above.
                         f(table, row, unsafe { Q::fetch(&fetch, row) });
                     }
                 }
+                if fold_leaves {
+                    // SAFETY: the loop is done with this leaf's rows.
+                    unsafe { Q::finish_leaf(&fetch, len, start / LEAF) };
+                }
+                start = end;
             }
+            finish.rows = Some(&[]);
         }
     }
 
@@ -442,7 +448,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             let fetch = unsafe { Q::fetch_archetype(matched.data, table, ticks) };
             // SAFETY: resolved for this table.
             let filter = unsafe { F::fetch_archetype(matched.filter, table, ticks) };
-            let _finish = FinishTable::<Q> { fetch: &fetch, len: table.len(), rows: Some(group) };
+            let _finish = FinishTable::<Q> { data: matched.data, table, ticks, rows: Some(group) };
             for &(_, row) in group {
                 let row = row as usize;
                 debug_assert!(row < table.len());
@@ -597,17 +603,27 @@ fn gather_dirty<QA, FA>(
 }
 
 /// Ends a table of a deferring run: folds stamped rows into the summaries when
-/// dropped, on the normal path and while unwinding from a panicking closure.
-struct FinishTable<'a, 'w, Q: QueryData> {
-    fetch: &'a Q::Fetch<'w>,
-    len: usize,
+/// dropped, on the normal path and while unwinding from a panicking closure. It keeps
+/// what it needs to fetch the table again rather than borrowing the loop's fetch,
+/// which would pin that fetch to memory for the whole loop.
+struct FinishTable<'a, Q: QueryData> {
+    data: Q::ArchState,
+    table: &'a Archetype,
+    ticks: RunTicks,
     rows: Option<&'a [Candidate]>,
 }
 
-impl<Q: QueryData> Drop for FinishTable<'_, '_, Q> {
+impl<Q: QueryData> Drop for FinishTable<'_, Q> {
     fn drop(&mut self) {
-        // SAFETY: the run is done with this table: the guard is dropped after its loop.
-        unsafe { Q::finish_table(self.fetch, self.len, self.rows) };
+        if !self.ticks.defer {
+            return;
+        }
+        // SAFETY: `data` was resolved for this table; the run is done with it (the guard
+        // is dropped after the table's loop), so the run holds it alone.
+        unsafe {
+            let fetch = Q::fetch_archetype(self.data, self.table, self.ticks);
+            Q::finish_table(&fetch, self.table.len(), self.rows);
+        }
     }
 }
 

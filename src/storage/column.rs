@@ -89,6 +89,20 @@ pub(crate) struct TickPtrs {
 }
 
 impl TickPtrs {
+    /// Folds the rows of leaf `leaf` stamped with `tick` into the summary, right after a
+    /// deferring run visited them.
+    ///
+    /// # Safety
+    /// As [`TickPtrs::fold`].
+    #[inline]
+    pub(crate) unsafe fn fold_leaf(self, len: usize, leaf: usize, tick: Tick) {
+        // SAFETY: valid and unshared (caller); `changed` holds `len` ticks.
+        unsafe {
+            let ticks = std::slice::from_raw_parts(self.changed.cast::<u32>(), len);
+            (*self.summary).fold_rows(ticks, std::iter::once(leaf), tick);
+        }
+    }
+
     /// Folds rows stamped with `tick` during a deferring run into the summary: every
     /// leaf block of the first `len` rows, or those of `rows`.
     ///
@@ -196,14 +210,18 @@ impl<T: Send + Sync + 'static> TypedColumn<T> {
     #[inline]
     pub(crate) fn get_mut(&mut self, row: usize, tick: Tick) -> crate::change::Mut<'_, T> {
         let value = self.data[row].get_mut();
-        let slot = self.ticks.as_mut().map(|ticks| {
-            let changed: *mut Tick = ticks.changed[row].get_mut();
-            // SAFETY: `changed` and the summary belong to this column, which is borrowed
-            // exclusively for the returned lifetime; `tick` is the current tick, the
-            // newest there is.
-            unsafe { crate::change::TickSlot::immediate(changed, &ticks.summary, row, tick) }
-        });
-        crate::change::Mut::new(value, slot)
+        let slot = match self.ticks.as_mut() {
+            Some(ticks) => {
+                let changed: *mut Tick = ticks.changed[row].get_mut();
+                // SAFETY: `changed` and the summary belong to this column, which is
+                // borrowed exclusively for the returned lifetime; `tick` is the current
+                // tick, the newest there is.
+                unsafe { crate::change::TickSlot::immediate(changed, &ticks.summary, row, tick) }
+            }
+            None => crate::change::TickSlot::untracked(),
+        };
+        // SAFETY: the slot is valid for the column's exclusive borrow.
+        unsafe { crate::change::Mut::new(value, slot) }
     }
 
     /// Pointer to the first value; valid for `len()` values until the next structural

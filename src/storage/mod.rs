@@ -10,8 +10,8 @@ mod column;
 
 pub use archetype::Archetype;
 pub(crate) use archetype::{InsertEdge, RemoveEdge};
-pub use column::{Column, TypedColumn};
 pub(crate) use column::TickPtrs;
+pub use column::{Column, TypedColumn};
 pub(crate) use column::{downcast, downcast_mut, downcast_mut_unchecked, downcast_unchecked};
 
 use std::collections::HashMap;
