@@ -152,6 +152,12 @@ impl Entities {
         }
     }
 
+    /// Hints the processor to load `entity`'s slot.
+    #[inline]
+    pub(crate) fn prefetch(&self, entity: Entity) {
+        crate::hint::prefetch(self.meta.as_ptr().wrapping_add(entity.index as usize));
+    }
+
     /// Records a new location for a live entity (after a row move).
     #[inline]
     pub(crate) fn set_location(&mut self, index: u32, location: Location) {

@@ -49,6 +49,7 @@ mod entity;
 mod entity_ref;
 mod error;
 mod hash;
+mod hint;
 mod query;
 mod resource;
 mod spawn_batch;

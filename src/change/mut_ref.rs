@@ -63,11 +63,11 @@ impl TickSlot {
     }
 }
 
-/// The out-of-line part of an immediate mark.
+/// The summary part of an immediate mark.
 ///
 /// # Safety
 /// As for [`TickSlot::immediate`].
-#[inline(never)]
+#[inline]
 unsafe fn mark_summary(summary: *const Summary, row: usize, tick: Tick) {
     // SAFETY: forwarded from the caller.
     unsafe { (*summary).mark_newest(row, tick) };

@@ -248,6 +248,16 @@ impl Summary {
         log.entries.push_back((block as u32, tick.0));
     }
 
+    /// Hints the processor to load what [`Summary::mark_newest`] will touch for `row`.
+    #[inline]
+    pub(crate) fn prefetch(&self, row: usize) {
+        let leaf = row >> LEAF_SHIFT;
+        crate::hint::prefetch(self.leaves.as_ptr().wrapping_add(leaf));
+        if let Some(maxima) = self.levels.first() {
+            crate::hint::prefetch(maxima.as_ptr().wrapping_add(leaf));
+        }
+    }
+
     /// Raises the inner levels above leaf block `block` to `tick`, the newest tick.
     #[inline]
     fn mark_above(&self, block: usize, tick: Tick) {

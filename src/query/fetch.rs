@@ -79,6 +79,13 @@ pub unsafe trait QueryData: sealed::Sealed {
     unsafe fn finish_leaf(fetch: &Self::Fetch<'_>, len: usize, leaf: usize) {
         let _ = (fetch, len, leaf);
     }
+    /// Hints the processor to load what `fetch(row)` will touch (a visit of a list of
+    /// entities overlaps their cache misses this way). Never faults.
+    #[doc(hidden)]
+    #[inline]
+    fn prefetch(fetch: &Self::Fetch<'_>, row: usize) {
+        let _ = (fetch, row);
+    }
     /// Whether `finish_leaf` does anything for this fetch (a tracked column written
     /// by a deferring run).
     #[doc(hidden)]
@@ -157,6 +164,10 @@ unsafe impl<T: Component> QueryData for &T {
         // not written by anyone else during `'w` (declared read access).
         unsafe { &*fetch.add(row) }
     }
+    #[inline]
+    fn prefetch(fetch: &Self::Fetch<'_>, row: usize) {
+        crate::hint::prefetch(fetch.wrapping_add(row));
+    }
 }
 
 // SAFETY: `&T` declares only a read.
@@ -233,6 +244,17 @@ unsafe impl<T: Component> QueryData for &mut T {
         fetch.ticks.is_some() && fetch.defer
     }
     #[inline]
+    fn prefetch(fetch: &Self::Fetch<'_>, row: usize) {
+        crate::hint::prefetch(fetch.values.wrapping_add(row));
+        if let Some(ticks) = fetch.ticks {
+            crate::hint::prefetch(ticks.changed.wrapping_add(row));
+            if !fetch.defer {
+                // SAFETY: the summary lives as long as the column, valid for `'w`.
+                unsafe { (*ticks.summary).prefetch(row) };
+            }
+        }
+    }
+    #[inline]
     unsafe fn finish_leaf(fetch: &Self::Fetch<'_>, len: usize, leaf: usize) {
         if let (Some(ticks), true) = (fetch.ticks, fetch.defer) {
             // SAFETY: the run is done with these rows (caller).
@@ -301,6 +323,12 @@ unsafe impl<Q: QueryData> QueryData for Option<Q> {
     fn folds_leaves(fetch: &Self::Fetch<'_>) -> bool {
         fetch.as_ref().is_some_and(Q::folds_leaves)
     }
+    #[inline]
+    fn prefetch(fetch: &Self::Fetch<'_>, row: usize) {
+        if let Some(inner) = fetch {
+            Q::prefetch(inner, row);
+        }
+    }
 }
 
 // SAFETY: read-only when the inner query is.
@@ -363,6 +391,11 @@ macro_rules! impl_query_data_tuple {
             fn folds_leaves(fetch: &Self::Fetch<'_>) -> bool {
                 let _ = &fetch;
                 false $(|| $name::folds_leaves(&fetch.$index))*
+            }
+            #[inline]
+            fn prefetch(fetch: &Self::Fetch<'_>, row: usize) {
+                let _ = (&fetch, row);
+                $($name::prefetch(&fetch.$index, row);)*
             }
         }
 
