@@ -63,11 +63,12 @@ impl TickSlot {
     }
 }
 
-/// The summary part of an immediate mark.
+/// The summary part of an immediate mark, out of line: inlined, it would make every
+/// write's code too large for the loops around it to inline their closures.
 ///
 /// # Safety
 /// As for [`TickSlot::immediate`].
-#[inline]
+#[inline(never)]
 unsafe fn mark_summary(summary: *const Summary, row: usize, tick: Tick) {
     // SAFETY: forwarded from the caller.
     unsafe { (*summary).mark_newest(row, tick) };

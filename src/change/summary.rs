@@ -53,16 +53,12 @@ impl Scan {
     /// Bit `i` set if `ticks[i]` is new (`ticks.len() <= 16`).
     #[inline(always)]
     fn mask(self, ticks: &[u32]) -> u32 {
-        let mut mask = 0u32;
         if let Ok(block) = <&[u32; FANOUT]>::try_from(ticks) {
-            // A fixed-size loop the compiler turns into a few vector compares.
-            for (i, &tick) in block.iter().enumerate() {
-                mask |= u32::from(self.is_new(tick)) << i;
-            }
-        } else {
-            for (i, &tick) in ticks.iter().enumerate() {
-                mask |= u32::from(self.is_new(tick)) << i;
-            }
+            return simd::newer_mask16(block, self.this_run, self.since);
+        }
+        let mut mask = 0u32;
+        for (i, &tick) in ticks.iter().enumerate() {
+            mask |= u32::from(self.is_new(tick)) << i;
         }
         mask
     }
@@ -78,36 +74,103 @@ impl Scan {
     }
 }
 
-/// Bit `i` set if `ticks[i] == tick` (`ticks.len() <= 64`), tested 16 at a time.
+/// Bit `i` set if `ticks[i] == tick` (`ticks.len() <= 64`).
 #[inline(always)]
 fn equal_mask(ticks: &[u32], tick: u32) -> u64 {
-    if let Ok(leaf) = <&[u32; LEAF]>::try_from(ticks) {
-        // The common case, a full leaf: four fixed-size compares.
-        let mut mask = 0u64;
-        for (chunk, part) in leaf.chunks_exact(FANOUT).enumerate() {
-            let mut bits = 0u32;
-            for (i, &t) in part.iter().enumerate() {
-                bits |= u32::from(t == tick) << i;
-            }
-            mask |= u64::from(bits) << (chunk * FANOUT);
-        }
-        return mask;
-    }
     let mut mask = 0u64;
     for (chunk, part) in ticks.chunks(FANOUT).enumerate() {
-        let mut bits = 0u32;
-        if let Ok(block) = <&[u32; FANOUT]>::try_from(part) {
-            for (i, &t) in block.iter().enumerate() {
-                bits |= u32::from(t == tick) << i;
-            }
-        } else {
-            for (i, &t) in part.iter().enumerate() {
-                bits |= u32::from(t == tick) << i;
-            }
-        }
+        let bits = match <&[u32; FANOUT]>::try_from(part) {
+            Ok(block) => simd::equal_mask16(block, tick),
+            Err(_) => part.iter().enumerate().fold(0u32, |bits, (i, &t)| bits | (u32::from(t == tick) << i)),
+        };
         mask |= u64::from(bits) << (chunk * FANOUT);
     }
     mask
+}
+
+/// Sixteen-tick tests as bitmasks: SSE2 compares and `movemask` on x86_64 (part of
+/// its baseline), a plain loop elsewhere.
+mod simd {
+    /// Bit `i` set if `this_run - ticks[i] < since` (wrapping).
+    #[inline(always)]
+    pub(super) fn newer_mask16(ticks: &[u32; 16], this_run: u32, since: u32) -> u32 {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::*;
+            // SAFETY: SSE2 is part of the x86_64 baseline; the loads read 16 bytes at
+            // offsets 0, 4, 8 and 12 of a 16-element array, unaligned loads allowed.
+            unsafe {
+                let sign = _mm_set1_epi32(i32::MIN);
+                let now = _mm_set1_epi32(this_run as i32);
+                // Unsigned `age < since` as a signed compare on sign-flipped values.
+                let since = _mm_xor_si128(_mm_set1_epi32(since as i32), sign);
+                let mut mask = 0u32;
+                for quad in 0..4 {
+                    let values = _mm_loadu_si128(ticks.as_ptr().add(quad * 4).cast());
+                    let age = _mm_xor_si128(_mm_sub_epi32(now, values), sign);
+                    let newer = _mm_cmplt_epi32(age, since);
+                    mask |= (_mm_movemask_ps(_mm_castsi128_ps(newer)) as u32) << (quad * 4);
+                }
+                mask
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let mut mask = 0u32;
+            for (i, &tick) in ticks.iter().enumerate() {
+                mask |= u32::from(this_run.wrapping_sub(tick) < since) << i;
+            }
+            mask
+        }
+    }
+
+    /// Bit `i` set if `ticks[i] == tick`.
+    #[inline(always)]
+    pub(super) fn equal_mask16(ticks: &[u32; 16], tick: u32) -> u32 {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::*;
+            // SAFETY: as in `newer_mask16`.
+            unsafe {
+                let wanted = _mm_set1_epi32(tick as i32);
+                let mut mask = 0u32;
+                for quad in 0..4 {
+                    let values = _mm_loadu_si128(ticks.as_ptr().add(quad * 4).cast());
+                    let equal = _mm_cmpeq_epi32(values, wanted);
+                    mask |= (_mm_movemask_ps(_mm_castsi128_ps(equal)) as u32) << (quad * 4);
+                }
+                mask
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let mut mask = 0u32;
+            for (i, &t) in ticks.iter().enumerate() {
+                mask |= u32::from(t == tick) << i;
+            }
+            mask
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn simd_masks_match_the_plain_definition() {
+            let now = 1000u32;
+            let ticks: [u32; 16] = [0, 999, 1000, 5, u32::MAX, 998, 1000, 1, 2, 997, 990, 0, 1000, 999, 3, 4];
+            for since in [0u32, 1, 2, 3, 10, 1000, u32::MAX] {
+                let want =
+                    ticks.iter().enumerate().fold(0u32, |m, (i, &t)| m | (u32::from(now.wrapping_sub(t) < since) << i));
+                assert_eq!(newer_mask16(&ticks, now, since), want, "since {since}");
+            }
+            for tick in [0u32, 1000, 999, 7] {
+                let want = ticks.iter().enumerate().fold(0u32, |m, (i, &t)| m | (u32::from(t == tick) << i));
+                assert_eq!(equal_mask16(&ticks, tick), want);
+            }
+        }
+    }
 }
 
 /// Per leaf block: `prev`, at least as new as every row not in `mask`, and `mask`, the

@@ -477,31 +477,58 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         mode: Mode,
         mut f: impl FnMut(&'w Archetype, usize, Q::Item<'w>),
     ) {
-        if mode == Mode::Candidates {
-            // SAFETY: forwarded from the caller; candidates are distinct rows.
-            unsafe { self.run_candidates(world, ticks, &self.candidates, &mut f) };
-            return;
+        // One function per mode, so that `f` has one call site in each and is inlined.
+        // SAFETY (all three): forwarded from the caller.
+        match mode {
+            Mode::Candidates => unsafe { self.run_candidates(world, ticks, &self.candidates, &mut f) },
+            Mode::Driven => unsafe { self.run_driven(world, ticks, f) },
+            Mode::Tables | Mode::FilteredTables => unsafe { self.run_tables(world, ticks, mode, f) },
         }
-        if mode == Mode::Driven {
-            for matched in &self.matched {
-                let table = world.archetypes.get(matched.archetype);
-                // SAFETY: resolved for this table; access per the caller.
-                let fetch = unsafe { Q::fetch_archetype(matched.data, table, ticks) };
-                // SAFETY: resolved for this table.
-                let filter = unsafe { F::fetch_archetype(matched.filter, table, ticks) };
-                // SAFETY: `filter` was made for this table; the driving filter lists each
-                // row once, below the table's length, and writes through items mark as
-                // they go (this run does not defer), so nothing is left to fold.
-                unsafe {
-                    F::for_each_candidate(&filter, table.len(), &mut |row| {
-                        if F::EXACT || F::filter_row(&filter, row) {
-                            f(table, row, Q::fetch(&fetch, row));
-                        }
-                    });
-                }
+    }
+
+    /// Visits the rows the driving change filter lists, table by table.
+    ///
+    /// # Safety
+    /// As `run_unchecked`, in `Driven` mode.
+    #[inline]
+    unsafe fn run_driven<'w>(
+        &self,
+        world: &'w World,
+        ticks: RunTicks,
+        mut f: impl FnMut(&'w Archetype, usize, Q::Item<'w>),
+    ) {
+        for matched in &self.matched {
+            let table = world.archetypes.get(matched.archetype);
+            // SAFETY: resolved for this table; access per the caller.
+            let fetch = unsafe { Q::fetch_archetype(matched.data, table, ticks) };
+            // SAFETY: resolved for this table.
+            let filter = unsafe { F::fetch_archetype(matched.filter, table, ticks) };
+            // SAFETY: `filter` was made for this table; the driving filter lists each row
+            // once, below the table's length, and writes through items mark as they go
+            // (this run does not defer), so nothing is left to fold.
+            unsafe {
+                F::for_each_candidate(&filter, table.len(), &mut |row| {
+                    if F::EXACT || F::filter_row(&filter, row) {
+                        f(table, row, Q::fetch(&fetch, row));
+                    }
+                });
             }
-            return;
         }
+    }
+
+    /// Visits every row of every matched table (tested by the filter in
+    /// `FilteredTables` mode).
+    ///
+    /// # Safety
+    /// As `run_unchecked`, in a `Tables` mode.
+    #[inline]
+    unsafe fn run_tables<'w>(
+        &self,
+        world: &'w World,
+        ticks: RunTicks,
+        mode: Mode,
+        mut f: impl FnMut(&'w Archetype, usize, Q::Item<'w>),
+    ) {
         for matched in &self.matched {
             let table = world.archetypes.get(matched.archetype);
             let len = table.len();
@@ -515,10 +542,12 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             let mut finish = FinishTable::<Q> { data: matched.data, table, ticks, rows: None };
             // SAFETY: `matched.filter` was resolved for this table.
             let filter = unsafe { F::fetch_archetype(matched.filter, table, ticks) };
-            let fold_leaves = Q::folds_leaves(&fetch);
+            // Tracked columns written by this run are folded leaf by leaf, while the
+            // leaf's ticks are in cache; otherwise the table is one loop.
+            let step = if Q::folds_leaves(&fetch) { LEAF } else { len };
             let mut start = 0;
             while start < len {
-                let end = if fold_leaves { (start + LEAF).min(len) } else { len };
+                let end = (start + step).min(len);
                 for row in start..end {
                     // SAFETY: `row < len`, each row fetched once.
                     if mode == Mode::Tables || unsafe { F::filter_row(&filter, row) } {
@@ -526,7 +555,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
                         f(table, row, unsafe { Q::fetch(&fetch, row) });
                     }
                 }
-                if fold_leaves {
+                if step == LEAF {
                     // SAFETY: the loop is done with this leaf's rows.
                     unsafe { Q::finish_leaf(&fetch, len, start / LEAF) };
                 }
