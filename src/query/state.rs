@@ -478,10 +478,12 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         mut f: impl FnMut(&'w Archetype, usize, Q::Item<'w>),
     ) {
         // One function per mode, so that `f` has one call site in each and is inlined.
-        // SAFETY (all three): forwarded from the caller.
         match mode {
+            // SAFETY: forwarded from the caller; the candidates were gathered for this run.
             Mode::Candidates => unsafe { self.run_candidates(world, ticks, &self.candidates, &mut f) },
+            // SAFETY: forwarded from the caller, in `Driven` mode.
             Mode::Driven => unsafe { self.run_driven(world, ticks, f) },
+            // SAFETY: forwarded from the caller, in a `Tables` mode.
             Mode::Tables | Mode::FilteredTables => unsafe { self.run_tables(world, ticks, mode, f) },
         }
     }
