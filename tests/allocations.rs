@@ -6,7 +6,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
-use ripple::{Entity, World};
+use ripple::{Changed, Dirty, Entity, World};
 
 struct Counting;
 
@@ -120,4 +120,42 @@ fn steady_spawn_batch_allocates_nothing() {
     frame(&mut world, &mut ids);
     frame(&mut world, &mut ids);
     assert_eq!(allocations_in(|| frame(&mut world, &mut ids)), 0);
+}
+
+#[test]
+fn steady_frames_with_change_tracking_allocate_nothing() {
+    let mut world = World::new();
+    let crates: Vec<Entity> = world.spawn_batch((0..5_000).map(|i| (Pos([i as f32; 3]), Tag))).collect();
+    let movers: Vec<Entity> = crates.iter().copied().step_by(50).collect();
+    let mut mover = world.query::<&mut Pos>();
+    let mut integrate = world.query::<(&Vel, &mut Pos)>();
+    let mut renderer = world.query_filtered::<(Entity, &Pos), Changed<Pos>>();
+    let mut redraw = world.query_filtered::<Entity, Dirty<(Pos, Vel)>>();
+    let mut removed = world.removal_reader::<Vel>();
+    let mut bullets: Vec<Entity> = Vec::with_capacity(200);
+    let mut frame = |world: &mut World, bullets: &mut Vec<Entity>| {
+        mover.for_each_of_mut(world, &movers, |mut p| p.0[1] += 1.0);
+        world.get_mut::<Pos>(crates[7]).unwrap().0[2] += 1.0;
+        for _ in 0..100 {
+            bullets.push(world.spawn((Pos([0.0; 3]), Vel([1.0; 3]))));
+        }
+        integrate.for_each_mut(world, |(v, mut p)| p.0[0] += v.0[0]);
+        let mut seen = 0usize;
+        renderer.for_each(world, |_| seen += 1);
+        redraw.for_each(world, |_| seen += 1);
+        assert!(seen >= movers.len());
+        for e in bullets.drain(..) {
+            world.despawn(e).unwrap();
+        }
+        assert_eq!(removed.read(world).count(), 100);
+    };
+    for _ in 0..5 {
+        frame(&mut world, &mut bullets);
+    }
+    let allocations = allocations_in(|| {
+        for _ in 0..10 {
+            frame(&mut world, &mut bullets);
+        }
+    });
+    assert_eq!(allocations, 0, "steady tracked frames allocated {allocations} times");
 }
