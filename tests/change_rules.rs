@@ -145,6 +145,19 @@ fn r4_each_observer_sees_changes_since_its_own_last_run() {
     mover.for_each_mut(&mut world, |mut p| p.0 += 100);
     assert_eq!(mover.iter_mut(&mut world).count(), 0);
     assert_eq!(run(&mut early, &world).len(), 10, "others see the mover's writes");
+    // A writer that visits only what changed, writing what it visits, frame after
+    // frame (its writes mark the very summary its filter reads).
+    for frame in 0..5 {
+        world.get_mut::<Pos>(es[frame]).unwrap().0 += 1;
+        world.get_mut::<Pos>(es[9 - frame]).unwrap().0 += 1;
+        let mut visited = Vec::new();
+        mover.for_each_mut(&mut world, |mut p| {
+            visited.push(p.0);
+            p.0 += 1000;
+        });
+        assert_eq!(visited.len(), 2, "frame {frame}");
+        assert_eq!(run(&mut early, &world), set(&[es[frame], es[9 - frame]]));
+    }
 }
 
 #[test]

@@ -5,13 +5,56 @@ use std::any::type_name;
 use crate::change::{Mut, RunTicks, Tick, TickSlot};
 use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
-use crate::storage::{Archetype, Column, TickPtrs, downcast_unchecked};
+use crate::storage::{Archetype, Column, TickPtrs, TypedColumn, downcast_unchecked};
 use crate::world::World;
 
 use super::access::Access;
 
 mod sealed {
     pub trait Sealed {}
+}
+
+/// A matched table's column of `T`, resolved once when the query matched the table.
+///
+/// # Invariant
+/// Points to the `TypedColumn<T>` of a table of the world the query state was built
+/// for. Tables are never freed and a column never moves (it is boxed, and a table's
+/// column list never changes), so the pointer stays valid as long as that world lives;
+/// a query state is only ever used with that world (checked on every use).
+#[doc(hidden)]
+pub struct ColumnPtr<T>(*const TypedColumn<T>);
+
+impl<T> Clone for ColumnPtr<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for ColumnPtr<T> {}
+
+// SAFETY: the pointer is only dereferenced by a query run on the world that owns the
+// column, under that run's access; sharing or sending the handle itself is harmless.
+unsafe impl<T> Send for ColumnPtr<T> {}
+// SAFETY: as above.
+unsafe impl<T> Sync for ColumnPtr<T> {}
+
+impl<T: Component> ColumnPtr<T> {
+    /// The column of `id` in `archetype`, if it has one.
+    #[inline]
+    fn resolve(id: ComponentId, archetype: &Archetype) -> Option<Self> {
+        let index = archetype.column_index(id)?;
+        // SAFETY: `index` is the column of `T`'s component id, so it holds `T`.
+        let column = unsafe { downcast_unchecked::<T>(archetype.column(index)) };
+        Some(ColumnPtr(column))
+    }
+
+    /// # Safety
+    /// The world that owns the column is alive and borrowed by the caller for `'w`.
+    #[inline]
+    unsafe fn get<'w>(self) -> &'w TypedColumn<T> {
+        // SAFETY: valid per the type's invariant and the caller.
+        unsafe { &*self.0 }
+    }
 }
 
 /// A type a query can fetch for each matching entity.
@@ -26,6 +69,10 @@ mod sealed {
 pub unsafe trait QueryData: sealed::Sealed {
     /// What the query yields per entity; borrows the world for `'w`.
     type Item<'w>;
+    /// True if the query only reads (no `&mut`): it may stream rows straight out of a
+    /// change summary, since it cannot write the summary it walks.
+    #[doc(hidden)]
+    const IS_READ_ONLY: bool;
     /// Resolved once per query: component ids.
     #[doc(hidden)]
     type State: Send + Sync + 'static;
@@ -107,6 +154,7 @@ impl sealed::Sealed for Entity {}
 // SAFETY: reads only the entity list, which is not a component.
 unsafe impl QueryData for Entity {
     type Item<'w> = Entity;
+    const IS_READ_ONLY: bool = true;
     type State = ();
     type ArchState = ();
     type Fetch<'w> = &'w [Entity];
@@ -136,8 +184,9 @@ impl<T: Component> sealed::Sealed for &T {}
 // SAFETY: declares a read of `T` and only reads `T`'s column.
 unsafe impl<T: Component> QueryData for &T {
     type Item<'w> = &'w T;
+    const IS_READ_ONLY: bool = true;
     type State = ComponentId;
-    type ArchState = usize;
+    type ArchState = ColumnPtr<T>;
     type Fetch<'w> = *const T;
 
     fn init_state(world: &mut World) -> ComponentId {
@@ -147,14 +196,13 @@ unsafe impl<T: Component> QueryData for &T {
         access.read(*state, type_name::<T>());
     }
     #[inline]
-    fn match_archetype(state: &ComponentId, archetype: &Archetype) -> Option<usize> {
-        archetype.column_index(*state)
+    fn match_archetype(state: &ComponentId, archetype: &Archetype) -> Option<ColumnPtr<T>> {
+        ColumnPtr::resolve(*state, archetype)
     }
     #[inline]
-    unsafe fn fetch_archetype<'w>(column: usize, archetype: &'w Archetype, _: RunTicks) -> Self::Fetch<'w> {
-        // SAFETY: `column` is the index of `T`'s component id in this archetype
-        // (`match_archetype`), so it holds `T`.
-        let column = unsafe { downcast_unchecked::<T>(archetype.column_unchecked(column)) };
+    unsafe fn fetch_archetype<'w>(column: ColumnPtr<T>, archetype: &'w Archetype, _: RunTicks) -> Self::Fetch<'w> {
+        // SAFETY: resolved for this table of the borrowed world (caller).
+        let column = unsafe { column.get() };
         debug_assert_eq!(column.len(), archetype.len());
         column.get_ptr()
     }
@@ -188,8 +236,9 @@ pub struct MutFetch<T> {
 // SAFETY: declares a write of `T` and only touches `T`'s column and its ticks.
 unsafe impl<T: Component> QueryData for &mut T {
     type Item<'w> = Mut<'w, T>;
+    const IS_READ_ONLY: bool = false;
     type State = ComponentId;
-    type ArchState = usize;
+    type ArchState = ColumnPtr<T>;
     type Fetch<'w> = MutFetch<T>;
 
     fn init_state(world: &mut World) -> ComponentId {
@@ -199,14 +248,13 @@ unsafe impl<T: Component> QueryData for &mut T {
         access.write(*state, type_name::<T>());
     }
     #[inline]
-    fn match_archetype(state: &ComponentId, archetype: &Archetype) -> Option<usize> {
-        archetype.column_index(*state)
+    fn match_archetype(state: &ComponentId, archetype: &Archetype) -> Option<ColumnPtr<T>> {
+        ColumnPtr::resolve(*state, archetype)
     }
     #[inline]
-    unsafe fn fetch_archetype<'w>(column: usize, archetype: &'w Archetype, ticks: RunTicks) -> Self::Fetch<'w> {
-        // SAFETY: `column` is the index of `T`'s component id in this archetype
-        // (`match_archetype`), so it holds `T`.
-        let column = unsafe { downcast_unchecked::<T>(archetype.column_unchecked(column)) };
+    unsafe fn fetch_archetype<'w>(column: ColumnPtr<T>, archetype: &'w Archetype, ticks: RunTicks) -> Self::Fetch<'w> {
+        // SAFETY: resolved for this table of the borrowed world (caller).
+        let column = unsafe { column.get() };
         debug_assert_eq!(column.len(), archetype.len());
         let pointers = column.tick_ptrs();
         if let (Some(pointers), true) = (pointers, ticks.defer) {
@@ -277,6 +325,7 @@ impl<Q: QueryData> sealed::Sealed for Option<Q> {}
 // SAFETY: declares exactly the inner fetch's access and fetches through it.
 unsafe impl<Q: QueryData> QueryData for Option<Q> {
     type Item<'w> = Option<Q::Item<'w>>;
+    const IS_READ_ONLY: bool = Q::IS_READ_ONLY;
     type State = Q::State;
     type ArchState = Option<Q::ArchState>;
     type Fetch<'w> = Option<Q::Fetch<'w>>;
@@ -341,6 +390,7 @@ macro_rules! impl_query_data_tuple {
         // SAFETY: declares the union of the elements' access and fetches through them.
         unsafe impl<$($name: QueryData),*> QueryData for ($($name,)*) {
             type Item<'w> = ($($name::Item<'w>,)*);
+            const IS_READ_ONLY: bool = true $(&& $name::IS_READ_ONLY)*;
             type State = ($($name::State,)*);
             type ArchState = ($($name::ArchState,)*);
             type Fetch<'w> = ($($name::Fetch<'w>,)*);

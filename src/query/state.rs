@@ -37,7 +37,8 @@ pub(crate) enum Mode {
     FilteredTables,
     /// Only the gathered candidate rows, each tested by the filter.
     Candidates,
-    /// Only the rows the driving change filter lists, streamed table by table.
+    /// Only the rows the driving change filter lists, streamed table by table (for
+    /// read-only queries: a writer would mark the summary being walked).
     Driven,
 }
 
@@ -165,7 +166,10 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     #[track_caller]
     fn begin_run(&mut self, world: &World, kind: RunKind) -> (RunTicks, Mode) {
         self.update_archetypes(world);
-        let this_run = world.increment_change_tick();
+        // Only an observer (a query with a change filter) needs a tick of its own; a
+        // query without one stamps its writes with the current tick, like a write
+        // outside any run, which is still newer than every observer's last run.
+        let this_run = if F::IS_ARCHETYPAL { world.change_tick() } else { world.increment_change_tick() };
         // Tick maintenance keeps an idle observer's last run ordered against every
         // stored tick, however long it idles (R12).
         let last_run = self.last_run();
@@ -182,7 +186,9 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             let gather = RunTicks { last_run, this_run, defer: false };
             gather_dirty(&mut self.candidates, &self.matched, world, gather, dirty);
             Mode::Candidates
-        } else if F::DRIVES && kind == RunKind::Serial {
+        } else if F::DRIVES && kind == RunKind::Serial && Q::IS_READ_ONLY {
+            // Streaming walks the summary while the closure runs, so only a query that
+            // cannot write (and so cannot mark that summary) may stream.
             Mode::Driven
         } else if F::DRIVES {
             self.gather_driven(world, RunTicks { last_run, this_run, defer: false });
@@ -539,32 +545,57 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             }
             // SAFETY: `matched.data` was resolved for this table; access per the caller.
             let fetch = unsafe { Q::fetch_archetype(matched.data, table, ticks) };
-            // Folds everything if a closure panics; on the normal path only clears the
-            // column's pending flag, the leaves being folded as the loop leaves them.
-            let mut finish = FinishTable::<Q> { data: matched.data, table, ticks, rows: None };
             // SAFETY: `matched.filter` was resolved for this table.
             let filter = unsafe { F::fetch_archetype(matched.filter, table, ticks) };
-            // Tracked columns written by this run are folded leaf by leaf, while the
-            // leaf's ticks are in cache; otherwise the table is one loop.
-            let step = if Q::folds_leaves(&fetch) { LEAF } else { len };
-            let mut start = 0;
-            while start < len {
-                let end = (start + step).min(len);
-                for row in start..end {
+            if Q::folds_leaves(&fetch) {
+                // SAFETY: forwarded from the caller, for this table.
+                unsafe { self.run_table_folding(table, matched.data, fetch, &filter, ticks, mode, &mut f) };
+            } else {
+                for row in 0..len {
                     // SAFETY: `row < len`, each row fetched once.
                     if mode == Mode::Tables || unsafe { F::filter_row(&filter, row) } {
                         // SAFETY: as above.
                         f(table, row, unsafe { Q::fetch(&fetch, row) });
                     }
                 }
-                if step == LEAF {
-                    // SAFETY: the loop is done with this leaf's rows.
-                    unsafe { Q::finish_leaf(&fetch, len, start / LEAF) };
-                }
-                start = end;
             }
-            finish.rows = Some(&[]);
         }
+    }
+
+    /// One table of a deferring run that writes tracked columns: folds each leaf as
+    /// the loop leaves it, while its ticks are in cache. Out of line, so that the
+    /// common loop keeps its fetch in registers.
+    ///
+    /// # Safety
+    /// As `run_tables`; `fetch` and `filter` were made for `table` in this run.
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments, reason = "the state of one table's loop")]
+    unsafe fn run_table_folding<'w>(
+        &self,
+        table: &'w Archetype,
+        data: Q::ArchState,
+        fetch: Q::Fetch<'w>,
+        filter: &F::Fetch<'w>,
+        ticks: RunTicks,
+        mode: Mode,
+        f: &mut impl FnMut(&'w Archetype, usize, Q::Item<'w>),
+    ) {
+        let len = table.len();
+        // The guard folds everything if a closure panics; on the normal path it only
+        // clears the pending flag.
+        let mut finish = FinishTable::<Q> { data, table, ticks, rows: None, active: true };
+        for start in (0..len).step_by(LEAF) {
+            for row in start..(start + LEAF).min(len) {
+                // SAFETY: `row < len`, each row fetched once.
+                if mode == Mode::Tables || unsafe { F::filter_row(filter, row) } {
+                    // SAFETY: as above.
+                    f(table, row, unsafe { Q::fetch(&fetch, row) });
+                }
+            }
+            // SAFETY: the loop is done with this leaf's rows.
+            unsafe { Q::finish_leaf(&fetch, len, start / LEAF) };
+        }
+        finish.rows = Some(&[]);
     }
 
     /// Visits `candidates` (sorted, distinct, all rows of matched tables).
@@ -589,7 +620,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             let fetch = unsafe { Q::fetch_archetype(matched.data, table, ticks) };
             // SAFETY: resolved for this table.
             let filter = unsafe { F::fetch_archetype(matched.filter, table, ticks) };
-            let _finish = FinishTable::<Q> { data: matched.data, table, ticks, rows: Some(group) };
+            let _finish = FinishTable::<Q> { data: matched.data, table, ticks, rows: Some(group), active: ticks.defer };
             for &(_, row) in group {
                 let row = row as usize;
                 debug_assert!(row < table.len());
@@ -752,11 +783,14 @@ struct FinishTable<'a, Q: QueryData> {
     table: &'a Archetype,
     ticks: RunTicks,
     rows: Option<&'a [Candidate]>,
+    /// Whether there is anything to fold (a tracked column written by a deferring run).
+    active: bool,
 }
 
 impl<Q: QueryData> Drop for FinishTable<'_, Q> {
+    #[inline]
     fn drop(&mut self) {
-        if !self.ticks.defer {
+        if !self.active || !self.ticks.defer {
             return;
         }
         // SAFETY: `data` was resolved for this table; the run is done with it (the guard
