@@ -290,11 +290,17 @@ fn r9_removal_streams_are_read_once_per_reader_and_kept_until_read() {
 
 #[test]
 fn r10_dirty_driven_and_brute_force_readers_agree() {
-    // A renderer that keeps a copy of every visible position: updated from dirty
-    // entities only, or rebuilt from all of them every frame. They must agree.
+    for seed in 1..=24u64 {
+        r10_run(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    }
+}
+
+/// A renderer that keeps a copy of every visible position: updated from dirty entities
+/// only, or rebuilt from all of them every frame. They must agree at every frame.
+fn r10_run(seed: u64) {
     use std::collections::BTreeMap;
     let mut world = World::new();
-    let mut rng = 12345u64;
+    let mut rng = seed;
     let mut next = move |n: u64| {
         rng ^= rng << 13;
         rng ^= rng >> 7;
