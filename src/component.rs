@@ -30,6 +30,8 @@ pub(crate) struct ComponentInfo {
     pub(crate) new_column: fn() -> Box<dyn Column>,
     /// Whether this type's changes are recorded (opt-in, never turned off).
     pub(crate) tracked: bool,
+    /// Whether an observer of this type has existed: its columns keep change summaries.
+    pub(crate) observed: bool,
 }
 
 /// The registry of component types seen by one world.
@@ -50,6 +52,7 @@ impl Components {
                 name: std::any::type_name::<T>(),
                 new_column: || Box::new(TypedColumn::<T>::default()),
                 tracked: false,
+                observed: false,
             });
             next
         })

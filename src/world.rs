@@ -190,6 +190,23 @@ impl World {
         }
     }
 
+    /// Starts maintaining change summaries for component `id` (tracking it first):
+    /// called when an observer of it (a change filter) is created. Until then tracked
+    /// writes only stamp row ticks; the summaries are built from them here.
+    pub(crate) fn observe_id(&mut self, id: ComponentId) {
+        self.track_id(id);
+        if self.components.info(id).observed {
+            return;
+        }
+        self.components.info_mut(id).observed = true;
+        let now = self.change_tick();
+        for table in self.archetypes.iter_mut() {
+            if let Some(column) = table.column_index(id) {
+                table.columns[column].observe(now);
+            }
+        }
+    }
+
     /// Whether changes to `T` are being recorded.
     pub fn is_tracked<T: Component>(&self) -> bool {
         self.components.id::<T>().is_some_and(|id| self.components.info(id).tracked)

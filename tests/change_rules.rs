@@ -65,6 +65,48 @@ fn r1_tracking_memory_stays_within_budget() {
     assert!(one <= 100_000 * 9, "{one} bytes for one tracked column of 100,000 rows");
     world.track::<Vel>();
     assert_eq!(world.tracking_bytes(), 2 * one);
+    // Summaries exist once an observer does.
+    let _observer = world.query_filtered::<Entity, Changed<Pos>>();
+    let observed = world.tracking_bytes() - one;
+    assert!(observed > one && observed <= 100_000 * 9, "{observed} bytes once observed");
+}
+
+#[test]
+fn r1_summaries_start_with_the_first_observer_and_miss_nothing() {
+    let mut world = World::new();
+    world.track::<Pos>();
+    let es: Vec<Entity> = world.spawn_batch((0..5_000).map(|i| (Pos(i), Sprite))).collect();
+    // Writes of every kind while no one observes: only row ticks are stamped.
+    world.get_mut::<Pos>(es[1]).unwrap().0 = -1;
+    let mut writer = world.query::<&mut Pos>();
+    writer.for_each_mut(&mut world, |mut p| {
+        if p.0 % 1000 == 0 {
+            p.0 += 1;
+        }
+    });
+    writer.par_for_each_mut(&mut world, |mut p| {
+        if p.0 % 999 == 0 {
+            p.0 += 1;
+        }
+    });
+    world.despawn(es[2]).unwrap();
+    world.insert(es[3], (Hidden,)).unwrap();
+    // A late observer sees everything once (R6), then exactly what changes.
+    let mut changed = world.query_filtered::<Entity, Changed<Pos>>();
+    assert_eq!(run(&mut changed, &world).len(), 4_999);
+    assert!(run(&mut changed, &world).is_empty());
+    let mut want: BTreeSet<Entity> =
+        es.iter().copied().filter(|&e| world.get::<Pos>(e).is_ok_and(|p| p.0 % 700 == 3)).collect();
+    writer.for_each_mut(&mut world, |mut p| {
+        if p.0 % 700 == 3 {
+            p.0 += 1;
+        }
+    });
+    world.get_mut::<Pos>(es[4_000]).unwrap().0 = 7;
+    want.insert(es[4_000]);
+    world.despawn(es[10]).unwrap(); // a swap-remove moves the last row's ticks
+    want.remove(&es[10]);
+    assert_eq!(run(&mut changed, &world), want);
 }
 
 #[test]

@@ -47,6 +47,29 @@ fn simple_iter(c: &mut Criterion) {
         })
     });
 
+    // The same with an observer of Position alive: writes also maintain the change
+    // summaries (ripple_tracked_observed / ripple).
+    group.bench_function("ripple_tracked_observed", |b| {
+        let mut world = ripple::World::new();
+        world.track::<Position>();
+        // An observer of Position exists (never run here), so every tracked write also
+        // keeps the change summaries that observers read: the full cost of tracking.
+        let _observer = world.query_filtered::<&Position, ripple::Changed<Position>>();
+        world.spawn_batch((0..N_ENTITIES).map(|_| tprv()));
+        let mut query: ripple::QueryState<(&Velocity, &mut Position)> = world.query::<(&Velocity, &mut Position)>();
+        let mut n = 0;
+        query.for_each_mut(&mut world, |(vel, mut pos)| {
+            pos.0 += vel.0;
+            n += 1;
+        });
+        assert_eq!(n, N_ENTITIES);
+        b.iter(|| {
+            query.for_each_mut(&mut world, |(vel, mut pos)| {
+                pos.0 += vel.0;
+            });
+        })
+    });
+
     group.bench_function("bevy_ecs", |b| {
         let mut world = bevy_ecs::world::World::new();
         world.spawn_batch((0..N_ENTITIES).map(|_| tprv()));

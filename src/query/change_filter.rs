@@ -136,7 +136,7 @@ macro_rules! impl_change_filter {
 
             fn init_state(world: &mut World) -> ComponentId {
                 let id = world.components.id_or_register::<T>();
-                world.track_id(id);
+                world.observe_id(id);
                 id
             }
             #[inline]
@@ -191,7 +191,7 @@ unsafe impl<B: Bundle> QueryFilter for Dirty<B> {
         ids.sort_unstable();
         ids.dedup();
         for &id in &ids {
-            world.track_id(id);
+            world.observe_id(id);
         }
         DirtyState { components: ids.into(), cursor: world.moves.register() }
     }

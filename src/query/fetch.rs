@@ -257,7 +257,7 @@ unsafe impl<T: Component> QueryData for &mut T {
         let column = unsafe { column.get() };
         debug_assert_eq!(column.len(), archetype.len());
         let pointers = column.tick_ptrs();
-        if let (Some(pointers), true) = (pointers, ticks.defer) {
+        if let (Some(pointers), true) = (pointers, ticks.defer && pointers.is_some_and(|p| p.live)) {
             // A deferring run folds the whole table when it finishes it; flag it now
             // rather than on every write.
             // SAFETY: the flag belongs to this column, valid for `'w`.
@@ -276,7 +276,8 @@ unsafe impl<T: Component> QueryData for &mut T {
             // summary.
             Some(ticks) => unsafe {
                 let changed = ticks.changed.add(row);
-                if fetch.defer {
+                // Unobserved columns (no summary yet) only stamp rows, like deferred ones.
+                if fetch.defer || !ticks.live {
                     TickSlot::deferred(changed, row, fetch.tick)
                 } else {
                     TickSlot::immediate(changed, ticks.summary, row, fetch.tick)
@@ -289,14 +290,14 @@ unsafe impl<T: Component> QueryData for &mut T {
     }
     #[inline]
     fn folds_leaves(fetch: &Self::Fetch<'_>) -> bool {
-        fetch.ticks.is_some() && fetch.defer
+        fetch.ticks.is_some_and(|ticks| ticks.live) && fetch.defer
     }
     #[inline]
     fn prefetch(fetch: &Self::Fetch<'_>, row: usize) {
         crate::hint::prefetch(fetch.values.wrapping_add(row));
         if let Some(ticks) = fetch.ticks {
             crate::hint::prefetch(ticks.changed.wrapping_add(row));
-            if !fetch.defer {
+            if !fetch.defer && ticks.live {
                 // SAFETY: the summary lives as long as the column, valid for `'w`.
                 unsafe { (*ticks.summary).prefetch(row) };
             }

@@ -37,6 +37,9 @@ pub trait Column: Send + Sync + 'static {
     fn clear(&mut self);
     /// Starts recording ticks; existing rows count as added and changed at `now`.
     fn enable_tracking(&mut self, now: Tick);
+    /// Starts maintaining the change summary (an observer of this component exists),
+    /// building it from the row ticks.
+    fn observe(&mut self, now: Tick);
     /// Applies tick maintenance to every stored tick.
     fn remap_ticks(&mut self, remap: &Remap);
     /// Heap bytes used by change tracking (ticks and summaries).
@@ -51,6 +54,9 @@ struct ColumnTicks {
     added: Vec<UnsafeCell<Tick>>,
     changed: Vec<UnsafeCell<Tick>>,
     summary: Summary,
+    /// Whether `summary` is maintained: only once an observer (a query with a change
+    /// filter on this component) exists; until then writes only stamp row ticks.
+    live: bool,
     /// Rows were stamped during a run that defers the summary; it folds them at the
     /// end of the table.
     pending: AtomicBool,
@@ -62,15 +68,17 @@ impl ColumnTicks {
         let row = self.changed.len();
         self.added.push(UnsafeCell::new(added));
         self.changed.push(UnsafeCell::new(changed));
-        self.summary.grow(row + 1, now);
-        self.summary.raise(row, changed, now);
+        if self.live {
+            self.summary.grow(row + 1, now);
+            self.summary.raise(row, changed, now);
+        }
     }
 
     #[inline]
     fn swap_remove(&mut self, row: usize, now: Tick) -> (Tick, Tick) {
         let added = self.added.swap_remove(row).into_inner();
         let changed = self.changed.swap_remove(row).into_inner();
-        if let Some(moved) = self.changed.get_mut(row) {
+        if let (Some(moved), true) = (self.changed.get_mut(row), self.live) {
             // The last row's tick now lives in `row`'s block.
             let moved = *moved.get_mut();
             self.summary.raise(row, moved, now);
@@ -86,6 +94,8 @@ pub(crate) struct TickPtrs {
     pub(crate) changed: *mut Tick,
     pub(crate) summary: *const Summary,
     pub(crate) pending: *const AtomicBool,
+    /// Whether the summary is maintained (see `ColumnTicks::live`).
+    pub(crate) live: bool,
 }
 
 impl TickPtrs {
@@ -96,6 +106,9 @@ impl TickPtrs {
     /// As [`TickPtrs::fold`].
     #[inline]
     pub(crate) unsafe fn fold_leaf(self, len: usize, leaf: usize, tick: Tick) {
+        if !self.live {
+            return;
+        }
         // SAFETY: valid and unshared (caller); `changed` holds `len` ticks.
         unsafe {
             let ticks = std::slice::from_raw_parts(self.changed.cast::<u32>(), len);
@@ -112,7 +125,7 @@ impl TickPtrs {
     pub(crate) unsafe fn fold(self, len: usize, tick: Tick, rows: Option<&mut dyn Iterator<Item = usize>>) {
         // SAFETY: valid and unshared (caller).
         let (pending, summary) = unsafe { (&*self.pending, &*self.summary) };
-        if !pending.load(Relaxed) {
+        if !self.live || !pending.load(Relaxed) {
             return;
         }
         pending.store(false, Relaxed);
@@ -160,7 +173,9 @@ impl<T: Send + Sync + 'static> TypedColumn<T> {
     pub(crate) fn replace(&mut self, row: usize, value: T, tick: Tick) -> T {
         if let Some(ticks) = &mut self.ticks {
             *ticks.changed[row].get_mut() = tick;
-            ticks.summary.mark_newest(row, tick);
+            if ticks.live {
+                ticks.summary.mark_newest(row, tick);
+            }
         }
         std::mem::replace(self.data[row].get_mut(), value)
     }
@@ -179,7 +194,9 @@ impl<T: Send + Sync + 'static> TypedColumn<T> {
     pub(crate) fn mark_changed(&mut self, row: usize, tick: Tick) {
         if let Some(ticks) = &mut self.ticks {
             *ticks.changed[row].get_mut() = tick;
-            ticks.summary.mark_newest(row, tick);
+            if ticks.live {
+                ticks.summary.mark_newest(row, tick);
+            }
         }
     }
 
@@ -193,6 +210,7 @@ impl<T: Send + Sync + 'static> TypedColumn<T> {
             changed: UnsafeCell::raw_get(ticks.changed.as_ptr()),
             summary: &ticks.summary,
             pending: &ticks.pending,
+            live: ticks.live,
         })
     }
 
@@ -216,7 +234,13 @@ impl<T: Send + Sync + 'static> TypedColumn<T> {
                 // SAFETY: `changed` and the summary belong to this column, which is
                 // borrowed exclusively for the returned lifetime; `tick` is the current
                 // tick, the newest there is.
-                unsafe { crate::change::TickSlot::immediate(changed, &ticks.summary, row, tick) }
+                unsafe {
+                    if ticks.live {
+                        crate::change::TickSlot::immediate(changed, &ticks.summary, row, tick)
+                    } else {
+                        crate::change::TickSlot::deferred(changed, row, tick)
+                    }
+                }
             }
             None => crate::change::TickSlot::untracked(),
         };
@@ -287,17 +311,27 @@ impl<T: Send + Sync + 'static> Column for TypedColumn<T> {
             return;
         }
         let len = self.data.len();
-        let mut summary = Summary::default();
-        summary.grow(len, now);
-        for row in 0..len {
-            summary.raise(row, now, now);
-        }
         self.ticks = Some(ColumnTicks {
             added: (0..len).map(|_| UnsafeCell::new(now)).collect(),
             changed: (0..len).map(|_| UnsafeCell::new(now)).collect(),
-            summary,
+            summary: Summary::default(),
+            live: false,
             pending: AtomicBool::new(false),
         });
+    }
+
+    fn observe(&mut self, now: Tick) {
+        let Some(ticks) = &mut self.ticks else { return };
+        if ticks.live {
+            return;
+        }
+        let len = ticks.changed.len();
+        ticks.summary.clear();
+        ticks.summary.grow(len, now);
+        for (row, tick) in ticks.changed.iter_mut().enumerate() {
+            ticks.summary.raise(row, *tick.get_mut(), now);
+        }
+        ticks.live = true;
     }
 
     fn remap_ticks(&mut self, remap: &Remap) {

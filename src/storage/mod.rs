@@ -112,6 +112,9 @@ impl Archetypes {
                 if info.tracked {
                     column.enable_tracking(now);
                 }
+                if info.observed {
+                    column.observe(now);
+                }
                 column
             })
             .collect();
