@@ -395,7 +395,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     ) -> usize {
         /// How far ahead the entity's slot is prefetched; its row's columns are
         /// prefetched half as far ahead, once the slot has arrived.
-        const AHEAD: usize = 8;
+        const AHEAD: usize = 16;
         // Not a run: judged against the last run, writes stamped with the current tick.
         let ticks = RunTicks { last_run: self.last_run(), this_run: world.change_tick(), defer: false };
         let mut open: Option<(ArchetypeId, Q::Fetch<'w>, F::Fetch<'w>)> = None;
