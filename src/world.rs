@@ -183,9 +183,14 @@ impl World {
         }
         self.components.info_mut(id).tracked = true;
         let now = self.change_tick();
+        self.for_each_column_of(id, |column| column.enable_tracking(now));
+    }
+
+    /// Applies `f` to the column of component `id` in every table that has one.
+    fn for_each_column_of(&mut self, id: ComponentId, mut f: impl FnMut(&mut dyn crate::storage::Column)) {
         for table in self.archetypes.iter_mut() {
             if let Some(column) = table.column_index(id) {
-                table.columns[column].enable_tracking(now);
+                f(&mut *table.columns[column]);
             }
         }
     }
@@ -200,11 +205,7 @@ impl World {
         }
         self.components.info_mut(id).observed = true;
         let now = self.change_tick();
-        for table in self.archetypes.iter_mut() {
-            if let Some(column) = table.column_index(id) {
-                table.columns[column].observe(now);
-            }
-        }
+        self.for_each_column_of(id, |column| column.observe(now));
     }
 
     /// Whether changes to `T` are being recorded.

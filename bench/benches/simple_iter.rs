@@ -6,69 +6,42 @@
 use bench::{N_ENTITIES, Position, Velocity, criterion_config, tprv};
 use criterion::{Criterion, criterion_group};
 
+/// simple_iter on ripple; with Position tracked if `tracked`, and an observer of it if
+/// `observed`.
+fn ripple_line(b: &mut criterion::Bencher<'_>, tracked: bool, observed: bool) {
+    let mut world = ripple::World::new();
+    if tracked {
+        world.track::<Position>();
+    }
+    let _observer = observed.then(|| world.query_filtered::<&Position, ripple::Changed<Position>>());
+    world.spawn_batch((0..N_ENTITIES).map(|_| tprv()));
+    let mut query: ripple::QueryState<(&Velocity, &mut Position)> = world.query::<(&Velocity, &mut Position)>();
+    let mut n = 0;
+    query.for_each_mut(&mut world, |(vel, mut pos)| {
+        pos.0 += vel.0;
+        n += 1;
+    });
+    assert_eq!(n, N_ENTITIES);
+    b.iter(|| {
+        query.for_each_mut(&mut world, |(vel, mut pos)| {
+            pos.0 += vel.0;
+        });
+    })
+}
+
 fn simple_iter(c: &mut Criterion) {
     let mut group = c.benchmark_group("simple_iter");
 
-    group.bench_function("ripple", |b| {
-        let mut world = ripple::World::new();
-        world.spawn_batch((0..N_ENTITIES).map(|_| tprv()));
-        let mut query: ripple::QueryState<(&Velocity, &mut Position)> = world.query::<(&Velocity, &mut Position)>();
-        let mut n = 0;
-        query.for_each_mut(&mut world, |(vel, mut pos)| {
-            pos.0 += vel.0;
-            n += 1;
-        });
-        assert_eq!(n, N_ENTITIES);
-        b.iter(|| {
-            query.for_each_mut(&mut world, |(vel, mut pos)| {
-                pos.0 += vel.0;
-            });
-        })
-    });
+    group.bench_function("ripple", |b| ripple_line(b, false, false));
 
     // BENCHMARKS.md §C, the cost of a tracked write: the same pass with Position tracked,
     // every write going through `Mut` (which marks its row changed). The report prints
     // ripple_tracked / ripple.
-    group.bench_function("ripple_tracked", |b| {
-        let mut world = ripple::World::new();
-        world.track::<Position>();
-        world.spawn_batch((0..N_ENTITIES).map(|_| tprv()));
-        let mut query: ripple::QueryState<(&Velocity, &mut Position)> = world.query::<(&Velocity, &mut Position)>();
-        let mut n = 0;
-        query.for_each_mut(&mut world, |(vel, mut pos)| {
-            pos.0 += vel.0;
-            n += 1;
-        });
-        assert_eq!(n, N_ENTITIES);
-        b.iter(|| {
-            query.for_each_mut(&mut world, |(vel, mut pos)| {
-                pos.0 += vel.0;
-            });
-        })
-    });
-
-    // The same with an observer of Position alive: writes also maintain the change
-    // summaries (ripple_tracked_observed / ripple).
-    group.bench_function("ripple_tracked_observed", |b| {
-        let mut world = ripple::World::new();
-        world.track::<Position>();
-        // An observer of Position exists (never run here), so every tracked write also
-        // keeps the change summaries that observers read: the full cost of tracking.
-        let _observer = world.query_filtered::<&Position, ripple::Changed<Position>>();
-        world.spawn_batch((0..N_ENTITIES).map(|_| tprv()));
-        let mut query: ripple::QueryState<(&Velocity, &mut Position)> = world.query::<(&Velocity, &mut Position)>();
-        let mut n = 0;
-        query.for_each_mut(&mut world, |(vel, mut pos)| {
-            pos.0 += vel.0;
-            n += 1;
-        });
-        assert_eq!(n, N_ENTITIES);
-        b.iter(|| {
-            query.for_each_mut(&mut world, |(vel, mut pos)| {
-                pos.0 += vel.0;
-            });
-        })
-    });
+    group.bench_function("ripple_tracked", |b| ripple_line(b, true, false));
+    // The same with an observer of Position alive (never run here), so every tracked
+    // write also keeps the change summaries observers read: the full cost of tracking
+    // (ripple_tracked_observed / ripple).
+    group.bench_function("ripple_tracked_observed", |b| ripple_line(b, true, true));
 
     group.bench_function("bevy_ecs", |b| {
         let mut world = bevy_ecs::world::World::new();

@@ -262,24 +262,29 @@ impl Summary {
     /// column so far. The caller has no concurrent writer of this column.
     #[inline]
     pub(crate) fn mark_newest(&self, row: usize, tick: Tick) {
-        let block = row >> LEAF_SHIFT;
-        let bit = 1u64 << (row & (LEAF - 1));
+        self.stamp_leaf(row >> LEAF_SHIFT, 1u64 << (row & (LEAF - 1)), tick);
+    }
+
+    /// Records that the rows `stamped` of leaf `block` were stamped with `tick`, the
+    /// newest tick written to this column so far. The caller has no concurrent writer.
+    #[inline]
+    fn stamp_leaf(&self, block: usize, stamped: u64, tick: Tick) {
         let max = &self.levels[0][block];
         let leaf = &self.leaves[block];
         let old = max.load(Relaxed);
         let old_mask = leaf.mask.load(Relaxed);
         if old == tick.0 {
-            leaf.mask.store(old_mask | bit, Relaxed);
+            leaf.mask.store(old_mask | stamped, Relaxed);
             // Ancestors are at least as new as this entry, and `tick` is the newest.
             return;
         }
         // The other rows are at most the old maximum, or at most `prev` if none of them
-        // was at the maximum (a row written again, e.g. by a second system).
-        if old_mask & !bit != 0 {
+        // was at the maximum (rows written again, e.g. by a second system).
+        if old_mask & !stamped != 0 {
             leaf.prev.store(old, Relaxed);
         }
         max.store(tick.0, Relaxed);
-        leaf.mask.store(bit, Relaxed);
+        leaf.mask.store(stamped, Relaxed);
         self.mark_above(block, tick);
         self.log_advance(block, tick, tick);
     }
@@ -389,25 +394,8 @@ impl Summary {
                 continue;
             }
             let stamped = equal_mask(&rows[start..stop], tick.0);
-            if stamped == 0 {
-                continue;
-            }
-            let max = &self.levels[0][block];
-            let leaf = &self.leaves[block];
-            let old = max.load(Relaxed);
-            let old_mask = leaf.mask.load(Relaxed);
-            if old == tick.0 {
-                leaf.mask.store(old_mask | stamped, Relaxed);
-            } else {
-                // As in `mark_newest`: `prev` tightens when every row at the old maximum
-                // was stamped again.
-                if old_mask & !stamped != 0 {
-                    leaf.prev.store(old, Relaxed);
-                }
-                max.store(tick.0, Relaxed);
-                leaf.mask.store(stamped, Relaxed);
-                self.mark_above(block, tick);
-                self.log_advance(block, tick, tick);
+            if stamped != 0 {
+                self.stamp_leaf(block, stamped, tick);
             }
         }
     }

@@ -53,6 +53,17 @@ enum RunKind {
     Parallel,
 }
 
+/// Splits sorted candidates into runs of one table each: `(matched index, rows)`.
+fn table_groups(mut rest: &[Candidate]) -> impl Iterator<Item = (usize, &[Candidate])> {
+    std::iter::from_fn(move || {
+        let &(index, _) = rest.first()?;
+        let count = rest.iter().take_while(|c| c.0 == index).count();
+        let (group, tail) = rest.split_at(count);
+        rest = tail;
+        Some((index as usize, group))
+    })
+}
+
 /// Below this many rows a table is one parallel task.
 const MIN_PARALLEL_BATCH: usize = 256;
 
@@ -609,12 +620,8 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         candidates: &[Candidate],
         f: &mut impl FnMut(&'w Archetype, usize, Q::Item<'w>),
     ) {
-        let mut rest = candidates;
-        while let Some(&(index, _)) = rest.first() {
-            let count = rest.iter().take_while(|c| c.0 == index).count();
-            let (group, tail) = rest.split_at(count);
-            rest = tail;
-            let matched = &self.matched[index as usize];
+        for (index, group) in table_groups(candidates) {
+            let matched = &self.matched[index];
             let table = world.archetypes.get(matched.archetype);
             // SAFETY: resolved for this table; access per the caller.
             let fetch = unsafe { Q::fetch_archetype(matched.data, table, ticks) };
@@ -686,12 +693,8 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     where
         G: Fn(Q::Item<'w>) + Send + Sync,
     {
-        let mut rest = candidates;
-        while let Some(&(index, _)) = rest.first() {
-            let count = rest.iter().take_while(|c| c.0 == index).count();
-            let (group, tail) = rest.split_at(count);
-            rest = tail;
-            let matched = &self.matched[index as usize];
+        for (index, group) in table_groups(candidates) {
+            let matched = &self.matched[index];
             let table = world.archetypes.get(matched.archetype);
             // SAFETY: resolved for this table; access per the caller.
             let fetch = unsafe { Q::fetch_archetype(matched.data, table, ticks) };
@@ -824,12 +827,8 @@ impl<Q: QueryData, F: QueryFilter> Drop for FoldAfterParallel<'_, '_, Q, F> {
             }
         };
         if self.mode == Mode::Candidates {
-            let mut rest = &self.state.candidates[..];
-            while let Some(&(index, _)) = rest.first() {
-                let count = rest.iter().take_while(|c| c.0 == index).count();
-                let (group, tail) = rest.split_at(count);
-                rest = tail;
-                fold(index as usize, Some(group));
+            for (index, group) in table_groups(&self.state.candidates) {
+                fold(index, Some(group));
             }
         } else {
             (0..self.state.matched.len()).for_each(|index| fold(index, None));
