@@ -280,8 +280,21 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     }
 
     /// Calls `f` with each matching entity's item, with mutable access. One run.
+    ///
+    /// Items cannot outlive the call to `f` that receives them: writes made through
+    /// them are folded into the change summaries as the run leaves each table, so a
+    /// write after the run would go unseen by observers.
+    ///
+    /// ```compile_fail
+    /// # use ripple::{Mut, World};
+    /// let mut world = World::new();
+    /// world.spawn((1u32,));
+    /// let mut query = world.query::<&mut u32>();
+    /// let mut kept: Vec<Mut<'_, u32>> = Vec::new();
+    /// query.for_each_mut(&mut world, |item| kept.push(item)); // error: `item` escapes
+    /// ```
     #[track_caller]
-    pub fn for_each_mut<'w>(&mut self, world: &'w mut World, mut f: impl FnMut(Q::Item<'w>)) {
+    pub fn for_each_mut(&mut self, world: &mut World, mut f: impl for<'a> FnMut(Q::Item<'a>)) {
         world.maintain_ticks();
         let (ticks, mode) = self.begin_run(world, RunKind::Serial);
         // SAFETY: `world` is borrowed exclusively for `'w`, and `Q` was checked not to
@@ -302,8 +315,9 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
 
     /// Like [`for_each_mut`](Self::for_each_mut), spread over rayon's threads. Large
     /// tables are split into batches; each row is visited by exactly one task. One run.
+    /// As there, items cannot outlive the call that receives them.
     #[track_caller]
-    pub fn par_for_each_mut<'w>(&mut self, world: &'w mut World, f: impl Fn(Q::Item<'w>) + Send + Sync) {
+    pub fn par_for_each_mut(&mut self, world: &mut World, f: impl for<'a> Fn(Q::Item<'a>) + Send + Sync) {
         world.maintain_ticks();
         // Parallel writers only stamp rows (no shared summary entries are written
         // concurrently); the summaries are folded once the tasks are done.
