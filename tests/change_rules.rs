@@ -146,6 +146,31 @@ fn r2_marking_through_mut_set_if_neq_bypass_and_mark_changed() {
 }
 
 #[test]
+fn r2_writes_before_a_panic_are_not_lost() {
+    use std::panic::{AssertUnwindSafe, catch_unwind};
+    let mut world = World::new();
+    let es: Vec<Entity> = world.spawn_batch((0..300).map(|i| (Pos(i),))).collect();
+    let mut changed = world.query_filtered::<Entity, Changed<Pos>>();
+    run(&mut changed, &world);
+    let mut writer = world.query::<&mut Pos>();
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        writer.for_each_mut(&mut world, |mut p| {
+            if p.0 == 150 {
+                panic!("stop mid-leaf");
+            }
+            if p.0 % 7 == 0 {
+                p.0 += 1000;
+            }
+        });
+    }));
+    assert!(result.is_err());
+    // Every write made before the panic is visible to observers, none other.
+    let want: BTreeSet<Entity> = es.iter().copied().filter(|&e| world.get::<Pos>(e).unwrap().0 >= 1000).collect();
+    assert!(!want.is_empty());
+    assert_eq!(run(&mut changed, &world), want);
+}
+
+#[test]
 fn r3_adding_is_changing() {
     let mut world = World::new();
     let old = world.spawn((Pos(0),));

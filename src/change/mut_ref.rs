@@ -1,5 +1,6 @@
 //! [`Mut`]: mutable access that marks tracked components changed when written.
 
+use std::cell::Cell;
 use std::fmt;
 use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
@@ -14,6 +15,9 @@ use super::tick::Tick;
 pub(crate) struct TickSlot {
     changed: *mut Tick,
     summary: *const Summary,
+    /// In an accumulating loop: the loop's record of the rows of the current leaf
+    /// written so far; the loop stamps their ticks when it leaves the leaf.
+    written: *const Cell<u64>,
     row: usize,
     tick: Tick,
 }
@@ -28,7 +32,17 @@ impl TickSlot {
     /// written to the column so far.
     #[inline]
     pub(crate) unsafe fn immediate(changed: *mut Tick, summary: *const Summary, row: usize, tick: Tick) -> Self {
-        TickSlot { changed, summary, row, tick }
+        TickSlot { changed, summary, written: std::ptr::null(), row, tick }
+    }
+
+    /// A slot that records the write in the loop's accumulator.
+    ///
+    /// # Safety
+    /// `written` outlives the `Mut` holding the slot (items cannot outlive the call
+    /// that receives them) and only this thread uses it.
+    #[inline]
+    pub(crate) unsafe fn accumulate(written: *const Cell<u64>, row: usize) -> Self {
+        TickSlot { changed: std::ptr::null_mut(), summary: std::ptr::null(), written, row, tick: Tick(0) }
     }
 
     /// A slot that only stamps the row; the run folds the summary when it finishes
@@ -40,17 +54,29 @@ impl TickSlot {
     /// to the column so far.
     #[inline]
     pub(crate) unsafe fn deferred(changed: *mut Tick, row: usize, tick: Tick) -> Self {
-        TickSlot { changed, summary: std::ptr::null(), row, tick }
+        TickSlot { changed, summary: std::ptr::null(), written: std::ptr::null(), row, tick }
     }
 
     /// No tracking: writes are not recorded.
     #[inline]
     pub(crate) fn untracked() -> Self {
-        TickSlot { changed: std::ptr::null_mut(), summary: std::ptr::null(), row: 0, tick: Tick(0) }
+        TickSlot {
+            changed: std::ptr::null_mut(),
+            summary: std::ptr::null(),
+            written: std::ptr::null(),
+            row: 0,
+            tick: Tick(0),
+        }
     }
 
     #[inline(always)]
     fn mark(&self) {
+        if !self.written.is_null() {
+            // SAFETY: per `accumulate`, the accumulator is alive and this thread's.
+            let written = unsafe { &*self.written };
+            written.set(written.get() | (1u64 << (self.row % 64)));
+            return;
+        }
         if self.changed.is_null() {
             return;
         }
@@ -139,7 +165,7 @@ impl<'w, T> Mut<'w, T> {
     /// Whether the component type is tracked (writes are being recorded).
     #[inline]
     pub fn is_tracked(&self) -> bool {
-        !self.ticks.changed.is_null()
+        !self.ticks.changed.is_null() || !self.ticks.written.is_null()
     }
 }
 

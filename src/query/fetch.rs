@@ -133,6 +133,40 @@ pub unsafe trait QueryData: sealed::Sealed {
     fn prefetch(fetch: &Self::Fetch<'_>, row: usize) {
         let _ = (fetch, row);
     }
+    /// How many tracked columns this fetch writes.
+    #[doc(hidden)]
+    #[inline]
+    fn tracked_writes(fetch: &Self::Fetch<'_>) -> usize {
+        let _ = fetch;
+        0
+    }
+    /// Like `fetch`, but a write to the (single) tracked column only sets the row's bit
+    /// in `written`; the loop stamps the leaf with `stamp_written` when it leaves it.
+    ///
+    /// # Safety
+    /// As `fetch`; the fetch writes exactly one tracked column; `written` outlives the
+    /// item (items cannot outlive the call that receives them).
+    #[doc(hidden)]
+    #[inline]
+    unsafe fn fetch_accumulating<'w>(
+        fetch: &Self::Fetch<'w>,
+        row: usize,
+        written: &std::cell::Cell<u64>,
+    ) -> Self::Item<'w> {
+        let _ = written;
+        // SAFETY: forwarded from the caller.
+        unsafe { Self::fetch(fetch, row) }
+    }
+    /// Stamps the rows of leaf `leaf` recorded in `written` in the tracked column this
+    /// fetch writes.
+    ///
+    /// # Safety
+    /// As `finish_leaf`.
+    #[doc(hidden)]
+    #[inline]
+    unsafe fn stamp_written(fetch: &Self::Fetch<'_>, len: usize, leaf: usize, written: u64) {
+        let _ = (fetch, len, leaf, written);
+    }
     /// Whether `finish_leaf` does anything for this fetch (a tracked column written
     /// by a deferring run).
     #[doc(hidden)]
@@ -293,6 +327,32 @@ unsafe impl<T: Component> QueryData for &mut T {
         fetch.ticks.is_some_and(|ticks| ticks.live) && fetch.defer
     }
     #[inline]
+    fn tracked_writes(fetch: &Self::Fetch<'_>) -> usize {
+        usize::from(fetch.ticks.is_some())
+    }
+    #[inline]
+    unsafe fn fetch_accumulating<'w>(
+        fetch: &Self::Fetch<'w>,
+        row: usize,
+        written: &std::cell::Cell<u64>,
+    ) -> Self::Item<'w> {
+        let slot = if fetch.ticks.is_some() {
+            // SAFETY: `written` outlives the item (caller).
+            unsafe { TickSlot::accumulate(written, row) }
+        } else {
+            TickSlot::untracked()
+        };
+        // SAFETY: `row` is in bounds and fetched once (caller), as in `fetch`.
+        unsafe { Mut::new(&mut *fetch.values.add(row), slot) }
+    }
+    #[inline]
+    unsafe fn stamp_written(fetch: &Self::Fetch<'_>, len: usize, leaf: usize, written: u64) {
+        if let (Some(ticks), true) = (fetch.ticks, written != 0) {
+            // SAFETY: the loop is done with these rows (caller).
+            unsafe { ticks.stamp_leaf(len, leaf, written, fetch.tick) };
+        }
+    }
+    #[inline]
     fn prefetch(fetch: &Self::Fetch<'_>, row: usize) {
         crate::hint::prefetch(fetch.values.wrapping_add(row));
         if let Some(ticks) = fetch.ticks {
@@ -374,6 +434,26 @@ unsafe impl<Q: QueryData> QueryData for Option<Q> {
         fetch.as_ref().is_some_and(Q::folds_leaves)
     }
     #[inline]
+    fn tracked_writes(fetch: &Self::Fetch<'_>) -> usize {
+        fetch.as_ref().map_or(0, Q::tracked_writes)
+    }
+    #[inline]
+    unsafe fn fetch_accumulating<'w>(
+        fetch: &Self::Fetch<'w>,
+        row: usize,
+        written: &std::cell::Cell<u64>,
+    ) -> Self::Item<'w> {
+        // SAFETY: forwarded from the caller.
+        fetch.as_ref().map(|inner| unsafe { Q::fetch_accumulating(inner, row, written) })
+    }
+    #[inline]
+    unsafe fn stamp_written(fetch: &Self::Fetch<'_>, len: usize, leaf: usize, written: u64) {
+        if let Some(inner) = fetch {
+            // SAFETY: forwarded from the caller.
+            unsafe { Q::stamp_written(inner, len, leaf, written) };
+        }
+    }
+    #[inline]
     fn prefetch(fetch: &Self::Fetch<'_>, row: usize) {
         if let Some(inner) = fetch {
             Q::prefetch(inner, row);
@@ -442,6 +522,26 @@ macro_rules! impl_query_data_tuple {
             fn folds_leaves(fetch: &Self::Fetch<'_>) -> bool {
                 let _ = &fetch;
                 false $(|| $name::folds_leaves(&fetch.$index))*
+            }
+            #[inline]
+            fn tracked_writes(fetch: &Self::Fetch<'_>) -> usize {
+                let _ = &fetch;
+                0 $(+ $name::tracked_writes(&fetch.$index))*
+            }
+            #[inline]
+            #[allow(clippy::unused_unit, unused_unsafe, reason = "the empty tuple has nothing to forward")]
+            unsafe fn fetch_accumulating<'w>(fetch: &Self::Fetch<'w>, row: usize, written: &std::cell::Cell<u64>) -> Self::Item<'w> {
+                let _ = (&fetch, row, written);
+                // SAFETY: forwarded from the caller; at most one element writes a tracked
+                // column, so one accumulator serves.
+                unsafe { ($($name::fetch_accumulating(&fetch.$index, row, written),)*) }
+            }
+            #[inline]
+            #[allow(unused_unsafe, reason = "the empty tuple has nothing to forward")]
+            unsafe fn stamp_written(fetch: &Self::Fetch<'_>, len: usize, leaf: usize, written: u64) {
+                let _ = (&fetch, len, leaf, written);
+                // SAFETY: forwarded from the caller.
+                unsafe { $($name::stamp_written(&fetch.$index, len, leaf, written);)* }
             }
             #[inline]
             fn prefetch(fetch: &Self::Fetch<'_>, row: usize) {

@@ -1,6 +1,7 @@
 //! [`QueryState`]: a query's resolved components, its cache of matched tables, and
 //! its change-tracking memory (the tick of its last run).
 
+use std::cell::Cell;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -572,7 +573,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             let fetch = unsafe { Q::fetch_archetype(matched.data, table, ticks) };
             // SAFETY: `matched.filter` was resolved for this table.
             let filter = unsafe { F::fetch_archetype(matched.filter, table, ticks) };
-            if Q::folds_leaves(&fetch) {
+            if Q::folds_leaves(&fetch) || (ticks.defer && Q::tracked_writes(&fetch) == 1) {
                 // SAFETY: forwarded from the caller, for this table.
                 unsafe { self.run_table_folding(table, matched.data, fetch, &filter, ticks, mode, &mut f) };
             } else {
@@ -606,6 +607,31 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         f: &mut impl FnMut(&'w Archetype, usize, Q::Item<'w>),
     ) {
         let len = table.len();
+        if Q::tracked_writes(&fetch) == 1 {
+            // One tracked column: writes set a bit in a local accumulator (kept in a
+            // register) and each leaf's rows are stamped and folded at once. The guard
+            // stamps the leaf in progress if a closure panics; the column was not
+            // flagged pending, so only that leaf is outstanding.
+            let written = Cell::new(0u64);
+            let guard = StampGuard::<Q> { fetch: &fetch, len, leaf: Cell::new(0), written: &written };
+            for start in (0..len).step_by(LEAF) {
+                guard.leaf.set(start / LEAF);
+                for row in start..(start + LEAF).min(len) {
+                    // SAFETY: `row < len`, each row fetched once; `written` outlives the item.
+                    if mode == Mode::Tables || unsafe { F::filter_row(filter, row) } {
+                        // SAFETY: as above.
+                        f(table, row, unsafe { Q::fetch_accumulating(&fetch, row, &written) });
+                    }
+                }
+                // SAFETY: the loop is done with this leaf's rows.
+                unsafe { Q::stamp_written(&fetch, len, start / LEAF, written.replace(0)) };
+            }
+            drop(guard);
+            // SAFETY: the table is done; clears the pending flag set when fetched.
+            unsafe { Q::finish_table(&fetch, len, Some(&[])) };
+            let _ = (data, ticks);
+            return;
+        }
         // The guard folds everything if a closure panics; on the normal path it only
         // clears the pending flag.
         let mut finish = FinishTable::<Q> { data, table, ticks, rows: None, active: true };
@@ -816,6 +842,23 @@ impl<Q: QueryData> Drop for FinishTable<'_, Q> {
             let fetch = Q::fetch_archetype(self.data, self.table, self.ticks);
             Q::finish_table(&fetch, self.table.len(), self.rows);
         }
+    }
+}
+
+/// Stamps the leaf an accumulating loop is in, when dropped (on unwinding from a
+/// panicking closure; a no-op on the normal path, where the accumulator is empty).
+struct StampGuard<'a, 'w, Q: QueryData> {
+    fetch: &'a Q::Fetch<'w>,
+    len: usize,
+    leaf: Cell<usize>,
+    written: &'a Cell<u64>,
+}
+
+impl<Q: QueryData> Drop for StampGuard<'_, '_, Q> {
+    fn drop(&mut self) {
+        // SAFETY: no item of this leaf is in use any more (the loop is over or
+        // unwinding), and the run holds the table alone.
+        unsafe { Q::stamp_written(self.fetch, self.len, self.leaf.get(), self.written.replace(0)) };
     }
 }
 

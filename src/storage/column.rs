@@ -99,6 +99,32 @@ pub(crate) struct TickPtrs {
 }
 
 impl TickPtrs {
+    /// Stamps the rows of leaf `leaf` named by `written` with `tick` (the newest) and
+    /// folds them into the summary if it is maintained.
+    ///
+    /// # Safety
+    /// As [`TickPtrs::fold`]; `written` names rows below `len`.
+    #[inline]
+    pub(crate) unsafe fn stamp_leaf(self, len: usize, leaf: usize, written: u64, tick: Tick) {
+        let start = leaf * crate::change::LEAF;
+        debug_assert!(written == 0 || start + (63 - written.leading_zeros() as usize) < len);
+        // SAFETY: the rows are below `len` (caller), and unshared.
+        unsafe {
+            if written == u64::MAX {
+                std::slice::from_raw_parts_mut(self.changed.add(start), crate::change::LEAF).fill(tick);
+            } else {
+                let mut bits = written;
+                while bits != 0 {
+                    *self.changed.add(start + bits.trailing_zeros() as usize) = tick;
+                    bits &= bits - 1;
+                }
+            }
+            if self.live {
+                (*self.summary).fold_mask(leaf, written, tick);
+            }
+        }
+    }
+
     /// Folds the rows of leaf `leaf` stamped with `tick` into the summary, right after a
     /// deferring run visited them.
     ///
