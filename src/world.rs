@@ -228,11 +228,7 @@ impl World {
         let location = self.locate(entity)?;
         let now = self.change_tick();
         let table = self.archetypes.get_mut(location.archetype);
-        let column = self
-            .components
-            .id::<T>()
-            .and_then(|c| table.column_index(c))
-            .ok_or(MissingComponent { entity, component: std::any::type_name::<T>() })?;
+        let column = Self::column_of::<T>(&self.components, table, entity)?;
         downcast_mut::<T>(&mut *table.columns[column]).mark_changed(location.row.index(), now);
         Ok(())
     }
@@ -556,6 +552,22 @@ impl World {
         self.archetypes.get_mut(source).remove_edges.insert(bundle, edge);
     }
 
+    /// The column of `T` in `table`, the table of `entity`.
+    ///
+    /// # Errors
+    /// [`MissingComponent`] naming `T` if the table has no such column.
+    #[inline]
+    fn column_of<T: Component>(
+        components: &Components,
+        table: &Archetype,
+        entity: Entity,
+    ) -> Result<usize, MissingComponent> {
+        components
+            .id::<T>()
+            .and_then(|c| table.column_index(c))
+            .ok_or(MissingComponent { entity, component: std::any::type_name::<T>() })
+    }
+
     /// Shared access to `entity`'s component `T`.
     ///
     /// # Errors
@@ -564,11 +576,7 @@ impl World {
     pub fn get<T: Component>(&self, entity: Entity) -> Result<&T, ComponentError> {
         let location = self.locate(entity)?;
         let table = self.archetypes.get(location.archetype);
-        let column = self
-            .components
-            .id::<T>()
-            .and_then(|c| table.column_index(c))
-            .ok_or(MissingComponent { entity, component: std::any::type_name::<T>() })?;
+        let column = Self::column_of::<T>(&self.components, table, entity)?;
         Ok(downcast::<T>(table.column(column)).get(location.row.index()))
     }
 
@@ -583,11 +591,7 @@ impl World {
         self.maintain_ticks();
         let now = self.change_tick();
         let table = self.archetypes.get_mut(location.archetype);
-        let column = self
-            .components
-            .id::<T>()
-            .and_then(|c| table.column_index(c))
-            .ok_or(MissingComponent { entity, component: std::any::type_name::<T>() })?;
+        let column = Self::column_of::<T>(&self.components, table, entity)?;
         Ok(downcast_mut::<T>(&mut *table.columns[column]).get_mut(location.row.index(), now))
     }
 

@@ -225,19 +225,22 @@ impl Summary {
     /// to `fill` so every entry stays at least as new as its children.
     pub(crate) fn grow(&mut self, rows: usize, fill: Tick) {
         let mut needed = rows.div_ceil(LEAF).max(1);
-        if self.leaves.len() < needed {
-            while self.leaves.len() < needed {
-                self.leaves.push(LeafBits { prev: AtomicU32::new(oldest(fill).0), mask: AtomicU64::new(0) });
-            }
-            // One entry per leaf: a frame that changes every leaf still fits.
-            let log = self.log.get_mut();
-            let capacity = self.leaves.len().max(64);
-            if log.entries.capacity() < capacity {
-                log.entries.reserve_exact(capacity - log.entries.len());
-            }
-            // New leaves start at `fill` without a log entry: answer from `fill` on.
-            log.covers_after = Some(fill);
+        if self.leaves.len() >= needed {
+            // Every level is sized with the leaves, in this function only: nothing to do
+            // (the common case, on every push into a tracked column).
+            return;
         }
+        while self.leaves.len() < needed {
+            self.leaves.push(LeafBits { prev: AtomicU32::new(oldest(fill).0), mask: AtomicU64::new(0) });
+        }
+        // One entry per leaf: a frame that changes every leaf still fits.
+        let log = self.log.get_mut();
+        let capacity = self.leaves.len().max(64);
+        if log.entries.capacity() < capacity {
+            log.entries.reserve_exact(capacity - log.entries.len());
+        }
+        // New leaves start at `fill` without a log entry: answer from `fill` on.
+        log.covers_after = Some(fill);
         let mut level = 0;
         loop {
             if self.levels.len() == level {

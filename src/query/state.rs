@@ -634,7 +634,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         }
         // The guard folds everything if a closure panics; on the normal path it only
         // clears the pending flag.
-        let mut finish = FinishTable::<Q> { data, table, ticks, rows: None, active: true };
+        let mut finish = FinishTable::<Q> { data, table, ticks, rows: None };
         for start in (0..len).step_by(LEAF) {
             for row in start..(start + LEAF).min(len) {
                 // SAFETY: `row < len`, each row fetched once.
@@ -667,7 +667,6 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             let fetch = unsafe { Q::fetch_archetype(matched.data, table, ticks) };
             // SAFETY: resolved for this table.
             let filter = unsafe { F::fetch_archetype(matched.filter, table, ticks) };
-            let _finish = FinishTable::<Q> { data: matched.data, table, ticks, rows: Some(group), active: ticks.defer };
             for &(_, row) in group {
                 let row = row as usize;
                 debug_assert!(row < table.len());
@@ -826,16 +825,11 @@ struct FinishTable<'a, Q: QueryData> {
     table: &'a Archetype,
     ticks: RunTicks,
     rows: Option<&'a [Candidate]>,
-    /// Whether there is anything to fold (a tracked column written by a deferring run).
-    active: bool,
 }
 
 impl<Q: QueryData> Drop for FinishTable<'_, Q> {
     #[inline]
     fn drop(&mut self) {
-        if !self.active || !self.ticks.defer {
-            return;
-        }
         // SAFETY: `data` was resolved for this table; the run is done with it (the guard
         // is dropped after the table's loop), so the run holds it alone.
         unsafe {
