@@ -9,6 +9,7 @@
 
 use std::fmt;
 use std::num::NonZeroU32;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::storage::{ArchetypeId, Row};
 
@@ -107,6 +108,11 @@ pub(crate) struct Entities {
     /// Free slots, reused last-in first-out.
     free: Vec<u32>,
     live: u32,
+    /// Handles handed out by `reserve_entity` since the last flush: the first ones
+    /// are the free list's last slots (in the order `alloc` pops them), the rest fresh
+    /// indices past `meta`. Neither list changes until `flush_reserved`, which every
+    /// structural operation runs first.
+    reserved: AtomicU32,
 }
 
 impl Entities {
@@ -142,6 +148,38 @@ impl Entities {
     }
 
     /// The location of `entity`, or `None` if it is not alive.
+    /// Hands out a handle for an entity to be spawned later (by a command), through a
+    /// shared reference: safe to call from several threads at once. The handle is not
+    /// alive until `flush_reserved` makes it so.
+    pub(crate) fn reserve_entity(&self) -> Entity {
+        let n = self.reserved.fetch_add(1, Ordering::Relaxed) as usize;
+        if let Some(slot) = self.free.len().checked_sub(n + 1) {
+            let index = self.free[slot];
+            Entity::new(index, self.meta[index as usize].generation)
+        } else {
+            let index = (self.meta.len() + n - self.free.len()) as u64;
+            assert!(index < u64::from(u32::MAX), "ripple: more than 2^32 - 1 entities");
+            Entity::new(index as u32, NonZeroU32::MIN)
+        }
+    }
+
+    /// Whether any reserved handle waits for `flush_reserved`.
+    #[inline]
+    pub(crate) fn has_reserved(&self) -> bool {
+        self.reserved.load(Ordering::Relaxed) != 0
+    }
+
+    /// Makes every reserved handle alive, in reservation order, at the location
+    /// `place` gives it.
+    pub(crate) fn flush_reserved(&mut self, mut place: impl FnMut(Entity) -> Location) {
+        let count = std::mem::take(self.reserved.get_mut());
+        for _ in 0..count {
+            let entity = self.alloc(Location::FREE);
+            let location = place(entity);
+            self.set_location(entity.index, location);
+        }
+    }
+
     #[inline]
     pub(crate) fn get(&self, entity: Entity) -> Option<Location> {
         let meta = self.meta.get(entity.index as usize)?;

@@ -121,3 +121,25 @@ impl fmt::Display for MissingResource {
 }
 
 impl Error for MissingResource {}
+
+/// A deferred command that could not be applied, recorded by the world (see
+/// [`World::failed_commands`](crate::World::failed_commands)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CommandError {
+    /// Which command: `"spawn"`, `"despawn"`, `"insert"` or `"remove"`.
+    pub command: &'static str,
+    /// What went wrong.
+    pub error: ComponentError,
+}
+
+impl fmt::Display for CommandError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "deferred `{}` failed: {}", self.command, self.error)
+    }
+}
+
+impl Error for CommandError {
+    fn source(&self) -> Option<&(dyn Error + 'static)> {
+        Some(&self.error)
+    }
+}

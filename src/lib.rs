@@ -52,8 +52,10 @@ mod hash;
 mod hint;
 mod query;
 mod resource;
+mod schedule;
 mod spawn_batch;
 mod storage;
+mod system;
 mod world;
 
 pub use bundle::Bundle;
@@ -61,17 +63,31 @@ pub use change::{Mut, RemovedReader, Tick};
 pub use component::{Component, ComponentId};
 pub use entity::Entity;
 pub use entity_ref::EntityRef;
-pub use error::{ComponentError, MissingComponent, MissingResource, NoSuchEntity, QueryEntityError};
+pub use error::{CommandError, ComponentError, MissingComponent, MissingResource, NoSuchEntity, QueryEntityError};
 pub use query::{
     Added, Changed, Dirty, Or, QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData, With, Without,
 };
+pub use schedule::{
+    IntoSystemConfig, POST_UPDATE, PRE_UPDATE, ReportRow, Schedule, ScheduleError, SystemConfig, SystemId, SystemRef,
+    SystemStats, UPDATE,
+};
 pub use spawn_batch::SpawnBatch;
 pub use storage::ArchetypeId;
+pub use system::{
+    Command, CommandQueue, Commands, EntityCounts, ExclusiveSystem, FunctionSystem, IntoSystem, Local, Query,
+    QueryParamIter, Removed, Res, ResMut, System, SystemAccess, SystemMeta, SystemParam, SystemParamFunction,
+    SystemParamItem,
+};
+#[doc(hidden)]
+pub use system::{IsExclusiveSystem, IsFunctionSystem, QueryParamState};
 pub use world::World;
 
 /// The types most programs need: `use ripple::prelude::*;`.
 pub mod prelude {
-    pub use crate::{Added, Bundle, Changed, Component, Dirty, Entity, Mut, Or, QueryState, With, Without, World};
+    pub use crate::{
+        Added, Bundle, Changed, Commands, Component, Dirty, Entity, IntoSystemConfig, Local, Mut, Or, Query,
+        QueryState, Removed, Res, ResMut, Schedule, With, Without, World,
+    };
 }
 
 /// The README's examples, run as doctests.

@@ -8,7 +8,7 @@ use crate::change::{CHECK_TICK_THRESHOLD, EventLog, Move, Mut, Remap, RemovedRea
 use crate::component::{Component, ComponentId, Components};
 use crate::entity::{Entities, Entity, Location};
 use crate::entity_ref::EntityRef;
-use crate::error::{ComponentError, MissingComponent, NoSuchEntity};
+use crate::error::{CommandError, ComponentError, MissingComponent, NoSuchEntity};
 use crate::query::{QueryData, QueryFilter, QueryState};
 use crate::resource::Resources;
 use crate::spawn_batch::SpawnBatch;
@@ -60,6 +60,10 @@ pub struct World {
     removals: Vec<EventLog<(Entity, Tick)>>,
     /// Last-run ticks of live observers, clamped with the stored ticks.
     observers: Vec<Weak<AtomicU32>>,
+    /// Deferred commands that failed, oldest first, until drained.
+    failed_commands: Vec<CommandError>,
+    /// How many deferred commands have failed in this world's lifetime.
+    failed_command_count: u64,
 }
 
 impl Default for World {
@@ -92,6 +96,8 @@ impl World {
             moves: EventLog::default(),
             removals: Vec::new(),
             observers: Vec::new(),
+            failed_commands: Vec::new(),
+            failed_command_count: 0,
         }
     }
 
@@ -292,6 +298,57 @@ impl World {
         self.entities.get(entity).ok_or(NoSuchEntity(entity))
     }
 
+    /// Hands out the handle of an entity that a command will spawn later; safe through
+    /// a shared world. The entity is alive, with no components, from the next
+    /// structural operation (or [`World::flush`]) on.
+    pub fn reserve_entity(&self) -> Entity {
+        self.entities.reserve_entity()
+    }
+
+    /// Makes every entity reserved with [`World::reserve_entity`] alive, with no
+    /// components. Every structural operation does this first.
+    pub fn flush(&mut self) {
+        self.flush_reserved();
+    }
+
+    /// Records a deferred command that could not be applied (commands call this
+    /// instead of panicking).
+    pub fn record_failed_command(&mut self, error: CommandError) {
+        self.failed_command_count += 1;
+        self.failed_commands.push(error);
+    }
+
+    /// The deferred commands that failed since the last
+    /// [`drain_failed_commands`](Self::drain_failed_commands), oldest first.
+    pub fn failed_commands(&self) -> &[CommandError] {
+        &self.failed_commands
+    }
+
+    /// How many deferred commands have failed in this world's lifetime.
+    pub fn failed_command_count(&self) -> u64 {
+        self.failed_command_count
+    }
+
+    /// Takes the recorded failures out, oldest first, keeping the buffer's capacity.
+    pub fn drain_failed_commands(&mut self) -> impl Iterator<Item = CommandError> + '_ {
+        self.failed_commands.drain(..)
+    }
+
+    #[inline]
+    fn flush_reserved(&mut self) {
+        if !self.entities.has_reserved() {
+            return;
+        }
+        let table = self.archetypes.get_mut(ArchetypeId::EMPTY);
+        let moves = &mut self.moves;
+        self.entities.flush_reserved(|entity| {
+            let row = table.len();
+            table.entities.push(entity);
+            moves.push(Move { entity, from: None, to: Some(ArchetypeId::EMPTY) });
+            Location { archetype: ArchetypeId::EMPTY, row: Row(row as u32) }
+        });
+    }
+
     /// The archetype a bundle spawns into, and the column of each element.
     #[inline]
     #[track_caller]
@@ -321,6 +378,7 @@ impl World {
     /// ```
     #[track_caller]
     pub fn spawn<B: Bundle>(&mut self, bundle: B) -> Entity {
+        self.flush_reserved();
         let (bundle_id, archetype) = self.spawn_target::<B>();
         let columns = &self.bundles.info(bundle_id).spawn.as_ref().expect("spawn target cached").columns;
         let now = self.change_tick();
@@ -359,6 +417,7 @@ impl World {
         I: IntoIterator<Item = B>,
     {
         let bundles = bundles.into_iter();
+        self.flush_reserved();
         let (bundle_id, archetype) = self.spawn_target::<B>();
         let additional = bundles.size_hint().0;
         let now = self.change_tick();
@@ -379,6 +438,7 @@ impl World {
     /// # Errors
     /// [`NoSuchEntity`] if the entity is not alive.
     pub fn despawn(&mut self, entity: Entity) -> Result<(), NoSuchEntity> {
+        self.flush_reserved();
         let location = self.locate(entity)?;
         self.maintain_ticks();
         let now = self.change_tick();
@@ -399,6 +459,7 @@ impl World {
     /// Despawns every entity, dropping all components. Resources are kept, and so are
     /// the archetype tables and their capacity.
     pub fn clear(&mut self) {
+        self.flush_reserved();
         let now = self.change_tick();
         for table in self.archetypes.iter_mut() {
             for &entity in table.entities() {
@@ -421,6 +482,7 @@ impl World {
     /// If the bundle names a component type twice.
     #[track_caller]
     pub fn insert<B: Bundle>(&mut self, entity: Entity, bundle: B) -> Result<(), NoSuchEntity> {
+        self.flush_reserved();
         let location = self.locate(entity)?;
         self.maintain_ticks();
         let now = self.change_tick();
@@ -490,6 +552,7 @@ impl World {
     /// If the bundle names a component type twice.
     #[track_caller]
     pub fn remove<B: Bundle>(&mut self, entity: Entity) -> Result<B, ComponentError> {
+        self.flush_reserved();
         let location = self.locate(entity)?;
         self.maintain_ticks();
         let now = self.change_tick();

@@ -14,6 +14,7 @@ use crate::component::{Component, ComponentId};
 use crate::storage::{Archetype, downcast_unchecked};
 use crate::world::World;
 
+use super::access::Access;
 use super::filter::{QueryFilter, sealed};
 
 /// Matches entities whose `T` was added since the query last ran (by spawn or
@@ -139,6 +140,9 @@ macro_rules! impl_change_filter {
                 world.observe_id(id);
                 id
             }
+            fn access(state: &ComponentId, access: &mut Access) {
+                access.read_ticks(*state, std::any::type_name::<T>());
+            }
             #[inline]
             fn match_archetype(state: &ComponentId, archetype: &Archetype) -> Option<usize> {
                 archetype.column_index(*state)
@@ -207,5 +211,10 @@ unsafe impl<B: Bundle> QueryFilter for Dirty<B> {
     }
     fn dirty_state(state: &DirtyState) -> Option<&DirtyState> {
         Some(state)
+    }
+    fn access(state: &DirtyState, access: &mut Access) {
+        for &id in &state.components {
+            access.read_ticks(id, "a component listed in `Dirty`");
+        }
     }
 }

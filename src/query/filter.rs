@@ -16,6 +16,7 @@ pub(crate) mod sealed {
     pub trait Sealed {}
 }
 
+use super::access::Access;
 use super::change_filter::DirtyState;
 
 /// A condition on entities that a query must satisfy, without fetching anything.
@@ -78,6 +79,12 @@ pub unsafe trait QueryFilter: sealed::Sealed {
     fn dirty_state(state: &Self::State) -> Option<&DirtyState> {
         let _ = state;
         None
+    }
+    /// Declares the change ticks the filter reads (change filters), so that a
+    /// scheduler keeps writers of those components apart from it.
+    #[doc(hidden)]
+    fn access(state: &Self::State, access: &mut Access) {
+        let _ = (state, access);
     }
 }
 
@@ -172,6 +179,10 @@ macro_rules! impl_filter_tuple {
                 let _ = &world;
                 ($($name::init_state(world),)*)
             }
+            fn access(state: &Self::State, access: &mut Access) {
+                let _ = (&state, &access);
+                $($name::access(&state.$index, access);)*
+            }
             #[inline]
             fn match_archetype(state: &Self::State, archetype: &Archetype) -> Option<Self::ArchState> {
                 let _ = (&state, &archetype);
@@ -231,6 +242,10 @@ macro_rules! impl_filter_tuple {
                     "`Dirty<..>` cannot be nested in `Or<..>`; use it at the top level of a query's filter"
                 );
                 ($($name::init_state(world),)*)
+            }
+            fn access(state: &Self::State, access: &mut Access) {
+                let _ = (&state, &access);
+                $($name::access(&state.$index, access);)*
             }
             #[inline]
             fn match_archetype(state: &Self::State, archetype: &Archetype) -> Option<Self::ArchState> {

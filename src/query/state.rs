@@ -112,6 +112,9 @@ pub struct QueryState<Q: QueryData, F: QueryFilter = ()> {
     pub(crate) candidates: Vec<Candidate>,
     /// Reused by [`QueryState::despawn_where`].
     doomed: Vec<Entity>,
+    /// Every component the query's data and filter touch, once each, with whether it
+    /// is written.
+    pub(crate) access: Box<[(crate::ComponentId, bool, &'static str)]>,
 }
 
 impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
@@ -129,6 +132,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         if let Some(conflict) = access.conflict() {
             panic!("query `{}` would alias: {conflict}", std::any::type_name::<Q>());
         }
+        F::access(&filter, &mut access);
         let mut state = QueryState {
             world_id: world.id(),
             data,
@@ -139,6 +143,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             has_run: false,
             candidates: Vec::new(),
             doomed: Vec::new(),
+            access: access.merged().into(),
         };
         state.update_archetypes(world);
         state
@@ -770,6 +775,104 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             }
             Ok(Q::fetch(&Q::fetch_archetype(matched.data, table, ticks), row))
         }
+    }
+}
+
+/// Entry points for [`Query`](crate::Query), the system parameter: the schedule, not
+/// a `&mut World`, guarantees the declared access.
+impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
+    /// One iterator run.
+    ///
+    /// # Safety
+    /// The caller holds the access this state declares on `world` for `'w`.
+    pub(crate) unsafe fn iter_unchecked<'w, 's>(&'s mut self, world: &'w World) -> QueryIter<'w, 's, Q, F> {
+        let (ticks, mode) = self.begin_run(world, RunKind::Iterator);
+        QueryIter::new(world, self, ticks, mode)
+    }
+
+    /// One serial run; returns the number of items handed to `f`.
+    ///
+    /// # Safety
+    /// As `iter_unchecked`.
+    pub(crate) unsafe fn for_each_unchecked(&mut self, world: &World, mut f: impl for<'a> FnMut(Q::Item<'a>)) -> usize {
+        let (ticks, mode) = self.begin_run(world, RunKind::Serial);
+        let mut visited = 0;
+        // SAFETY: per the caller; items cannot outlive the call to `f`.
+        unsafe {
+            self.run_unchecked(world, ticks, mode, |_, _, item| {
+                visited += 1;
+                f(item)
+            })
+        };
+        visited
+    }
+
+    /// One serial run of a read-only query whose items may outlive the call to `f`.
+    ///
+    /// # Safety
+    /// As `iter_unchecked`.
+    pub(crate) unsafe fn for_each_shared<'w>(&mut self, world: &'w World, mut f: impl FnMut(Q::Item<'w>)) -> usize
+    where
+        Q: ReadOnlyQueryData,
+    {
+        let (ticks, mode) = self.begin_run(world, RunKind::Serial);
+        let mut visited = 0;
+        // SAFETY: per the caller; `Q` only reads.
+        unsafe {
+            self.run_unchecked(world, ticks, mode, |_, _, item| {
+                visited += 1;
+                f(item)
+            })
+        };
+        visited
+    }
+
+    /// One parallel run; returns the number of rows it examined.
+    ///
+    /// # Safety
+    /// As `iter_unchecked`.
+    pub(crate) unsafe fn par_for_each_unchecked<'w, G>(&mut self, world: &'w World, f: &G) -> usize
+    where
+        G: Fn(Q::Item<'w>) + Send + Sync,
+    {
+        let (ticks, mode) = self.begin_run(world, RunKind::Parallel);
+        // SAFETY: per the caller.
+        unsafe { self.par_run_unchecked(world, ticks, mode, f) };
+        match mode {
+            Mode::Candidates => self.candidates.len(),
+            _ => self.matched_entities(world),
+        }
+    }
+
+    /// The item of `entity`, not a run.
+    ///
+    /// # Safety
+    /// As `iter_unchecked`, and no other item for `entity` from this state is alive.
+    pub(crate) unsafe fn get_in<'w>(&mut self, world: &'w World, entity: Entity) -> Result<Q::Item<'w>, QueryEntityError> {
+        self.update_archetypes(world);
+        // SAFETY: per the caller.
+        unsafe { self.get_unchecked(world, entity) }
+    }
+
+    /// Visits the items of `entities`, not a run.
+    ///
+    /// # Safety
+    /// As `iter_unchecked`.
+    pub(crate) unsafe fn for_each_of_in(
+        &mut self,
+        world: &World,
+        entities: &[Entity],
+        f: impl for<'a> FnMut(Q::Item<'a>),
+    ) -> usize {
+        self.update_archetypes(world);
+        // SAFETY: per the caller; items cannot outlive the call to `f`.
+        unsafe { self.for_each_of_unchecked(world, entities, f) }
+    }
+
+    /// The number of entities in the tables this query matches (as of its last
+    /// update), filters on rows aside.
+    pub fn matched_entities(&self, world: &World) -> usize {
+        self.matched.iter().map(|m| world.archetypes.get(m.archetype).len()).sum()
     }
 }
 

@@ -1,0 +1,157 @@
+//! [`SystemConfig`]: a system with its name, phase, ordering and callbacks, built
+//! fluently from any system (`movement.after("input").named("move")`).
+
+use std::borrow::Cow;
+
+use crate::entity::Entity;
+use crate::system::{IntoSystem, System};
+use crate::world::World;
+
+use super::SystemId;
+
+/// Names another system in an ordering constraint: by name or by handle.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SystemRef {
+    /// The system with this name.
+    Name(Cow<'static, str>),
+    /// The system with this handle.
+    Id(SystemId),
+}
+
+impl From<&'static str> for SystemRef {
+    fn from(name: &'static str) -> Self {
+        SystemRef::Name(Cow::Borrowed(name))
+    }
+}
+
+impl From<String> for SystemRef {
+    fn from(name: String) -> Self {
+        SystemRef::Name(Cow::Owned(name))
+    }
+}
+
+impl From<SystemId> for SystemRef {
+    fn from(id: SystemId) -> Self {
+        SystemRef::Id(id)
+    }
+}
+
+/// A callback run with the world, once.
+pub(crate) type WorldCallback = Box<dyn FnOnce(&mut World) + Send>;
+/// A callback run with the world for one entity.
+pub(crate) type EntityCallback = Box<dyn FnMut(&mut World, Entity) + Send>;
+
+/// A system ready to be added to a [`Schedule`](super::Schedule), with its settings.
+pub struct SystemConfig {
+    pub(crate) system: Box<dyn System>,
+    pub(crate) name: Option<Cow<'static, str>>,
+    pub(crate) phase: Option<Cow<'static, str>>,
+    pub(crate) before: Vec<SystemRef>,
+    pub(crate) after: Vec<SystemRef>,
+    pub(crate) enabled: bool,
+    pub(crate) on_added: Option<WorldCallback>,
+    pub(crate) on_removed: Option<WorldCallback>,
+    pub(crate) on_enter: Option<EntityCallback>,
+    pub(crate) on_exit: Option<EntityCallback>,
+}
+
+impl std::fmt::Debug for SystemConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SystemConfig")
+            .field("system", &self.system.name())
+            .field("name", &self.name)
+            .field("phase", &self.phase)
+            .field("before", &self.before)
+            .field("after", &self.after)
+            .field("enabled", &self.enabled)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Anything that can be added to a schedule: a system, or a [`SystemConfig`]. The
+/// builder methods configure it on the way.
+pub trait IntoSystemConfig<Marker>: Sized {
+    /// The configuration, with defaults for what was not set: the system's own name,
+    /// phase `Update`, no ordering, enabled, no callbacks.
+    fn into_config(self) -> SystemConfig;
+
+    /// Names the system (names are unique within a schedule).
+    fn named(self, name: impl Into<Cow<'static, str>>) -> SystemConfig {
+        SystemConfig { name: Some(name.into()), ..self.into_config() }
+    }
+
+    /// Puts the system in phase `phase` (default `Update`).
+    fn in_phase(self, phase: impl Into<Cow<'static, str>>) -> SystemConfig {
+        SystemConfig { phase: Some(phase.into()), ..self.into_config() }
+    }
+
+    /// Runs the system before `other` (same phase).
+    fn before(self, other: impl Into<SystemRef>) -> SystemConfig {
+        let mut config = self.into_config();
+        config.before.push(other.into());
+        config
+    }
+
+    /// Runs the system after `other` (same phase).
+    fn after(self, other: impl Into<SystemRef>) -> SystemConfig {
+        let mut config = self.into_config();
+        config.after.push(other.into());
+        config
+    }
+
+    /// Adds the system disabled: it keeps its place but does not run until enabled.
+    fn disabled(self) -> SystemConfig {
+        SystemConfig { enabled: false, ..self.into_config() }
+    }
+
+    /// Calls `callback` when the system is added to the schedule and its world.
+    fn on_added(self, callback: impl FnOnce(&mut World) + Send + 'static) -> SystemConfig {
+        SystemConfig { on_added: Some(Box::new(callback)), ..self.into_config() }
+    }
+
+    /// Calls `callback` when the system is removed from the schedule.
+    fn on_removed(self, callback: impl FnOnce(&mut World) + Send + 'static) -> SystemConfig {
+        SystemConfig { on_removed: Some(Box::new(callback)), ..self.into_config() }
+    }
+
+    /// Calls `callback` for each entity that starts matching one of the system's
+    /// queries (spawned or changed so that it matches), at the end of the phase in
+    /// which it happened (the sync point), in the order it happened.
+    fn on_entity_enter(self, callback: impl FnMut(&mut World, Entity) + Send + 'static) -> SystemConfig {
+        SystemConfig { on_enter: Some(Box::new(callback)), ..self.into_config() }
+    }
+
+    /// Calls `callback` for each entity that stops matching all of the system's
+    /// queries (despawned, or changed so that it no longer matches), like
+    /// [`on_entity_enter`](Self::on_entity_enter). A despawned entity is already gone.
+    fn on_entity_exit(self, callback: impl FnMut(&mut World, Entity) + Send + 'static) -> SystemConfig {
+        SystemConfig { on_exit: Some(Box::new(callback)), ..self.into_config() }
+    }
+}
+
+impl IntoSystemConfig<()> for SystemConfig {
+    fn into_config(self) -> SystemConfig {
+        self
+    }
+}
+
+/// Tells systems apart from configurations.
+#[doc(hidden)]
+pub struct FromSystem<M>(std::marker::PhantomData<M>);
+
+impl<M, S: IntoSystem<M>> IntoSystemConfig<FromSystem<M>> for S {
+    fn into_config(self) -> SystemConfig {
+        SystemConfig {
+            system: Box::new(self.into_system()),
+            name: None,
+            phase: None,
+            before: Vec::new(),
+            after: Vec::new(),
+            enabled: true,
+            on_added: None,
+            on_removed: None,
+            on_enter: None,
+            on_exit: None,
+        }
+    }
+}

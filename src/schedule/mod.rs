@@ -1,0 +1,589 @@
+//! The [`Schedule`]: systems in named phases, ordered explicitly, run in parallel
+//! where their declared access allows, with a sync point after each phase.
+
+mod config;
+mod error;
+mod plan;
+mod profiler;
+
+use std::borrow::Cow;
+use std::time::Instant;
+
+use crate::change::Move;
+use crate::change::log::Cursor;
+use crate::system::System;
+use crate::world::{World, WorldId};
+
+pub use config::{IntoSystemConfig, SystemConfig, SystemRef};
+pub use error::ScheduleError;
+pub use profiler::{ReportRow, SystemStats};
+
+use config::{EntityCallback, WorldCallback};
+use plan::{PhaseGraph, Plan};
+use profiler::{Profiler, TraceEvent};
+
+/// The first phase of the default schedule.
+pub const PRE_UPDATE: &str = "PreUpdate";
+/// The middle phase of the default schedule, where systems go unless told otherwise.
+pub const UPDATE: &str = "Update";
+/// The last phase of the default schedule.
+pub const POST_UPDATE: &str = "PostUpdate";
+
+/// A stage whose systems took less than this together on their last runs runs on
+/// the calling thread: handing work to other threads costs more than it saves.
+const PARALLEL_MIN: std::time::Duration = std::time::Duration::from_micros(20);
+
+/// Identifies a system in its [`Schedule`]. Never reused, so a handle to a removed
+/// system stays invalid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SystemId(u32);
+
+/// One system and everything the schedule keeps for it.
+struct Slot {
+    system: Box<dyn System>,
+    phase: usize,
+    enabled: bool,
+    stats: SystemStats,
+    trace: Vec<TraceEvent>,
+    on_removed: Option<WorldCallback>,
+    on_enter: Option<EntityCallback>,
+    on_exit: Option<EntityCallback>,
+    /// Cursor into the world's structural-change log, for the entity callbacks.
+    watch: Option<Cursor>,
+}
+
+struct Phase {
+    name: Cow<'static, str>,
+    /// Members in insertion order.
+    members: Vec<SystemId>,
+    plan: Plan,
+}
+
+/// A slot handed to a parallel task.
+#[derive(Clone, Copy)]
+struct SlotPtr(*mut Slot);
+
+// SAFETY: a `SlotPtr` is only made for a slot of a stage being run, each slot once,
+// and dereferenced by the one task that runs it; `Slot` is `Send`.
+unsafe impl Send for SlotPtr {}
+// SAFETY: as above: tasks share the list, never a slot.
+unsafe impl Sync for SlotPtr {}
+
+/// Systems in phases, run in order, in parallel where their access allows.
+///
+/// - **Phases** run in order (by default `PreUpdate`, `Update`, `PostUpdate`). Each
+///   ends in a **sync point**: deferred commands are applied in the phase's run
+///   order, then entity enter/exit callbacks run.
+/// - **Order** within a phase comes from `before`/`after` constraints (by name or by
+///   handle); a cycle is refused, listing it. Conflicting systems with no order
+///   between them run in insertion order; the others run in parallel on rayon. The
+///   single-threaded mode runs the same order on the calling thread and gives the
+///   same results.
+/// - Between runs, systems can be **added, removed, enabled and disabled**. A
+///   disabled system's queries do not run, so when it is enabled again its change
+///   filters, dirty sets and removal readers report everything it missed, once.
+/// - Each system is **profiled**: last, mean and max duration and the entities its
+///   queries matched and processed ([`report`](Self::report)), and optionally a
+///   Chrome trace ([`chrome_trace`](Self::chrome_trace)).
+///
+/// A system that panics makes [`run`](Self::run) panic after the systems running
+/// beside it finish; the world and the schedule stay usable, and the panicking
+/// phase's commands are applied at the next sync point.
+///
+/// ```
+/// use ripple::{Commands, IntoSystemConfig, Query, Res, Schedule, World};
+/// struct Gravity(f32);
+/// struct Height(f32);
+///
+/// fn fall(gravity: Res<Gravity>, mut bodies: Query<&mut Height>) {
+///     bodies.for_each_mut(|mut h| h.0 -= gravity.0);
+/// }
+/// fn land(mut commands: Commands, mut bodies: Query<(ripple::Entity, &Height)>) {
+///     bodies.for_each(|(e, h)| if h.0 <= 0.0 { commands.despawn(e) });
+/// }
+///
+/// let mut world = World::new();
+/// world.insert_resource(Gravity(1.0));
+/// world.spawn((Height(2.0),));
+/// let mut schedule = Schedule::new();
+/// schedule.add_system(&mut world, fall).unwrap();
+/// schedule.add_system(&mut world, land.after("fall")).unwrap();
+/// schedule.run(&mut world);
+/// assert_eq!(world.len(), 1);
+/// schedule.run(&mut world);
+/// assert_eq!(world.len(), 0);
+/// ```
+pub struct Schedule {
+    phases: Vec<Phase>,
+    slots: Vec<Option<Slot>>,
+    /// Explicit order: (first, second).
+    edges: Vec<(SystemId, SystemId)>,
+    plans_stale: bool,
+    single_threaded: bool,
+    profiler: Profiler,
+    world: Option<WorldId>,
+    /// Reused per stage: the enabled slots to run.
+    scratch: Vec<SlotPtr>,
+    /// Reused per sync point: structural changes to judge entity callbacks by.
+    moves: Vec<Move>,
+}
+
+// SAFETY: the raw pointers in `scratch` are only meaningful during `run`, which
+// holds `&mut self`; between runs they are dead values.
+unsafe impl Send for Schedule {}
+
+impl Default for Schedule {
+    fn default() -> Self {
+        Schedule::new()
+    }
+}
+
+impl std::fmt::Debug for Schedule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let phases: Vec<&str> = self.phases.iter().map(|p| &*p.name).collect();
+        f.debug_struct("Schedule")
+            .field("phases", &phases)
+            .field("systems", &self.slots.iter().flatten().count())
+            .field("single_threaded", &self.single_threaded)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Schedule {
+    /// A schedule with the phases `PreUpdate`, `Update` and `PostUpdate`.
+    pub fn new() -> Self {
+        Schedule::with_phases([PRE_UPDATE, UPDATE, POST_UPDATE])
+    }
+
+    /// A schedule with the given phases, run in this order.
+    ///
+    /// # Panics
+    /// If a phase name repeats.
+    pub fn with_phases<P: Into<Cow<'static, str>>>(phases: impl IntoIterator<Item = P>) -> Self {
+        let mut names: Vec<Cow<'static, str>> = Vec::new();
+        for phase in phases {
+            let phase = phase.into();
+            assert!(!names.contains(&phase), "phase `{phase}` is listed twice");
+            names.push(phase);
+        }
+        Schedule {
+            phases: names.into_iter().map(|name| Phase { name, members: Vec::new(), plan: Plan::default() }).collect(),
+            slots: Vec::new(),
+            edges: Vec::new(),
+            plans_stale: false,
+            single_threaded: false,
+            profiler: Profiler::default(),
+            world: None,
+            scratch: Vec::new(),
+            moves: Vec::new(),
+        }
+    }
+
+    /// Runs every system on the calling thread, in the same order a parallel run
+    /// respects (`true`), or lets non-conflicting systems run in parallel (`false`,
+    /// the default).
+    pub fn set_single_threaded(&mut self, single_threaded: bool) {
+        self.single_threaded = single_threaded;
+    }
+
+    /// Turns timing and entity counting on (the default) or off.
+    pub fn set_profiling(&mut self, enabled: bool) {
+        self.profiler.enabled = enabled;
+    }
+
+    /// Starts (or stops) recording one trace event per system run for
+    /// [`chrome_trace`](Self::chrome_trace). Recording allocates as events accumulate.
+    pub fn record_trace(&mut self, enabled: bool) {
+        self.profiler.tracing = enabled;
+    }
+
+    /// Adds a system (or a configured one) and prepares it for `world`; the schedule
+    /// runs with this world from then on. Calls its `on_added` callback.
+    ///
+    /// # Errors
+    /// [`ScheduleError`] if its phase or an ordering target is unknown, its name is
+    /// taken, an ordering would close a cycle (listed), its parameters conflict
+    /// (named), or `world` is not the schedule's world. Nothing is changed then.
+    pub fn add_system<M>(
+        &mut self,
+        world: &mut World,
+        system: impl IntoSystemConfig<M>,
+    ) -> Result<SystemId, ScheduleError> {
+        self.check_world(world)?;
+        let mut config = system.into_config();
+        let phase_name = config.phase.clone().unwrap_or(Cow::Borrowed(UPDATE));
+        let phase = self
+            .phases
+            .iter()
+            .position(|p| p.name == phase_name)
+            .ok_or_else(|| ScheduleError::UnknownPhase(phase_name.to_string()))?;
+        let name = match config.name.take() {
+            Some(name) => {
+                if self.find(&name).is_some() {
+                    return Err(ScheduleError::DuplicateName(name.to_string()));
+                }
+                name
+            }
+            None => self.free_name(config.system.name()),
+        };
+        config.system.set_name(name.clone());
+        let id = SystemId(u32::try_from(self.slots.len()).expect("fewer than 2^32 systems added"));
+        let mut new_edges = Vec::new();
+        for (target, before) in config.before.iter().map(|t| (t, true)).chain(config.after.iter().map(|t| (t, false))) {
+            let other = self.resolve(target)?;
+            let other_phase = self.slots[other.0 as usize].as_ref().expect("resolved systems exist").phase;
+            if other_phase != phase {
+                // Phases already order the two; a constraint that agrees is kept as a
+                // no-op, one that contradicts the phase order is refused.
+                if (other_phase < phase) == before {
+                    return Err(ScheduleError::OrderAcrossPhases { system: name.to_string(), other: self.name_of(other) });
+                }
+                continue;
+            }
+            new_edges.push(if before { (id, other) } else { (other, id) });
+        }
+        // Check for a cycle before touching anything.
+        {
+            let mut members = self.phases[phase].members.clone();
+            members.push(id);
+            let edges: Vec<(SystemId, SystemId)> = self.edges.iter().chain(&new_edges).copied().collect();
+            let after = after_lists(&members, &edges);
+            if let Some(cycle) = plan::find_cycle(&after) {
+                let names = cycle
+                    .iter()
+                    .map(|&pos| if members[pos] == id { name.to_string() } else { self.name_of(members[pos]) })
+                    .collect();
+                return Err(ScheduleError::Cycle(names));
+            }
+        }
+        if let Err(conflicts) = config.system.initialize(world) {
+            return Err(ScheduleError::ConflictingParams { system: name.to_string(), conflicts });
+        }
+        let watch = (config.on_enter.is_some() || config.on_exit.is_some()).then(|| world.moves.register());
+        self.slots.push(Some(Slot {
+            system: config.system,
+            phase,
+            enabled: config.enabled,
+            stats: SystemStats::default(),
+            trace: Vec::new(),
+            on_removed: config.on_removed,
+            on_enter: config.on_enter,
+            on_exit: config.on_exit,
+            watch,
+        }));
+        self.phases[phase].members.push(id);
+        self.edges.extend(new_edges);
+        self.plans_stale = true;
+        if let Some(on_added) = config.on_added {
+            on_added(world);
+        }
+        Ok(id)
+    }
+
+    /// Removes a system: applies the commands it still has queued, then calls its
+    /// `on_removed` callback.
+    ///
+    /// # Errors
+    /// [`ScheduleError::NoSuchSystem`] if it was already removed (or never added);
+    /// [`ScheduleError::WrongWorld`] for another world.
+    pub fn remove_system(&mut self, world: &mut World, id: SystemId) -> Result<(), ScheduleError> {
+        self.check_world(world)?;
+        let slot = self.slots.get_mut(id.0 as usize).and_then(Option::take).ok_or(ScheduleError::NoSuchSystem(id))?;
+        self.phases[slot.phase].members.retain(|&m| m != id);
+        self.edges.retain(|&(a, b)| a != id && b != id);
+        self.plans_stale = true;
+        let mut slot = slot;
+        slot.system.apply_deferred(world);
+        if let Some(on_removed) = slot.on_removed.take() {
+            on_removed(world);
+        }
+        Ok(())
+    }
+
+    /// Enables or disables a system. A disabled system keeps its place and its
+    /// memory: when enabled again it sees everything it missed.
+    ///
+    /// # Errors
+    /// [`ScheduleError::NoSuchSystem`] if it was removed.
+    pub fn set_enabled(&mut self, id: SystemId, enabled: bool) -> Result<(), ScheduleError> {
+        self.slot_mut(id)?.enabled = enabled;
+        Ok(())
+    }
+
+    /// Whether a system is enabled.
+    ///
+    /// # Errors
+    /// [`ScheduleError::NoSuchSystem`] if it was removed.
+    pub fn is_enabled(&self, id: SystemId) -> Result<bool, ScheduleError> {
+        Ok(self.slot(id)?.enabled)
+    }
+
+    /// The handle of the system called `name`.
+    pub fn system_id(&self, name: &str) -> Option<SystemId> {
+        self.find(name)
+    }
+
+    /// A system's profile.
+    ///
+    /// # Errors
+    /// [`ScheduleError::NoSuchSystem`] if it was removed.
+    pub fn stats(&self, id: SystemId) -> Result<SystemStats, ScheduleError> {
+        Ok(self.slot(id)?.stats)
+    }
+
+    /// The systems in run order (phase by phase), with their profiles.
+    pub fn report_rows(&mut self) -> Vec<ReportRow<'_>> {
+        self.refresh_plans();
+        let mut rows = Vec::new();
+        for phase in &self.phases {
+            for &pos in &phase.plan.order {
+                let slot = self.slots[phase.members[pos].0 as usize].as_ref().expect("members exist");
+                rows.push(ReportRow {
+                    name: slot.system.name(),
+                    phase: &phase.name,
+                    enabled: slot.enabled,
+                    stats: slot.stats,
+                });
+            }
+        }
+        rows
+    }
+
+    /// The profile as a table: per system, runs, last, mean and max duration, and the
+    /// entities matched and processed in the last run.
+    pub fn report(&mut self) -> String {
+        profiler::format_report(&self.report_rows())
+    }
+
+    /// The recorded system runs as a Chrome trace-event JSON document (one complete
+    /// event per run; opens in Perfetto). Start recording with
+    /// [`record_trace`](Self::record_trace).
+    pub fn chrome_trace(&self) -> String {
+        profiler::format_trace(self.phases.iter().flat_map(|phase| {
+            phase.members.iter().map(|&id| {
+                let slot = self.slots[id.0 as usize].as_ref().expect("members exist");
+                (slot.system.name(), &*phase.name, &slot.trace[..])
+            })
+        }))
+    }
+
+    /// Forgets the recorded trace events (keeping their buffers).
+    pub fn clear_trace(&mut self) {
+        self.slots.iter_mut().flatten().for_each(|slot| slot.trace.clear());
+    }
+
+    /// Runs every enabled system once, phase by phase, applying each phase's deferred
+    /// commands at its sync point.
+    ///
+    /// # Panics
+    /// If a system panics (after the systems running beside it finish), or if
+    /// `world` is not the world the schedule's systems were added with.
+    pub fn run(&mut self, world: &mut World) {
+        if let Err(error) = self.check_world(world) {
+            panic!("{error}");
+        }
+        world.flush();
+        world.maintain_ticks();
+        self.refresh_plans();
+        for phase in 0..self.phases.len() {
+            let stages = self.phases[phase].plan.stages.len();
+            for stage in 0..stages {
+                self.run_stage(world, phase, stage);
+            }
+            self.sync_point(world, phase);
+        }
+    }
+
+    /// Runs one stage: its systems never conflict.
+    fn run_stage(&mut self, world: &mut World, phase: usize, stage: usize) {
+        let Schedule { phases, slots, scratch, profiler, single_threaded, .. } = self;
+        let phase = &phases[phase];
+        scratch.clear();
+        let mut exclusive = false;
+        let mut total = std::time::Duration::ZERO;
+        let mut longest = std::time::Duration::ZERO;
+        let mut unknown = false;
+        for &pos in &phase.plan.staged[phase.plan.stages[stage].clone()] {
+            let slot = slots[phase.members[pos].0 as usize].as_mut().expect("members exist");
+            if slot.enabled {
+                exclusive |= slot.system.access().is_exclusive();
+                total += slot.stats.last;
+                longest = longest.max(slot.stats.last);
+                unknown |= slot.stats.runs == 0;
+                scratch.push(SlotPtr(slot));
+            }
+        }
+        let profiler = &*profiler;
+        if exclusive {
+            debug_assert_eq!(scratch.len(), 1, "an exclusive system has a stage of its own");
+            for &SlotPtr(slot) in scratch.iter() {
+                // SAFETY: `slot` points into `slots`, borrowed mutably here; each slot
+                // of the stage is listed once.
+                let slot = unsafe { &mut *slot };
+                run_exclusive(slot, world, profiler);
+            }
+            return;
+        }
+        let world: &World = world;
+        // Worth other threads only if the work beside the longest system is enough.
+        let parallel = !*single_threaded
+            && scratch.len() > 1
+            && (unknown || !profiler.enabled || total - longest >= PARALLEL_MIN);
+        if parallel {
+            run_parallel(scratch, world, profiler);
+        } else {
+            for &ptr in scratch.iter() {
+                run_shared(ptr, world, profiler);
+            }
+        }
+    }
+
+    /// The end of a phase: applies deferred commands in run order, then entity
+    /// callbacks.
+    fn sync_point(&mut self, world: &mut World, phase: usize) {
+        let Schedule { phases, slots, moves, .. } = self;
+        let phase = &phases[phase];
+        for &pos in &phase.plan.order {
+            let slot = slots[phase.members[pos].0 as usize].as_mut().expect("members exist");
+            slot.system.apply_deferred(world);
+        }
+        world.flush();
+        for &pos in &phase.plan.order {
+            let slot = slots[phase.members[pos].0 as usize].as_mut().expect("members exist");
+            let Some(cursor) = &slot.watch else { continue };
+            moves.clear();
+            moves.extend(world.moves.read(cursor));
+            for mv in moves.iter() {
+                let was = mv.from.is_some_and(|a| slot.system.matches_archetype(world, a));
+                let is = mv.to.is_some_and(|a| slot.system.matches_archetype(world, a));
+                match (was, is, &mut slot.on_enter, &mut slot.on_exit) {
+                    (false, true, Some(enter), _) => enter(world, mv.entity),
+                    (true, false, _, Some(exit)) => exit(world, mv.entity),
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    fn refresh_plans(&mut self) {
+        if !self.plans_stale {
+            return;
+        }
+        for phase in &mut self.phases {
+            let members = &phase.members;
+            let after = after_lists(members, &self.edges);
+            let slots = &self.slots;
+            let access = |pos: usize| slots[members[pos].0 as usize].as_ref().expect("members exist").system.access();
+            let conflicts = |i: usize, j: usize| access(i).conflicts_with(access(j));
+            phase.plan = plan::plan(&PhaseGraph { after: &after, conflicts: &conflicts });
+        }
+        self.plans_stale = false;
+    }
+
+    fn check_world(&mut self, world: &World) -> Result<(), ScheduleError> {
+        match self.world {
+            Some(id) if id != world.id() => Err(ScheduleError::WrongWorld),
+            _ => {
+                self.world = Some(world.id());
+                Ok(())
+            }
+        }
+    }
+
+    fn slot(&self, id: SystemId) -> Result<&Slot, ScheduleError> {
+        self.slots.get(id.0 as usize).and_then(Option::as_ref).ok_or(ScheduleError::NoSuchSystem(id))
+    }
+
+    fn slot_mut(&mut self, id: SystemId) -> Result<&mut Slot, ScheduleError> {
+        self.slots.get_mut(id.0 as usize).and_then(Option::as_mut).ok_or(ScheduleError::NoSuchSystem(id))
+    }
+
+    fn find(&self, name: &str) -> Option<SystemId> {
+        self.slots
+            .iter()
+            .enumerate()
+            .find(|(_, slot)| slot.as_ref().is_some_and(|s| s.system.name() == name))
+            .map(|(index, _)| SystemId(index as u32))
+    }
+
+    fn name_of(&self, id: SystemId) -> String {
+        self.slot(id).map_or_else(|_| format!("{id:?}"), |slot| slot.system.name().to_string())
+    }
+
+    /// `base`, or `base#2`, `base#3`, … if taken.
+    fn free_name(&self, base: &str) -> Cow<'static, str> {
+        if self.find(base).is_none() {
+            return Cow::Owned(base.to_string());
+        }
+        (2..).map(|n| format!("{base}#{n}")).find(|name| self.find(name).is_none()).expect("some name is free").into()
+    }
+
+    fn resolve(&self, target: &SystemRef) -> Result<SystemId, ScheduleError> {
+        match target {
+            SystemRef::Name(name) => self.find(name).ok_or_else(|| ScheduleError::UnknownSystem(name.to_string())),
+            SystemRef::Id(id) => self.slot(*id).map(|_| *id),
+        }
+    }
+}
+
+/// For each member (by position), the positions of the members it must follow.
+fn after_lists(members: &[SystemId], edges: &[(SystemId, SystemId)]) -> Vec<Vec<usize>> {
+    let position = |id: SystemId| members.iter().position(|&m| m == id);
+    let mut after = vec![Vec::new(); members.len()];
+    for &(first, second) in edges {
+        if let (Some(first), Some(second)) = (position(first), position(second)) {
+            after[second].push(first);
+        }
+    }
+    after
+}
+
+/// Runs the slots of a stage in parallel, splitting the list in halves.
+fn run_parallel(slots: &[SlotPtr], world: &World, profiler: &Profiler) {
+    match slots {
+        [] => {}
+        [one] => run_shared(*one, world, profiler),
+        _ => {
+            let (left, right) = slots.split_at(slots.len() / 2);
+            rayon::join(|| run_parallel(left, world, profiler), || run_parallel(right, world, profiler));
+        }
+    }
+}
+
+/// Runs one slot of a stage on a shared world.
+fn run_shared(SlotPtr(slot): SlotPtr, world: &World, profiler: &Profiler) {
+    // SAFETY: each slot of the stage is listed once and run by one task; the slots
+    // outlive the stage (borrowed by `run_stage`).
+    let slot = unsafe { &mut *slot };
+    #[cfg(feature = "trace")]
+    let _span = tracing::info_span!("system", name = slot.system.name()).entered();
+    let start = profiler.enabled.then(Instant::now);
+    // SAFETY: the systems of one stage never conflict, so the access this one
+    // declared is not used by anyone else while it runs.
+    unsafe { slot.system.run_shared(world) };
+    if let Some(start) = start {
+        finish_profile(slot, profiler, start, world);
+    }
+}
+
+/// Runs an exclusive system.
+fn run_exclusive(slot: &mut Slot, world: &mut World, profiler: &Profiler) {
+    #[cfg(feature = "trace")]
+    let _span = tracing::info_span!("system", name = slot.system.name()).entered();
+    let start = profiler.enabled.then(Instant::now);
+    slot.system.run_exclusive(world);
+    if let Some(start) = start {
+        finish_profile(slot, profiler, start, world);
+    }
+}
+
+/// Records a run that started at `start` and just ended.
+fn finish_profile(slot: &mut Slot, profiler: &Profiler, start: Instant, world: &World) {
+    let duration = start.elapsed();
+    let counts = slot.system.entity_counts(world);
+    slot.stats.record(duration, counts);
+    if profiler.tracing {
+        let thread = rayon::current_thread_index().map_or(0, |index| index + 1);
+        slot.trace.push(TraceEvent { start: start - profiler.origin, duration, thread });
+    }
+}

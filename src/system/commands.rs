@@ -1,0 +1,279 @@
+//! Deferred commands: [`Commands`] queues structural changes (spawn, despawn, insert,
+//! remove, closures over the world) that are applied in order at a sync point.
+//!
+//! A [`CommandQueue`] stores commands of any type back to back in one byte buffer,
+//! each with the function that applies it, so a queue whose capacity has grown to a
+//! frame's worth of commands never allocates again.
+
+use std::mem::MaybeUninit;
+
+use crate::bundle::Bundle;
+use crate::entity::Entity;
+use crate::error::CommandError;
+use crate::world::World;
+
+/// A change to the world, applied later with exclusive access.
+pub trait Command: Send + 'static {
+    /// Applies the command. Failures are recorded with
+    /// [`World::record_failed_command`], never panics.
+    fn apply(self, world: &mut World);
+}
+
+impl<F: FnOnce(&mut World) + Send + 'static> Command for F {
+    fn apply(self, world: &mut World) {
+        self(world);
+    }
+}
+
+/// Where one command lives in the byte buffer, and how to consume it.
+#[derive(Clone, Copy)]
+struct Entry {
+    /// Reads the command at the pointer and applies it (`Some`) or drops it (`None`).
+    consume: unsafe fn(*mut MaybeUninit<u8>, Option<&mut World>),
+    offset: usize,
+}
+
+/// # Safety
+/// `at` holds a `C` written by `CommandQueue::push` and not yet consumed.
+unsafe fn consume<C: Command>(at: *mut MaybeUninit<u8>, world: Option<&mut World>) {
+    // SAFETY: per the caller; the buffer has no alignment, hence the unaligned read.
+    let command = unsafe { std::ptr::read_unaligned(at.cast::<C>()) };
+    match world {
+        Some(world) => command.apply(world),
+        None => drop(command),
+    }
+}
+
+/// A queue of commands of any types, applied in the order they were pushed.
+#[derive(Default)]
+pub struct CommandQueue {
+    /// The commands' bytes, back to back, unaligned.
+    bytes: Vec<MaybeUninit<u8>>,
+    entries: Vec<Entry>,
+}
+
+// SAFETY: every command stored is `Send` (the `Command` bound), and the queue only
+// hands them out by value.
+unsafe impl Send for CommandQueue {}
+// SAFETY: `&CommandQueue` gives no access to the commands.
+unsafe impl Sync for CommandQueue {}
+
+impl std::fmt::Debug for CommandQueue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CommandQueue").field("len", &self.entries.len()).finish()
+    }
+}
+
+impl CommandQueue {
+    /// Number of commands waiting.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether no command is waiting.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Queues `command`.
+    pub fn push<C: Command>(&mut self, command: C) {
+        let offset = self.bytes.len();
+        let size = std::mem::size_of::<C>();
+        self.bytes.reserve(size);
+        // SAFETY: `reserve` made room for `size` bytes past `offset`; the write is
+        // unaligned because the buffer is; the bytes become part of the buffer's
+        // length only once written.
+        unsafe {
+            std::ptr::write_unaligned(self.bytes.as_mut_ptr().add(offset).cast::<C>(), command);
+            self.bytes.set_len(offset + size);
+        }
+        self.entries.push(Entry { consume: consume::<C>, offset });
+    }
+
+    /// A [`Commands`] that queues here, reserving spawned entities in `world`.
+    pub fn commands<'a>(&'a mut self, world: &'a World) -> Commands<'a, 'a> {
+        Commands { queue: self, world }
+    }
+
+    /// Applies every queued command to `world`, in order, and empties the queue
+    /// (keeping its capacity). If a command panics, the ones after it are dropped
+    /// unapplied and the panic continues.
+    pub fn apply(&mut self, world: &mut World) {
+        world.flush();
+        self.consume_all(Some(world));
+    }
+
+    fn consume_all(&mut self, mut world: Option<&mut World>) {
+        /// Drops the commands after the one being applied if it panics.
+        struct Rest<'a> {
+            queue: &'a mut CommandQueue,
+            next: usize,
+            len: usize,
+        }
+        impl Drop for Rest<'_> {
+            fn drop(&mut self) {
+                let bytes = self.queue.bytes.as_mut_ptr();
+                for i in self.next..self.len {
+                    // SAFETY: entries `next..len` are still unconsumed (the lengths
+                    // were zeroed, so nothing else will consume them).
+                    unsafe {
+                        let entry = *self.queue.entries.as_ptr().add(i);
+                        (entry.consume)(bytes.add(entry.offset), None);
+                    }
+                }
+            }
+        }
+        let len = self.entries.len();
+        // Zero the lengths first: whatever happens below, each command is consumed
+        // exactly once, by this loop or by the guard.
+        // SAFETY: `Entry` is `Copy` and the bytes are `MaybeUninit`: shortening the
+        // vectors drops nothing, and the memory stays allocated for the reads below.
+        unsafe {
+            self.entries.set_len(0);
+            self.bytes.set_len(0);
+        }
+        let mut rest = Rest { queue: self, next: 0, len };
+        while rest.next < rest.len {
+            // SAFETY: entry `next` is unconsumed; its bytes hold the command it names.
+            unsafe {
+                let entry = *rest.queue.entries.as_ptr().add(rest.next);
+                rest.next += 1;
+                (entry.consume)(rest.queue.bytes.as_mut_ptr().add(entry.offset), world.as_deref_mut());
+            }
+        }
+    }
+}
+
+impl Drop for CommandQueue {
+    fn drop(&mut self) {
+        self.consume_all(None);
+    }
+}
+
+/// Queues structural changes to apply at the next sync point (a system parameter).
+///
+/// Spawned entities get their handle at once, so later commands in the same queue
+/// (and the rest of the system) can use it; the entity exists, with its components,
+/// once the queue is applied. A command aimed at an entity that no longer exists then
+/// is recorded as a [`CommandError`] (see [`World::failed_commands`]), never a panic.
+///
+/// ```
+/// use ripple::{CommandQueue, World};
+/// struct Hp(u32);
+/// let mut world = World::new();
+/// let mut queue = CommandQueue::default();
+/// let mut commands = queue.commands(&world);
+/// let hero = commands.spawn((Hp(10),));
+/// commands.insert(hero, ("hero",));
+/// commands.despawn(hero);
+/// commands.despawn(hero); // already gone by then: recorded, not a panic
+/// queue.apply(&mut world);
+/// assert!(!world.contains(hero));
+/// assert_eq!(world.failed_commands().len(), 1);
+/// ```
+pub struct Commands<'w, 's> {
+    pub(crate) queue: &'s mut CommandQueue,
+    pub(crate) world: &'w World,
+}
+
+impl Commands<'_, '_> {
+    /// Queues spawning an entity with `bundle`; returns its handle, reserved now.
+    pub fn spawn<B: Bundle>(&mut self, bundle: B) -> Entity {
+        let entity = self.world.reserve_entity();
+        self.queue.push(move |world: &mut World| {
+            if let Err(error) = world.insert(entity, bundle) {
+                world.record_failed_command(CommandError { command: "spawn", error: error.into() });
+            }
+        });
+        entity
+    }
+
+    /// Queues despawning `entity`.
+    pub fn despawn(&mut self, entity: Entity) {
+        self.queue.push(move |world: &mut World| {
+            if let Err(error) = world.despawn(entity) {
+                world.record_failed_command(CommandError { command: "despawn", error: error.into() });
+            }
+        });
+    }
+
+    /// Queues adding `bundle`'s components to `entity`.
+    pub fn insert<B: Bundle>(&mut self, entity: Entity, bundle: B) {
+        self.queue.push(move |world: &mut World| {
+            if let Err(error) = world.insert(entity, bundle) {
+                world.record_failed_command(CommandError { command: "insert", error: error.into() });
+            }
+        });
+    }
+
+    /// Queues removing `B`'s components from `entity` (their values are dropped).
+    pub fn remove<B: Bundle>(&mut self, entity: Entity) {
+        self.queue.push(move |world: &mut World| {
+            if let Err(error) = world.remove::<B>(entity) {
+                world.record_failed_command(CommandError { command: "remove", error });
+            }
+        });
+    }
+
+    /// Queues a closure over the whole world.
+    pub fn add(&mut self, command: impl FnOnce(&mut World) + Send + 'static) {
+        self.queue.push(command);
+    }
+
+    /// Queues any [`Command`].
+    pub fn push<C: Command>(&mut self, command: C) {
+        self.queue.push(command);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    struct Counted(Arc<AtomicUsize>, [u8; 3]);
+    impl Drop for Counted {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    #[test]
+    fn commands_apply_in_order_and_unapplied_ones_drop_once() {
+        let drops = Arc::new(AtomicUsize::new(0));
+        let mut world = World::new();
+        let mut queue = CommandQueue::default();
+        let order = Arc::new(std::sync::Mutex::new(Vec::new()));
+        for i in 0..5u8 {
+            let order = order.clone();
+            let counted = Counted(drops.clone(), [i; 3]);
+            queue.push(move |_: &mut World| order.lock().unwrap().push(counted.1[0]));
+        }
+        queue.apply(&mut world);
+        assert_eq!(*order.lock().unwrap(), [0, 1, 2, 3, 4]);
+        assert_eq!(drops.load(Ordering::Relaxed), 5);
+        let counted = Counted(drops.clone(), [9; 3]);
+        queue.push(move |_: &mut World| drop(counted));
+        drop(queue);
+        assert_eq!(drops.load(Ordering::Relaxed), 6);
+    }
+
+    #[test]
+    fn a_panicking_command_drops_the_rest_once() {
+        let drops = Arc::new(AtomicUsize::new(0));
+        let mut world = World::new();
+        let mut queue = CommandQueue::default();
+        queue.push(|_: &mut World| panic!("boom"));
+        for _ in 0..3 {
+            let counted = Counted(drops.clone(), [0; 3]);
+            queue.push(move |_: &mut World| drop(counted));
+        }
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| queue.apply(&mut world)));
+        assert!(result.is_err());
+        assert_eq!(drops.load(Ordering::Relaxed), 3);
+        assert!(queue.is_empty());
+        drop(queue);
+        assert_eq!(drops.load(Ordering::Relaxed), 3);
+    }
+}

@@ -1,0 +1,243 @@
+//! Systems: the [`System`] trait the schedule runs, and the adapters that make one
+//! from a plain function ([`IntoSystem`]) — a function of [`SystemParam`]s, or an
+//! exclusive function of `&mut World`.
+
+use std::borrow::Cow;
+use std::marker::PhantomData;
+
+use crate::storage::ArchetypeId;
+use crate::world::World;
+
+use super::access::SystemAccess;
+use super::param::{EntityCounts, SystemMeta, SystemParam, SystemParamItem};
+
+/// Something the schedule can run. Made from functions by [`IntoSystem`]; implement
+/// it directly only for systems that need more control.
+pub trait System: Send + 'static {
+    /// The system's name (unique within a schedule).
+    fn name(&self) -> &str;
+
+    /// Gives the system a new name.
+    fn set_name(&mut self, name: Cow<'static, str>);
+
+    /// Prepares the system for `world`: registers its components and declares its
+    /// access.
+    ///
+    /// # Errors
+    /// The conflicts between the system's own parameters, each naming the type.
+    fn initialize(&mut self, world: &mut World) -> Result<(), Vec<String>>;
+
+    /// What the system reads and writes (valid after `initialize`).
+    fn access(&self) -> &SystemAccess;
+
+    /// Runs a system that is not exclusive on a shared world.
+    ///
+    /// # Safety
+    /// The system was initialized with this world, and no system whose access
+    /// conflicts with this one's runs meanwhile.
+    unsafe fn run_shared(&mut self, world: &World);
+
+    /// Runs the system with exclusive access (any system may run this way).
+    fn run_exclusive(&mut self, world: &mut World);
+
+    /// At the sync point: applies what the system deferred (its commands).
+    fn apply_deferred(&mut self, world: &mut World);
+
+    /// What the system's queries matched and processed in its last run.
+    fn entity_counts(&mut self, world: &World) -> EntityCounts;
+
+    /// Whether the entities of `archetype` match one of the system's queries (for
+    /// the entity enter/exit callbacks).
+    fn matches_archetype(&mut self, world: &World, archetype: ArchetypeId) -> bool {
+        let _ = (world, archetype);
+        false
+    }
+}
+
+/// Conversion into a [`System`]; implemented for functions whose parameters are all
+/// [`SystemParam`]s (up to 12) and for functions taking `&mut World`. `Marker` only
+/// tells the two kinds apart.
+pub trait IntoSystem<Marker>: Sized {
+    /// The system made.
+    type System: System;
+    /// Makes the system.
+    fn into_system(self) -> Self::System;
+}
+
+impl<S: System> IntoSystem<()> for S {
+    type System = S;
+    fn into_system(self) -> S {
+        self
+    }
+}
+
+/// The default name of a system made from `F`: its path without the crate and
+/// module prefix (`my_game::physics::gravity` → `gravity`).
+fn short_name<F>() -> Cow<'static, str> {
+    let full = std::any::type_name::<F>();
+    if full.contains("{{closure}}") {
+        return Cow::Borrowed(full);
+    }
+    Cow::Borrowed(full.rsplit("::").next().unwrap_or(full))
+}
+
+/// A function whose parameters are system parameters; `Marker` is the function's
+/// signature type.
+pub trait SystemParamFunction<Marker>: Send + 'static {
+    /// The parameters, as a tuple.
+    type Param: SystemParam;
+    /// Calls the function.
+    fn call(&mut self, params: SystemParamItem<'_, '_, Self::Param>);
+}
+
+/// A [`System`] made from a function of system parameters.
+pub struct FunctionSystem<Marker, F: SystemParamFunction<Marker>> {
+    function: F,
+    state: Option<<F::Param as SystemParam>::State>,
+    meta: SystemMeta,
+    _marker: PhantomData<fn() -> Marker>,
+}
+
+impl<Marker: 'static, F: SystemParamFunction<Marker>> System for FunctionSystem<Marker, F> {
+    fn name(&self) -> &str {
+        &self.meta.name
+    }
+    fn set_name(&mut self, name: Cow<'static, str>) {
+        self.meta.name = name;
+    }
+    fn initialize(&mut self, world: &mut World) -> Result<(), Vec<String>> {
+        if self.state.is_none() {
+            let state = F::Param::init(world, &mut self.meta);
+            if !self.meta.conflicts.is_empty() {
+                return Err(std::mem::take(&mut self.meta.conflicts));
+            }
+            self.state = Some(state);
+        }
+        Ok(())
+    }
+    fn access(&self) -> &SystemAccess {
+        &self.meta.access
+    }
+    unsafe fn run_shared(&mut self, world: &World) {
+        let state = self.state.as_mut().expect("system initialized before it runs");
+        // SAFETY: the caller keeps conflicting systems out while this one runs, and
+        // the access was declared by `init`.
+        let params = unsafe { F::Param::get(state, world, &self.meta) };
+        self.function.call(params);
+    }
+    fn run_exclusive(&mut self, world: &mut World) {
+        // SAFETY: exclusive access covers any declared access.
+        unsafe { self.run_shared(world) };
+    }
+    fn apply_deferred(&mut self, world: &mut World) {
+        if let Some(state) = &mut self.state {
+            F::Param::apply(state, world);
+        }
+    }
+    fn entity_counts(&mut self, world: &World) -> EntityCounts {
+        let mut counts = EntityCounts::default();
+        if let Some(state) = &mut self.state {
+            F::Param::count(state, world, &mut counts);
+        }
+        counts
+    }
+    fn matches_archetype(&mut self, world: &World, archetype: ArchetypeId) -> bool {
+        self.state.as_mut().is_some_and(|state| F::Param::matches(state, world, archetype))
+    }
+}
+
+/// Tells function systems apart from other [`IntoSystem`] implementations.
+#[doc(hidden)]
+pub struct IsFunctionSystem;
+
+impl<Marker: 'static, F: SystemParamFunction<Marker>> IntoSystem<(IsFunctionSystem, Marker)> for F {
+    type System = FunctionSystem<Marker, F>;
+    fn into_system(self) -> Self::System {
+        FunctionSystem {
+            function: self,
+            state: None,
+            meta: SystemMeta::new(short_name::<F>()),
+            _marker: PhantomData,
+        }
+    }
+}
+
+macro_rules! impl_system_function {
+    ($($param:ident),*) => {
+        impl<Func, $($param: SystemParam),*> SystemParamFunction<fn($($param,)*)> for Func
+        where
+            Func: Send + 'static,
+            for<'a> &'a mut Func: FnMut($($param),*) + FnMut($(SystemParamItem<'_, '_, $param>),*),
+        {
+            type Param = ($($param,)*);
+            #[allow(non_snake_case, clippy::too_many_arguments, reason = "parameters named after their types")]
+            fn call(&mut self, params: SystemParamItem<'_, '_, ($($param,)*)>) {
+                // Calling through a generic function pins the argument types to the
+                // items, which lets the compiler pick the right `FnMut` impl.
+                fn call_inner<$($param),*>(mut f: impl FnMut($($param),*), $($param: $param),*) {
+                    f($($param),*)
+                }
+                let ($($param,)*) = params;
+                call_inner(self, $($param),*)
+            }
+        }
+    };
+}
+
+impl_system_function!();
+impl_system_function!(A);
+impl_system_function!(A, B);
+impl_system_function!(A, B, C);
+impl_system_function!(A, B, C, D);
+impl_system_function!(A, B, C, D, E);
+impl_system_function!(A, B, C, D, E, F);
+impl_system_function!(A, B, C, D, E, F, G);
+impl_system_function!(A, B, C, D, E, F, G, H);
+impl_system_function!(A, B, C, D, E, F, G, H, I);
+impl_system_function!(A, B, C, D, E, F, G, H, I, J);
+impl_system_function!(A, B, C, D, E, F, G, H, I, J, K);
+impl_system_function!(A, B, C, D, E, F, G, H, I, J, K, L);
+
+/// A [`System`] made from a function taking `&mut World`: it runs alone, and conflicts
+/// with every other system.
+pub struct ExclusiveSystem<F> {
+    function: F,
+    meta: SystemMeta,
+}
+
+impl<F: FnMut(&mut World) + Send + 'static> System for ExclusiveSystem<F> {
+    fn name(&self) -> &str {
+        &self.meta.name
+    }
+    fn set_name(&mut self, name: Cow<'static, str>) {
+        self.meta.name = name;
+    }
+    fn initialize(&mut self, _: &mut World) -> Result<(), Vec<String>> {
+        self.meta.access.set_exclusive();
+        Ok(())
+    }
+    fn access(&self) -> &SystemAccess {
+        &self.meta.access
+    }
+    unsafe fn run_shared(&mut self, _: &World) {
+        unreachable!("an exclusive system `{}` is only run with `run_exclusive`", self.meta.name)
+    }
+    fn run_exclusive(&mut self, world: &mut World) {
+        (self.function)(world);
+    }
+    fn apply_deferred(&mut self, _: &mut World) {}
+    fn entity_counts(&mut self, _: &World) -> EntityCounts {
+        EntityCounts::default()
+    }
+}
+
+/// Tells exclusive systems apart from other [`IntoSystem`] implementations.
+#[doc(hidden)]
+pub struct IsExclusiveSystem;
+
+impl<F: FnMut(&mut World) + Send + 'static> IntoSystem<IsExclusiveSystem> for F {
+    type System = ExclusiveSystem<F>;
+    fn into_system(self) -> ExclusiveSystem<F> {
+        ExclusiveSystem { function: self, meta: SystemMeta::new(short_name::<F>()) }
+    }
+}

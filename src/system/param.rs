@@ -1,0 +1,312 @@
+//! [`SystemParam`]: what a system function may take as a parameter, and the
+//! built-in ones — [`Res`], [`ResMut`], [`Local`], [`Commands`], [`Removed`]
+//! ([`Query`](super::Query) lives in its own module).
+
+use std::borrow::Cow;
+use std::ops::{Deref, DerefMut};
+
+use crate::change::{RemovedReader, Tick};
+use crate::component::Component;
+use crate::entity::Entity;
+use crate::storage::ArchetypeId;
+use crate::world::World;
+
+use super::access::SystemAccess;
+use super::commands::{CommandQueue, Commands};
+
+/// What the schedule knows about one system: its name and what it touches.
+#[derive(Debug, Default)]
+pub struct SystemMeta {
+    pub(crate) name: Cow<'static, str>,
+    pub(crate) access: SystemAccess,
+    /// Conflicts between this system's own parameters, found while initializing.
+    pub(crate) conflicts: Vec<String>,
+}
+
+impl SystemMeta {
+    /// A meta for a system called `name`, touching nothing yet.
+    pub fn new(name: impl Into<Cow<'static, str>>) -> Self {
+        SystemMeta { name: name.into(), ..SystemMeta::default() }
+    }
+
+    /// The system's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// What the system reads and writes.
+    pub fn access(&self) -> &SystemAccess {
+        &self.access
+    }
+
+    /// Records a conflict between this system's parameters; the schedule refuses the
+    /// system with it.
+    pub fn refuse(&mut self, conflict: String) {
+        self.conflicts.push(conflict);
+    }
+
+    /// Declares that the parameter `param` reads (or writes) resource `R`.
+    pub fn add_resource_access<R: 'static>(&mut self, write: bool, param: &str) {
+        if let Err(conflict) = self.access.add_resource::<R>(write, param) {
+            self.refuse(conflict);
+        }
+    }
+}
+
+/// Entities a system's queries matched and processed in one run (for the profiler).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EntityCounts {
+    /// Entities in the tables the system's queries match.
+    pub matched: usize,
+    /// Items the queries handed to the system (rows examined, for parallel runs).
+    pub processed: usize,
+}
+
+/// A value a system function can take as a parameter. The schedule derives the
+/// system's reads and writes from its parameters and never runs two conflicting
+/// systems at once.
+///
+/// `Item<'w, 's>` is the parameter itself with the world's lifetime `'w` and the
+/// parameter state's lifetime `'s` (so `Res<'_, T>` names `Res<'w, T>`).
+///
+/// # Safety
+/// `init` must declare in `meta` every access `get` makes through the shared world;
+/// the schedule relies on it to keep writers apart from readers.
+pub unsafe trait SystemParam: Sized {
+    /// What the parameter keeps between runs (a query's cache, a local value).
+    type State: Send + 'static;
+    /// The parameter as the system receives it.
+    type Item<'w, 's>: SystemParam<State = Self::State>;
+
+    /// Registers what the parameter needs and declares its access in `meta`.
+    fn init(world: &mut World, meta: &mut SystemMeta) -> Self::State;
+
+    /// Makes the parameter for one run.
+    ///
+    /// # Safety
+    /// The caller holds, for `'w`, the access `init` declared, and no other item of
+    /// `state` is alive.
+    unsafe fn get<'w, 's>(state: &'s mut Self::State, world: &'w World, meta: &SystemMeta) -> Self::Item<'w, 's>;
+
+    /// At the sync point: applies what the parameter deferred (commands).
+    fn apply(state: &mut Self::State, world: &mut World) {
+        let _ = (state, world);
+    }
+
+    /// Adds what the parameter matched and processed in the last run.
+    fn count(state: &mut Self::State, world: &World, counts: &mut EntityCounts) {
+        let _ = (state, world, counts);
+    }
+
+    /// Whether the entities of `archetype` match this parameter (a query).
+    fn matches(state: &mut Self::State, world: &World, archetype: ArchetypeId) -> bool {
+        let _ = (state, world, archetype);
+        false
+    }
+}
+
+/// The item type of parameter `P` for lifetimes `'w` and `'s`.
+pub type SystemParamItem<'w, 's, P> = <P as SystemParam>::Item<'w, 's>;
+
+/// Shared access to resource `T` (a system parameter).
+///
+/// # Panics
+/// The system panics, naming the resource, if the world has no `T` when it runs.
+pub struct Res<'w, T: Send + Sync + 'static> {
+    value: &'w T,
+}
+
+impl<T: Send + Sync + 'static> Deref for Res<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        self.value
+    }
+}
+
+// SAFETY: declares a read of `T` and only reads it.
+unsafe impl<T: Send + Sync + 'static> SystemParam for Res<'_, T> {
+    type State = ();
+    type Item<'w, 's> = Res<'w, T>;
+
+    fn init(_: &mut World, meta: &mut SystemMeta) {
+        meta.add_resource_access::<T>(false, std::any::type_name::<Self>());
+    }
+    unsafe fn get<'w, 's>(_: &'s mut (), world: &'w World, meta: &SystemMeta) -> Res<'w, T> {
+        match world.resources.get::<T>() {
+            Ok(value) => Res { value },
+            Err(missing) => panic!("system `{}`: {missing}", meta.name),
+        }
+    }
+}
+
+/// Exclusive access to resource `T` (a system parameter).
+///
+/// # Panics
+/// The system panics, naming the resource, if the world has no `T` when it runs.
+pub struct ResMut<'w, T: Send + Sync + 'static> {
+    value: &'w mut T,
+}
+
+impl<T: Send + Sync + 'static> Deref for ResMut<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        self.value
+    }
+}
+
+impl<T: Send + Sync + 'static> DerefMut for ResMut<'_, T> {
+    fn deref_mut(&mut self) -> &mut T {
+        self.value
+    }
+}
+
+// SAFETY: declares a write of `T` and only touches `T`.
+unsafe impl<T: Send + Sync + 'static> SystemParam for ResMut<'_, T> {
+    type State = ();
+    type Item<'w, 's> = ResMut<'w, T>;
+
+    fn init(_: &mut World, meta: &mut SystemMeta) {
+        meta.add_resource_access::<T>(true, std::any::type_name::<Self>());
+    }
+    unsafe fn get<'w, 's>(_: &'s mut (), world: &'w World, meta: &SystemMeta) -> ResMut<'w, T> {
+        // SAFETY: the declared write of `T` excludes every other access to it for `'w`
+        // (caller).
+        match unsafe { world.resources.get_mut_unchecked::<T>() } {
+            Ok(value) => ResMut { value },
+            Err(missing) => panic!("system `{}`: {missing}", meta.name),
+        }
+    }
+}
+
+/// A value kept by one system between its runs, starting at `T::default()` (a system
+/// parameter). Touches nothing shared.
+pub struct Local<'s, T: Default + Send + 'static> {
+    value: &'s mut T,
+}
+
+impl<T: Default + Send + 'static> Deref for Local<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        self.value
+    }
+}
+
+impl<T: Default + Send + 'static> DerefMut for Local<'_, T> {
+    fn deref_mut(&mut self) -> &mut T {
+        self.value
+    }
+}
+
+// SAFETY: touches only its own state.
+unsafe impl<T: Default + Send + 'static> SystemParam for Local<'_, T> {
+    type State = T;
+    type Item<'w, 's> = Local<'s, T>;
+
+    fn init(_: &mut World, _: &mut SystemMeta) -> T {
+        T::default()
+    }
+    unsafe fn get<'w, 's>(state: &'s mut T, _: &'w World, _: &SystemMeta) -> Local<'s, T> {
+        Local { value: state }
+    }
+}
+
+// SAFETY: reserves entities (atomically, through the shared world) and otherwise only
+// touches its own queue, applied with exclusive access.
+unsafe impl SystemParam for Commands<'_, '_> {
+    type State = CommandQueue;
+    type Item<'w, 's> = Commands<'w, 's>;
+
+    fn init(_: &mut World, _: &mut SystemMeta) -> CommandQueue {
+        CommandQueue::default()
+    }
+    unsafe fn get<'w, 's>(state: &'s mut CommandQueue, world: &'w World, _: &SystemMeta) -> Commands<'w, 's> {
+        Commands { queue: state, world }
+    }
+    fn apply(state: &mut CommandQueue, world: &mut World) {
+        state.apply(world);
+    }
+}
+
+/// The removals of component `T` since this system last read them (a system
+/// parameter): every `(entity, tick)` at which a `T` left an entity, each once, and
+/// none missed while the system was disabled.
+pub struct Removed<'w, 's, T: Component> {
+    reader: &'s mut RemovedReader<T>,
+    world: &'w World,
+}
+
+impl<'w, T: Component> Removed<'w, '_, T> {
+    /// The removals not read yet, oldest first; reading consumes them.
+    pub fn read(&mut self) -> impl Iterator<Item = (Entity, Tick)> + 'w {
+        self.reader.read(self.world)
+    }
+}
+
+// SAFETY: reads the removal stream of `T`, which only structural changes append to
+// (exclusive world access, never while systems run); the cursor is atomic.
+unsafe impl<T: Component> SystemParam for Removed<'_, '_, T> {
+    type State = RemovedReader<T>;
+    type Item<'w, 's> = Removed<'w, 's, T>;
+
+    fn init(world: &mut World, _: &mut SystemMeta) -> RemovedReader<T> {
+        world.removal_reader::<T>()
+    }
+    unsafe fn get<'w, 's>(state: &'s mut RemovedReader<T>, world: &'w World, _: &SystemMeta) -> Removed<'w, 's, T> {
+        Removed { reader: state, world }
+    }
+}
+
+macro_rules! impl_param_tuple {
+    ($($name:ident),*) => {
+        // SAFETY: declares and makes each element's access.
+        unsafe impl<$($name: SystemParam),*> SystemParam for ($($name,)*) {
+            type State = ($($name::State,)*);
+            type Item<'w, 's> = ($($name::Item<'w, 's>,)*);
+
+            #[allow(clippy::unused_unit, reason = "the empty tuple")]
+            fn init(world: &mut World, meta: &mut SystemMeta) -> Self::State {
+                let _ = (&world, &meta);
+                ($($name::init(world, meta),)*)
+            }
+            #[allow(clippy::unused_unit, non_snake_case, unused_unsafe, reason = "elements named after their types")]
+            unsafe fn get<'w, 's>(state: &'s mut Self::State, world: &'w World, meta: &SystemMeta) -> Self::Item<'w, 's> {
+                let _ = (&world, &meta);
+                let ($($name,)*) = state;
+                // SAFETY: forwarded; each element gets its own state.
+                unsafe { ($($name::get($name, world, meta),)*) }
+            }
+            #[allow(non_snake_case, reason = "elements named after their types")]
+            fn apply(state: &mut Self::State, world: &mut World) {
+                let _ = &world;
+                let ($($name,)*) = state;
+                $($name::apply($name, world);)*
+            }
+            #[allow(non_snake_case, reason = "elements named after their types")]
+            fn matches(state: &mut Self::State, world: &World, archetype: ArchetypeId) -> bool {
+                let _ = (&world, archetype);
+                let ($($name,)*) = state;
+                false $(|| $name::matches($name, world, archetype))*
+            }
+            #[allow(non_snake_case, reason = "elements named after their types")]
+            fn count(state: &mut Self::State, world: &World, counts: &mut EntityCounts) {
+                let _ = (&world, &counts);
+                let ($($name,)*) = state;
+                $($name::count($name, world, counts);)*
+            }
+        }
+    };
+}
+
+impl_param_tuple!();
+impl_param_tuple!(A);
+impl_param_tuple!(A, B);
+impl_param_tuple!(A, B, C);
+impl_param_tuple!(A, B, C, D);
+impl_param_tuple!(A, B, C, D, E);
+impl_param_tuple!(A, B, C, D, E, F);
+impl_param_tuple!(A, B, C, D, E, F, G);
+impl_param_tuple!(A, B, C, D, E, F, G, H);
+impl_param_tuple!(A, B, C, D, E, F, G, H, I);
+impl_param_tuple!(A, B, C, D, E, F, G, H, I, J);
+impl_param_tuple!(A, B, C, D, E, F, G, H, I, J, K);
+impl_param_tuple!(A, B, C, D, E, F, G, H, I, J, K, L);

@@ -1,0 +1,189 @@
+//! [`Query`]: a query as a system parameter, with its own [`QueryState`] — so its
+//! change filters and dirty sets are relative to the system's own last run.
+
+use crate::entity::Entity;
+use crate::error::QueryEntityError;
+use crate::query::{QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData};
+use crate::storage::ArchetypeId;
+use crate::world::World;
+
+use super::param::{EntityCounts, SystemMeta, SystemParam};
+
+/// What a [`Query`] parameter keeps between runs.
+#[doc(hidden)]
+pub struct QueryParamState<Q: QueryData, F: QueryFilter> {
+    query: QueryState<Q, F>,
+    /// Items handed out since the profiler last counted.
+    processed: usize,
+}
+
+/// The entities that have what `Q` fetches and pass filter `F` (a system parameter).
+///
+/// Every iteration is a run of the system's own [`QueryState`]: `Changed`, `Added`
+/// and `Dirty` report what happened since *this system's* previous run, so a system
+/// that was disabled sees everything it missed when it runs again (R5), and a system
+/// added late sees every entity as changed on its first run (R6).
+///
+/// ```
+/// use ripple::{Query, Schedule, World};
+/// struct Pos(f32);
+/// struct Vel(f32);
+///
+/// fn movement(mut movers: Query<(&Vel, &mut Pos)>) {
+///     movers.for_each_mut(|(vel, mut pos)| pos.0 += vel.0);
+/// }
+///
+/// let mut world = World::new();
+/// let e = world.spawn((Pos(0.0), Vel(2.0)));
+/// let mut schedule = Schedule::new();
+/// schedule.add_system(&mut world, movement).unwrap();
+/// schedule.run(&mut world);
+/// assert_eq!(world.get::<Pos>(e).unwrap().0, 2.0);
+/// ```
+pub struct Query<'w, 's, Q: QueryData, F: QueryFilter = ()> {
+    world: &'w World,
+    state: &'s mut QueryParamState<Q, F>,
+}
+
+impl<'w, Q: QueryData, F: QueryFilter> Query<'w, '_, Q, F> {
+    /// Iterates over the matching entities' items. One run.
+    pub fn iter(&mut self) -> QueryParamIter<'_, 'w, Q, F>
+    where
+        Q: ReadOnlyQueryData,
+    {
+        // SAFETY: the schedule holds the access this query declared, for `'w`.
+        let inner = unsafe { self.state.query.iter_unchecked(self.world) };
+        QueryParamIter { inner, processed: &mut self.state.processed }
+    }
+
+    /// Iterates with mutable access. One run. Writes through items are recorded as
+    /// they happen, so items may be kept until the iterator is dropped.
+    pub fn iter_mut(&mut self) -> QueryParamIter<'_, '_, Q, F> {
+        // SAFETY: the schedule holds the access this query declared, for `'w`, and the
+        // items borrow `self` mutably, so no other run of this query overlaps them.
+        let inner = unsafe { self.state.query.iter_unchecked(self.world) };
+        QueryParamIter { inner, processed: &mut self.state.processed }
+    }
+
+    /// Calls `f` with each matching entity's item. One run.
+    pub fn for_each(&mut self, f: impl FnMut(Q::Item<'w>))
+    where
+        Q: ReadOnlyQueryData,
+    {
+        // SAFETY: the schedule holds the (read-only) access for `'w`.
+        self.state.processed += unsafe { self.state.query.for_each_shared(self.world, f) };
+    }
+
+    /// Calls `f` with each matching entity's item, with mutable access. One run.
+    /// Items cannot outlive the call to `f`.
+    pub fn for_each_mut(&mut self, f: impl for<'a> FnMut(Q::Item<'a>)) {
+        // SAFETY: the schedule holds the access this query declared, for `'w`.
+        self.state.processed += unsafe { self.state.query.for_each_unchecked(self.world, f) };
+    }
+
+    /// Like [`for_each`](Self::for_each), spread over rayon's threads. One run.
+    pub fn par_for_each(&mut self, f: impl Fn(Q::Item<'w>) + Send + Sync)
+    where
+        Q: ReadOnlyQueryData,
+    {
+        // SAFETY: the schedule holds the (read-only) access for `'w`.
+        self.state.processed += unsafe { self.state.query.par_for_each_unchecked(self.world, &f) };
+    }
+
+    /// Like [`for_each_mut`](Self::for_each_mut), spread over rayon's threads; each row
+    /// is visited by one task. One run.
+    pub fn par_for_each_mut(&mut self, f: impl for<'a> Fn(Q::Item<'a>) + Send + Sync) {
+        // SAFETY: the schedule holds the access this query declared, for `'w`; rows are
+        // split between tasks.
+        self.state.processed += unsafe { self.state.query.par_for_each_unchecked(self.world, &f) };
+    }
+
+    /// The item of `entity`, if it matches. Not a run.
+    ///
+    /// # Errors
+    /// As [`QueryState::get`].
+    pub fn get(&mut self, entity: Entity) -> Result<Q::Item<'w>, QueryEntityError>
+    where
+        Q: ReadOnlyQueryData,
+    {
+        // SAFETY: the schedule holds the (read-only) access for `'w`.
+        unsafe { self.state.query.get_in(self.world, entity) }
+    }
+
+    /// The item of `entity` with mutable access, if it matches. Not a run.
+    ///
+    /// # Errors
+    /// As [`QueryState::get`].
+    pub fn get_mut(&mut self, entity: Entity) -> Result<Q::Item<'_>, QueryEntityError> {
+        // SAFETY: the schedule holds the access for `'w`; the item borrows `self`
+        // mutably, so it is the only one alive.
+        unsafe { self.state.query.get_in(self.world, entity) }
+    }
+
+    /// Calls `f` with the item of each entity of `entities` that is alive and
+    /// matches, in order; returns how many it visited. Not a run.
+    pub fn for_each_of(&mut self, entities: &[Entity], f: impl for<'a> FnMut(Q::Item<'a>)) -> usize {
+        // SAFETY: the schedule holds the access for `'w`; items cannot outlive `f`'s
+        // call, so a repeated entity has one item alive at a time.
+        let visited = unsafe { self.state.query.for_each_of_in(self.world, entities, f) };
+        self.state.processed += visited;
+        visited
+    }
+
+    /// The number of entities in the tables this query matches.
+    pub fn matched_entities(&mut self) -> usize {
+        self.state.query.update_archetypes(self.world);
+        self.state.query.matched_entities(self.world)
+    }
+}
+
+// SAFETY: declares every component its data and filter touch (with writes), and only
+// fetches those.
+unsafe impl<Q: QueryData + 'static, F: QueryFilter + 'static> SystemParam for Query<'_, '_, Q, F>
+where
+    QueryState<Q, F>: Send,
+{
+    type State = QueryParamState<Q, F>;
+    type Item<'w, 's> = Query<'w, 's, Q, F>;
+
+    fn init(world: &mut World, meta: &mut SystemMeta) -> Self::State {
+        let query = QueryState::new(world);
+        if let Err(conflict) = meta.access.add_components(&query.access, std::any::type_name::<Self>()) {
+            meta.refuse(conflict);
+        }
+        QueryParamState { query, processed: 0 }
+    }
+    unsafe fn get<'w, 's>(state: &'s mut Self::State, world: &'w World, _: &SystemMeta) -> Query<'w, 's, Q, F> {
+        Query { world, state }
+    }
+    fn matches(state: &mut Self::State, world: &World, archetype: ArchetypeId) -> bool {
+        state.query.update_archetypes(world);
+        state.query.matched.binary_search_by_key(&archetype, |m| m.archetype).is_ok()
+    }
+    fn count(state: &mut Self::State, world: &World, counts: &mut EntityCounts) {
+        counts.matched += state.query.matched_entities(world);
+        counts.processed += std::mem::take(&mut state.processed);
+    }
+}
+
+/// The iterator of [`Query::iter`] and [`Query::iter_mut`]; counts its items for the
+/// profiler.
+pub struct QueryParamIter<'s, 'w, Q: QueryData, F: QueryFilter> {
+    inner: QueryIter<'w, 's, Q, F>,
+    processed: &'s mut usize,
+}
+
+impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryParamIter<'_, 'w, Q, F> {
+    type Item = Q::Item<'w>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Q::Item<'w>> {
+        let item = self.inner.next()?;
+        *self.processed += 1;
+        Some(item)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.inner.size_hint()
+    }
+}

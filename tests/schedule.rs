@@ -1,0 +1,305 @@
+//! The schedule: ordering, cycles, parameter conflicts, run-time control, commands,
+//! lifecycle callbacks and panics.
+#![allow(elided_lifetimes_in_paths, reason = "system signatures read better without them")]
+
+use std::sync::{Arc, Mutex};
+
+use ripple::prelude::*;
+use ripple::{Changed, POST_UPDATE, PRE_UPDATE, ScheduleError};
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Pos(i64);
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Vel(i64);
+struct Log(Vec<&'static str>);
+
+fn log_system(name: &'static str) -> impl FnMut(ResMut<Log>) + Send + 'static {
+    move |mut log: ResMut<Log>| log.0.push(name)
+}
+
+fn world_with_log() -> World {
+    let mut world = World::new();
+    world.insert_resource(Log(Vec::new()));
+    world
+}
+
+#[test]
+fn explicit_order_and_phases_decide_the_run_order() {
+    let mut world = world_with_log();
+    let mut schedule = Schedule::new();
+    schedule.add_system(&mut world, log_system("c").named("c").in_phase(POST_UPDATE)).unwrap();
+    schedule.add_system(&mut world, log_system("b").named("b")).unwrap();
+    schedule.add_system(&mut world, log_system("a").named("a").before("b")).unwrap();
+    schedule.add_system(&mut world, log_system("first").named("first").in_phase(PRE_UPDATE)).unwrap();
+    schedule.add_system(&mut world, log_system("b2").named("b2")).unwrap();
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Log>().unwrap().0, ["first", "a", "b", "b2", "c"]);
+}
+
+#[test]
+fn a_cycle_is_refused_with_its_systems_listed_and_nothing_changes() {
+    let mut world = world_with_log();
+    let mut schedule = Schedule::new();
+    schedule.add_system(&mut world, log_system("a").named("a")).unwrap();
+    schedule.add_system(&mut world, log_system("b").named("b").after("a")).unwrap();
+    schedule.add_system(&mut world, log_system("c").named("c").after("b")).unwrap();
+    let error = schedule.add_system(&mut world, log_system("d").named("d").after("c").before("a")).unwrap_err();
+    assert_eq!(error, ScheduleError::Cycle(vec!["a".into(), "b".into(), "c".into(), "d".into(), "a".into()]));
+    assert_eq!(error.to_string(), "the ordering makes a cycle: a → b → c → d → a");
+    assert_eq!(schedule.system_id("d"), None);
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Log>().unwrap().0, ["a", "b", "c"]);
+}
+
+#[test]
+fn bad_configurations_get_typed_errors() {
+    let mut world = world_with_log();
+    let mut schedule = Schedule::new();
+    let a = schedule.add_system(&mut world, log_system("a").named("a")).unwrap();
+    assert_eq!(
+        schedule.add_system(&mut world, log_system("x").named("a")).unwrap_err(),
+        ScheduleError::DuplicateName("a".into())
+    );
+    assert_eq!(
+        schedule.add_system(&mut world, log_system("x").after("nobody")).unwrap_err(),
+        ScheduleError::UnknownSystem("nobody".into())
+    );
+    assert_eq!(
+        schedule.add_system(&mut world, log_system("x").in_phase("Render")).unwrap_err(),
+        ScheduleError::UnknownPhase("Render".into())
+    );
+    assert!(matches!(
+        schedule.add_system(&mut world, log_system("x").in_phase(PRE_UPDATE).after("a")).unwrap_err(),
+        ScheduleError::OrderAcrossPhases { .. }
+    ));
+    schedule.remove_system(&mut world, a).unwrap();
+    assert_eq!(schedule.remove_system(&mut world, a).unwrap_err(), ScheduleError::NoSuchSystem(a));
+    assert_eq!(schedule.set_enabled(a, true).unwrap_err(), ScheduleError::NoSuchSystem(a));
+    let mut other = World::new();
+    assert_eq!(schedule.add_system(&mut other, log_system("x")).unwrap_err(), ScheduleError::WrongWorld);
+}
+
+#[test]
+fn conflicting_parameters_in_one_system_are_refused_naming_the_type() {
+    fn twice(_: Query<&mut Pos>, _: Query<&Pos>) {}
+    fn resource_twice(_: Res<Log>, _: ResMut<Log>) {}
+    fn filter_reads_ticks(_: Query<&mut Pos>, _: Query<&Vel, Changed<Pos>>) {}
+    fn fine(_: Query<(&mut Pos, &Vel), Changed<Pos>>, _: Query<&Vel>) {}
+    let mut world = world_with_log();
+    let mut schedule = Schedule::new();
+    let error = schedule.add_system(&mut world, twice).unwrap_err();
+    let message = error.to_string();
+    assert!(message.starts_with("system `twice` has conflicting parameters: component `"), "{message}");
+    assert!(message.contains("Pos` is both written and read"), "{message}");
+    let message = schedule.add_system(&mut world, resource_twice).unwrap_err().to_string();
+    assert!(message.contains("resource `schedule::Log` is both written and read"), "{message}");
+    assert!(schedule.add_system(&mut world, filter_reads_ticks).is_err());
+    schedule.add_system(&mut world, fine).unwrap();
+}
+
+#[test]
+fn disabled_systems_catch_up_on_changes_and_removals_once() {
+    #[derive(Default)]
+    struct Seen {
+        changed: Vec<i64>,
+        removed: usize,
+    }
+    fn watcher(
+        mut changed: Query<&Pos, Changed<Pos>>,
+        mut removed: Removed<Pos>,
+        mut seen: ResMut<Seen>,
+    ) {
+        changed.for_each(|p| seen.changed.push(p.0));
+        seen.removed += removed.read().count();
+    }
+    let mut world = World::new();
+    world.insert_resource(Seen::default());
+    let a = world.spawn((Pos(1),));
+    let b = world.spawn((Pos(2),));
+    let mut schedule = Schedule::new();
+    let id = schedule.add_system(&mut world, watcher).unwrap();
+    schedule.run(&mut world);
+    // A new system sees everything as changed on its first run (R6).
+    let mut first = std::mem::take(&mut world.resource_mut::<Seen>().unwrap().changed);
+    first.sort();
+    assert_eq!(first, [1, 2]);
+
+    schedule.set_enabled(id, false).unwrap();
+    world.get_mut::<Pos>(a).unwrap().0 = 10;
+    world.despawn(b).unwrap();
+    schedule.run(&mut world);
+    schedule.run(&mut world);
+    assert!(world.resource::<Seen>().unwrap().changed.is_empty());
+    assert!(!schedule.is_enabled(id).unwrap());
+
+    schedule.set_enabled(id, true).unwrap();
+    schedule.run(&mut world);
+    let seen = world.resource::<Seen>().unwrap();
+    assert_eq!(seen.changed, [10]);
+    assert_eq!(seen.removed, 1);
+    schedule.run(&mut world);
+    let seen = world.resource::<Seen>().unwrap();
+    assert_eq!(seen.changed, [10], "each change is seen once");
+    assert_eq!(seen.removed, 1);
+}
+
+#[test]
+fn tasks_without_queries_run_every_frame() {
+    fn tick(mut frames: Local<u32>, mut log: ResMut<Log>) {
+        *frames += 1;
+        if *frames == 3 {
+            log.0.push("third");
+        }
+    }
+    let mut world = world_with_log();
+    let mut schedule = Schedule::new();
+    schedule.add_system(&mut world, tick).unwrap();
+    for _ in 0..3 {
+        schedule.run(&mut world);
+    }
+    assert_eq!(world.resource::<Log>().unwrap().0, ["third"]);
+}
+
+#[test]
+fn commands_apply_at_the_phase_end_in_order_and_failures_are_recorded() {
+    struct Spawned(Vec<Entity>);
+    fn spawner(mut commands: Commands, mut spawned: ResMut<Spawned>) {
+        let e = commands.spawn((Pos(1),));
+        commands.insert(e, (Vel(2),));
+        spawned.0.push(e);
+    }
+    fn despawner(mut commands: Commands, spawned: Res<Spawned>, mut seen: Query<&Pos>) {
+        // Commands of the earlier phase are applied: the entity exists now.
+        assert_eq!(seen.iter().count(), spawned.0.len());
+        for &e in &spawned.0 {
+            commands.despawn(e);
+            commands.despawn(e); // the second one fails: recorded, not a panic
+        }
+    }
+    let mut world = World::new();
+    world.insert_resource(Spawned(Vec::new()));
+    let mut schedule = Schedule::new();
+    schedule.add_system(&mut world, spawner.in_phase(PRE_UPDATE)).unwrap();
+    schedule.add_system(&mut world, despawner).unwrap();
+    schedule.run(&mut world);
+    assert_eq!(world.len(), 0);
+    assert_eq!(world.failed_command_count(), 1);
+    let failure = world.failed_commands()[0];
+    assert_eq!(failure.command, "despawn");
+    assert!(failure.to_string().starts_with("deferred `despawn` failed: entity "), "{failure}");
+    assert_eq!(world.drain_failed_commands().count(), 1);
+    assert!(world.failed_commands().is_empty());
+}
+
+#[test]
+fn lifecycle_callbacks_fire_on_add_remove_and_on_matching() {
+    fn movers(_: Query<(&Pos, &Vel)>) {}
+    let events = Arc::new(Mutex::new(Vec::<String>::new()));
+    let mut world = World::new();
+    let mut schedule = Schedule::new();
+    let (e1, e2, e3) = (events.clone(), events.clone(), events.clone());
+    let e4 = events.clone();
+    let id = schedule
+        .add_system(
+            &mut world,
+            movers
+                .on_added(move |_| e1.lock().unwrap().push("added".into()))
+                .on_removed(move |_| e2.lock().unwrap().push("removed".into()))
+                .on_entity_enter(move |world, e| {
+                    let pos = world.get::<Pos>(e).unwrap().0;
+                    e3.lock().unwrap().push(format!("enter {pos}"))
+                })
+                .on_entity_exit(move |_, _| e4.lock().unwrap().push("exit".into())),
+        )
+        .unwrap();
+    let a = world.spawn((Pos(1), Vel(0)));
+    let b = world.spawn((Pos(2),));
+    world.spawn((Vel(3),));
+    schedule.run(&mut world);
+    world.insert(b, (Vel(0),)).unwrap();
+    world.remove::<(Vel,)>(a).unwrap();
+    schedule.run(&mut world);
+    world.despawn(b).unwrap();
+    schedule.run(&mut world);
+    schedule.remove_system(&mut world, id).unwrap();
+    assert_eq!(*events.lock().unwrap(), ["added", "enter 1", "enter 2", "exit", "exit", "removed"]);
+}
+
+#[test]
+fn a_panicking_system_propagates_and_the_world_stays_usable() {
+    struct Boom(bool);
+    fn writer(mut q: Query<&mut Pos>, boom: Res<Boom>) {
+        q.for_each_mut(|mut p| {
+            p.0 += 1;
+            if boom.0 && p.0 == 3 {
+                panic!("boom");
+            }
+        });
+    }
+    fn spawner(mut commands: Commands) {
+        commands.spawn((Vel(1),));
+    }
+    let mut world = World::new();
+    world.insert_resource(Boom(true));
+    world.spawn_batch((0..5).map(|i| (Pos(i),)));
+    world.track::<Pos>();
+    let mut observer = world.query_filtered::<&Pos, Changed<Pos>>();
+    observer.for_each(&world, drop);
+    let mut schedule = Schedule::new();
+    schedule.add_system(&mut world, writer).unwrap();
+    schedule.add_system(&mut world, spawner).unwrap();
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| schedule.run(&mut world)));
+    assert!(result.is_err());
+    // The rows written before the panic are seen as changed.
+    assert!(observer.iter(&world).count() >= 1);
+    world.resource_mut::<Boom>().unwrap().0 = false;
+    schedule.run(&mut world);
+    // Both runs' commands landed: the failed run's at this sync point.
+    assert_eq!(world.query::<&Vel>().iter(&world).count(), 2);
+    assert_eq!(world.query::<&Pos>().iter(&world).count(), 5);
+}
+
+#[test]
+fn exclusive_systems_see_the_whole_world() {
+    fn spawn_one(world: &mut World) {
+        world.spawn((Pos(7),));
+    }
+    fn count(mut q: Query<&Pos>, mut log: ResMut<Log>) {
+        if q.iter().count() == 1 {
+            log.0.push("one");
+        }
+    }
+    let mut world = world_with_log();
+    let mut schedule = Schedule::new();
+    schedule.add_system(&mut world, spawn_one).unwrap();
+    schedule.add_system(&mut world, count).unwrap();
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Log>().unwrap().0, ["one"]);
+}
+
+#[test]
+fn the_profiler_counts_entities_and_reports_a_table() {
+    fn movers(mut q: Query<(&Vel, &mut Pos)>) {
+        q.for_each_mut(|(v, mut p)| p.0 += v.0);
+    }
+    fn some(mut q: Query<&Pos>) {
+        let _ = q.iter().take(3).count();
+    }
+    let mut world = World::new();
+    world.spawn_batch((0..10).map(|i| (Pos(i), Vel(1))));
+    world.spawn_batch((0..5).map(|i| (Pos(i),)));
+    let mut schedule = Schedule::new();
+    let a = schedule.add_system(&mut world, movers).unwrap();
+    let b = schedule.add_system(&mut world, some).unwrap();
+    schedule.run(&mut world);
+    schedule.run(&mut world);
+    let stats = schedule.stats(a).unwrap();
+    assert_eq!((stats.runs, stats.matched, stats.processed), (2, 10, 10));
+    assert!(stats.max >= stats.last && stats.max >= stats.mean());
+    let stats = schedule.stats(b).unwrap();
+    assert_eq!((stats.matched, stats.processed), (15, 3));
+    let report = schedule.report();
+    assert!(report.lines().next().unwrap().starts_with("system"), "{report}");
+    assert!(report.contains("movers"), "{report}");
+    assert_eq!(report.lines().count(), 3, "{report}");
+}
