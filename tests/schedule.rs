@@ -104,11 +104,7 @@ fn disabled_systems_catch_up_on_changes_and_removals_once() {
         changed: Vec<i64>,
         removed: usize,
     }
-    fn watcher(
-        mut changed: Query<&Pos, Changed<Pos>>,
-        mut removed: Removed<Pos>,
-        mut seen: ResMut<Seen>,
-    ) {
+    fn watcher(mut changed: Query<&Pos, Changed<Pos>>, mut removed: Removed<Pos>, mut seen: ResMut<Seen>) {
         changed.for_each(|p| seen.changed.push(p.0));
         seen.removed += removed.read().count();
     }

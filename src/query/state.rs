@@ -848,7 +848,11 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     ///
     /// # Safety
     /// As `iter_unchecked`, and no other item for `entity` from this state is alive.
-    pub(crate) unsafe fn get_in<'w>(&mut self, world: &'w World, entity: Entity) -> Result<Q::Item<'w>, QueryEntityError> {
+    pub(crate) unsafe fn get_in<'w>(
+        &mut self,
+        world: &'w World,
+        entity: Entity,
+    ) -> Result<Q::Item<'w>, QueryEntityError> {
         self.update_archetypes(world);
         // SAFETY: per the caller.
         unsafe { self.get_unchecked(world, entity) }

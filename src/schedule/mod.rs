@@ -236,7 +236,10 @@ impl Schedule {
                 // Phases already order the two; a constraint that agrees is kept as a
                 // no-op, one that contradicts the phase order is refused.
                 if (other_phase < phase) == before {
-                    return Err(ScheduleError::OrderAcrossPhases { system: name.to_string(), other: self.name_of(other) });
+                    return Err(ScheduleError::OrderAcrossPhases {
+                        system: name.to_string(),
+                        other: self.name_of(other),
+                    });
                 }
                 continue;
             }
@@ -426,9 +429,8 @@ impl Schedule {
         }
         let world: &World = world;
         // Worth other threads only if the work beside the longest system is enough.
-        let parallel = !*single_threaded
-            && scratch.len() > 1
-            && (unknown || !profiler.enabled || total - longest >= PARALLEL_MIN);
+        let parallel =
+            !*single_threaded && scratch.len() > 1 && (unknown || !profiler.enabled || total - longest >= PARALLEL_MIN);
         if parallel {
             run_parallel(scratch, world, profiler);
         } else {

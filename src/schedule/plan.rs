@@ -60,7 +60,8 @@ pub(crate) fn find_cycle(after: &[Vec<usize>]) -> Option<Vec<usize>> {
     }
     let mut marks = vec![Mark::New; after.len()];
     let mut path = Vec::new();
-    (0..after.len()).find_map(|node| if marks[node] == Mark::New { visit(node, after, &mut marks, &mut path) } else { None })
+    (0..after.len())
+        .find_map(|node| if marks[node] == Mark::New { visit(node, after, &mut marks, &mut path) } else { None })
 }
 
 /// Plans a phase whose explicit edges have no cycle.

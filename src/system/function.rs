@@ -153,12 +153,7 @@ pub struct IsFunctionSystem;
 impl<Marker: 'static, F: SystemParamFunction<Marker>> IntoSystem<(IsFunctionSystem, Marker)> for F {
     type System = FunctionSystem<Marker, F>;
     fn into_system(self) -> Self::System {
-        FunctionSystem {
-            function: self,
-            state: None,
-            meta: SystemMeta::new(short_name::<F>()),
-            _marker: PhantomData,
-        }
+        FunctionSystem { function: self, state: None, meta: SystemMeta::new(short_name::<F>()), _marker: PhantomData }
     }
 }
 

@@ -1,0 +1,114 @@
+//! A counting global allocator proves that steady frames of a schedule allocate
+//! nothing: ten systems whose commands spawn and despawn 100 entities per frame.
+//!
+//! Every thread's allocations count (systems may run on rayon's workers), so this
+//! file holds a single test and the harness's main thread only waits meanwhile.
+#![allow(elided_lifetimes_in_paths, reason = "system signatures read better without them")]
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use ripple::prelude::*;
+use ripple::{PRE_UPDATE, SystemConfig};
+
+struct Counting;
+
+static COUNTING: AtomicBool = AtomicBool::new(false);
+static COUNT: AtomicUsize = AtomicUsize::new(0);
+
+fn note() {
+    if COUNTING.load(Ordering::Relaxed) {
+        COUNT.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+// SAFETY: defers to `System` for every operation and only adds a counter update,
+// which does not allocate.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        note();
+        // SAFETY: forwarded unchanged; the caller upholds `GlobalAlloc::alloc`'s contract.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded unchanged; `ptr` came from `System` via this allocator.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        note();
+        // SAFETY: forwarded unchanged.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        note();
+        // SAFETY: forwarded unchanged; `ptr` came from `System` via this allocator.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+#[derive(Clone, Copy)]
+struct Group(u32);
+struct Health(u32);
+#[derive(Default)]
+struct Spawned(u64);
+
+/// Spawns 20 entities of group `group` per frame (PreUpdate).
+fn spawner(group: u32) -> SystemConfig {
+    (move |mut commands: Commands, mut spawned: Local<u64>| {
+        for i in 0..20 {
+            commands.spawn((Group(group), Health(i)));
+        }
+        *spawned += 20;
+    })
+    .in_phase(PRE_UPDATE)
+}
+
+/// Despawns every entity of group `group` (Update), so each lives one frame; also
+/// writes their health, so queries with writes run too.
+fn despawner(group: u32) -> SystemConfig {
+    (move |mut commands: Commands, mut q: Query<(Entity, &Group, &mut Health)>, mut count: ResMut<Spawned>| {
+        q.for_each_mut(|(entity, g, mut health)| {
+            if g.0 == group {
+                health.0 += 1;
+                commands.despawn(entity);
+                count.0 += 1;
+            }
+        });
+    })
+    .into_config()
+}
+
+fn steady_frames_allocate_nothing(single_threaded: bool) {
+    let mut world = World::new();
+    world.insert_resource(Spawned::default());
+    world.spawn_batch((0..1000).map(|i| (Group(99), Health(i))));
+    let mut schedule = Schedule::new();
+    schedule.set_single_threaded(single_threaded);
+    for group in 0..5 {
+        schedule.add_system(&mut world, spawner(group)).unwrap();
+        schedule.add_system(&mut world, despawner(group)).unwrap();
+    }
+    for _ in 0..200 {
+        schedule.run(&mut world);
+    }
+    let before = world.resource::<Spawned>().unwrap().0;
+    COUNT.store(0, Ordering::Relaxed);
+    COUNTING.store(true, Ordering::Relaxed);
+    for _ in 0..500 {
+        schedule.run(&mut world);
+    }
+    COUNTING.store(false, Ordering::Relaxed);
+    let allocations = COUNT.load(Ordering::Relaxed);
+    assert_eq!(world.resource::<Spawned>().unwrap().0 - before, 500 * 100, "100 despawns per frame");
+    assert_eq!(world.len(), 1000, "each frame's 100 spawns are despawned in the same frame");
+    assert_eq!(allocations, 0, "steady frames allocated (single_threaded: {single_threaded})");
+}
+
+#[test]
+fn a_schedule_of_ten_systems_spawning_and_despawning_allocates_nothing_per_frame() {
+    steady_frames_allocate_nothing(true);
+    steady_frames_allocate_nothing(false);
+}
