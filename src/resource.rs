@@ -38,6 +38,7 @@ impl Resources {
     ///
     /// # Safety
     /// No other reference to this `R` is alive or made while the result lives.
+    #[allow(clippy::mut_from_ref, reason = "the value is in an `UnsafeCell`; exclusivity is the caller's contract")]
     pub(crate) unsafe fn get_mut_unchecked<R: Send + Sync + 'static>(&self) -> Result<&mut R, MissingResource> {
         let slot = self.values.get(&TypeId::of::<R>()).ok_or_else(missing::<R>)?;
         // SAFETY: exclusive per the caller.

@@ -28,6 +28,11 @@ impl Rng {
     }
 }
 
+/// What a system shape touches: (reads, writes) over "A", "B", "C", "Sum", "world".
+type Touches = (&'static [&'static str], &'static [&'static str]);
+/// A world's contents, order-free: every entity's components, sorted, and the sum.
+type Contents = (Vec<(Option<A>, Option<B>, Option<C>)>, u64);
+
 /// Run intervals recorded by the systems: (system, start, end).
 type Intervals = Arc<Mutex<Vec<(usize, Instant, Instant)>>>;
 
@@ -169,9 +174,9 @@ fn random_systems(
     world: &mut World,
     schedule: &mut Schedule,
     intervals: Option<Intervals>,
-) -> Vec<(SystemId, (&'static [&'static str], &'static [&'static str]))> {
+) -> Vec<(SystemId, Touches)> {
     let count = 3 + rng.below(8) as usize;
-    let mut ids: Vec<(SystemId, (&'static [&'static str], &'static [&'static str]))> = Vec::new();
+    let mut ids: Vec<(SystemId, Touches)> = Vec::new();
     for i in 0..count {
         let kind = rng.below(if intervals.is_some() { 7 } else { 8 });
         let (mut config, reads, writes) = shape(kind, i as u64 + 1, intervals.clone().map(|log| (log, i)));
@@ -185,7 +190,7 @@ fn random_systems(
     ids
 }
 
-fn contents(world: &mut World) -> (Vec<(Option<A>, Option<B>, Option<C>)>, u64) {
+fn contents(world: &mut World) -> Contents {
     let mut all: Vec<_> = world
         .query::<(Option<&A>, Option<&B>, Option<&C>)>()
         .iter(world)

@@ -65,8 +65,10 @@ fn table_groups(mut rest: &[Candidate]) -> impl Iterator<Item = (usize, &[Candid
     })
 }
 
-/// Below this many rows a table is one parallel task.
-const MIN_PARALLEL_BATCH: usize = 256;
+/// Rows per parallel batch: one leaf of the change summaries. Rayon hands out runs of
+/// consecutive batches and splits them further only when a thread is idle, so small
+/// batches cost little on cheap rows and keep the threads evenly loaded on costly ones.
+const PARALLEL_BATCH: usize = 64;
 
 /// A query over entities that have what `Q` fetches and pass filter `F`.
 ///
@@ -698,17 +700,16 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         let task_ticks = RunTicks { defer: true, ..ticks };
         let ticks = task_ticks;
         if mode == Mode::Candidates {
-            self.candidates.par_chunks(MIN_PARALLEL_BATCH).for_each(|chunk| {
+            self.candidates.par_chunks(PARALLEL_BATCH).for_each(|chunk| {
                 // SAFETY: forwarded from the caller; chunks are disjoint.
                 unsafe { self.par_candidates(world, ticks, chunk, f) };
             });
             return;
         }
-        let threads = rayon::current_num_threads().max(1);
         self.matched.par_iter().for_each(|matched| {
             let table = world.archetypes.get(matched.archetype);
             let len = table.len();
-            let batch = (len / (threads * 4)).max(MIN_PARALLEL_BATCH);
+            let batch = PARALLEL_BATCH;
             let batches = len.div_ceil(batch);
             (0..batches).into_par_iter().for_each(|index| {
                 let rows = index * batch..((index + 1) * batch).min(len);

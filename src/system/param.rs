@@ -131,7 +131,7 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for Res<'_, T> {
     fn init(_: &mut World, meta: &mut SystemMeta) {
         meta.add_resource_access::<T>(false, std::any::type_name::<Self>());
     }
-    unsafe fn get<'w, 's>(_: &'s mut (), world: &'w World, meta: &SystemMeta) -> Res<'w, T> {
+    unsafe fn get<'w>(_: &mut (), world: &'w World, meta: &SystemMeta) -> Res<'w, T> {
         match world.resources.get::<T>() {
             Ok(value) => Res { value },
             Err(missing) => panic!("system `{}`: {missing}", meta.name),
@@ -168,7 +168,7 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for ResMut<'_, T> {
     fn init(_: &mut World, meta: &mut SystemMeta) {
         meta.add_resource_access::<T>(true, std::any::type_name::<Self>());
     }
-    unsafe fn get<'w, 's>(_: &'s mut (), world: &'w World, meta: &SystemMeta) -> ResMut<'w, T> {
+    unsafe fn get<'w>(_: &mut (), world: &'w World, meta: &SystemMeta) -> ResMut<'w, T> {
         // SAFETY: the declared write of `T` excludes every other access to it for `'w`
         // (caller).
         match unsafe { world.resources.get_mut_unchecked::<T>() } {
@@ -205,7 +205,7 @@ unsafe impl<T: Default + Send + 'static> SystemParam for Local<'_, T> {
     fn init(_: &mut World, _: &mut SystemMeta) -> T {
         T::default()
     }
-    unsafe fn get<'w, 's>(state: &'s mut T, _: &'w World, _: &SystemMeta) -> Local<'s, T> {
+    unsafe fn get<'s>(state: &'s mut T, _: &World, _: &SystemMeta) -> Local<'s, T> {
         Local { value: state }
     }
 }
