@@ -267,4 +267,30 @@ mod tests {
         assert_ne!(c.index(), b.index(), "a slot at the last generation must not be reused");
         assert_eq!(entities.get(b), None);
     }
+
+    #[test]
+    fn reserved_handles_reuse_free_slots_then_fresh_ones_and_come_alive_on_flush() {
+        let mut entities = Entities::default();
+        let a = entities.alloc(here());
+        let b = entities.alloc(here());
+        entities.free(a);
+        entities.free(b);
+        // Free list is [a, b]: `alloc` would pop b first, so reservations take b, a,
+        // then fresh slots.
+        let reserved: Vec<Entity> = (0..4).map(|_| entities.reserve_entity()).collect();
+        assert_eq!(reserved[0].index(), b.index());
+        assert_eq!(reserved[1].index(), a.index());
+        assert_ne!(reserved[0], b, "a reused slot gets the next generation");
+        assert_eq!((reserved[2].index(), reserved[3].index()), (2, 3));
+        assert!(reserved.iter().all(|&e| entities.get(e).is_none()), "not alive before the flush");
+        let mut placed = Vec::new();
+        entities.flush_reserved(|e| {
+            placed.push(e);
+            here()
+        });
+        assert_eq!(placed, reserved, "flushed in reservation order, as the same handles");
+        assert!(reserved.iter().all(|&e| entities.get(e) == Some(here())));
+        assert_eq!(entities.len(), 4);
+        assert!(!entities.has_reserved());
+    }
 }

@@ -243,7 +243,9 @@ fn conflicting_systems_never_overlap() {
             }
         }
     }
-    if rayon::current_num_threads() > 1 {
+    // Under valgrind (`.ci/memcheck` sets RIPPLE_MEMCHECK) threads take turns, so
+    // overlaps are not expected there; the check above still holds.
+    if rayon::current_num_threads() > 1 && std::env::var_os("RIPPLE_MEMCHECK").is_none() {
         assert!(overlaps_seen > 0, "with several threads, some independent systems run at the same time");
     }
 }

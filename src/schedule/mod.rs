@@ -378,6 +378,11 @@ impl Schedule {
     /// Runs every enabled system once, phase by phase, applying each phase's deferred
     /// commands at its sync point.
     ///
+    /// Steady runs allocate nothing, with one exception outside ripple's control: a
+    /// stage that runs in parallel, started from a thread outside rayon's pool, enters
+    /// the pool through rayon's global queue, which allocates a block per 63 entries.
+    /// Run the game loop inside `rayon::ThreadPool::install` to avoid even that.
+    ///
     /// # Panics
     /// If a system panics (after the systems running beside it finish), or if
     /// `world` is not the world the schedule's systems were added with.
