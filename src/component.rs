@@ -3,6 +3,7 @@
 use std::any::TypeId;
 
 use crate::hash::IdMap;
+use crate::hook::ComponentHooks;
 use crate::storage::{Column, TypedColumn};
 
 /// Data attached to entities. Implemented for every `'static + Send + Sync` type: no
@@ -32,6 +33,8 @@ pub(crate) struct ComponentInfo {
     pub(crate) tracked: bool,
     /// Whether an observer of this type has existed: its columns keep change summaries.
     pub(crate) observed: bool,
+    /// Callbacks run when this type is added to, written to or removed from an entity.
+    pub(crate) hooks: ComponentHooks,
 }
 
 /// The registry of component types seen by one world.
@@ -53,6 +56,7 @@ impl Components {
                 new_column: || Box::new(TypedColumn::<T>::default()),
                 tracked: false,
                 observed: false,
+                hooks: ComponentHooks::default(),
             });
             next
         })

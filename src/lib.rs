@@ -48,8 +48,10 @@ mod component;
 mod entity;
 mod entity_ref;
 mod error;
+mod event;
 mod hash;
 mod hint;
+mod hook;
 mod query;
 mod resource;
 mod schedule;
@@ -64,6 +66,10 @@ pub use component::{Component, ComponentId};
 pub use entity::Entity;
 pub use entity_ref::EntityRef;
 pub use error::{CommandError, ComponentError, MissingComponent, MissingResource, NoSuchEntity, QueryEntityError};
+#[doc(hidden)]
+pub use event::ReaderState;
+pub use event::{Event, EventCursor, EventIter, EventReader, EventStats, EventWriter};
+pub use hook::HookContext;
 pub use query::{
     Added, Changed, Dirty, Or, QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData, With, Without,
 };
@@ -85,8 +91,8 @@ pub use world::World;
 /// The types most programs need: `use ripple::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        Added, Bundle, Changed, Commands, Component, Dirty, Entity, IntoSystemConfig, Local, Mut, Or, Query,
-        QueryState, Removed, Res, ResMut, Schedule, With, Without, World,
+        Added, Bundle, Changed, Commands, Component, Dirty, Entity, EventReader, EventWriter, HookContext,
+        IntoSystemConfig, Local, Mut, Or, Query, QueryState, Removed, Res, ResMut, Schedule, With, Without, World,
     };
 }
 

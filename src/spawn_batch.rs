@@ -4,10 +4,37 @@ use crate::bundle::Bundle;
 use crate::change::{EventLog, Move, Tick};
 use crate::entity::{Entities, Entity, Location};
 use crate::storage::{ArchetypeId, Row};
+use crate::world::World;
 
 /// Spawns one entity per bundle as it is advanced, yielding the new handles; spawns
 /// the rest when dropped. Made by [`World::spawn_batch`](crate::World::spawn_batch).
 pub struct SpawnBatch<'w, B: Bundle, I: Iterator<Item = B>> {
+    inner: Inner<'w, B, I>,
+}
+
+enum Inner<'w, B: Bundle, I: Iterator<Item = B>> {
+    /// Straight into the table.
+    Fast(FastBatch<'w, B, I>),
+    /// One [`World::spawn`] per bundle, so the table's hooks run for each entity.
+    Hooked(HookedBatch<'w, B, I>),
+}
+
+/// Spawns through the world, running hooks.
+struct HookedBatch<'w, B: Bundle, I: Iterator<Item = B>> {
+    world: &'w mut World,
+    bundles: I,
+}
+
+impl<B: Bundle, I: Iterator<Item = B>> Drop for HookedBatch<'_, B, I> {
+    fn drop(&mut self) {
+        for bundle in self.bundles.by_ref() {
+            self.world.spawn(bundle);
+        }
+    }
+}
+
+/// Writes rows straight into the table.
+struct FastBatch<'w, B: Bundle, I: Iterator<Item = B>> {
     bundles: I,
     writer: B::Writer<'w>,
     table_entities: &'w mut Vec<Entity>,
@@ -27,7 +54,27 @@ impl<'w, B: Bundle, I: Iterator<Item = B>> SpawnBatch<'w, B, I> {
         archetype: ArchetypeId,
         tick: Tick,
     ) -> Self {
-        SpawnBatch { bundles, writer, table_entities, entities, moves, archetype, tick }
+        let fast = FastBatch::new(bundles, writer, table_entities, entities, moves, archetype, tick);
+        SpawnBatch { inner: Inner::Fast(fast) }
+    }
+
+    /// A batch whose table has hooks: each entity is spawned through the world.
+    pub(crate) fn hooked(world: &'w mut World, bundles: I) -> Self {
+        SpawnBatch { inner: Inner::Hooked(HookedBatch { world, bundles }) }
+    }
+}
+
+impl<'w, B: Bundle, I: Iterator<Item = B>> FastBatch<'w, B, I> {
+    fn new(
+        bundles: I,
+        writer: B::Writer<'w>,
+        table_entities: &'w mut Vec<Entity>,
+        entities: &'w mut Entities,
+        moves: &'w mut EventLog<Move>,
+        archetype: ArchetypeId,
+        tick: Tick,
+    ) -> Self {
+        FastBatch { bundles, writer, table_entities, entities, moves, archetype, tick }
     }
 
     #[inline]
@@ -48,21 +95,42 @@ impl<B: Bundle, I: Iterator<Item = B>> Iterator for SpawnBatch<'_, B, I> {
 
     #[inline]
     fn next(&mut self) -> Option<Entity> {
-        let bundle = self.bundles.next()?;
-        Some(self.spawn_one(bundle))
+        match &mut self.inner {
+            Inner::Fast(fast) => {
+                let bundle = fast.bundles.next()?;
+                Some(fast.spawn_one(bundle))
+            }
+            Inner::Hooked(hooked) => {
+                let bundle = hooked.bundles.next()?;
+                Some(hooked.world.spawn(bundle))
+            }
+        }
     }
 
     #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
-        self.bundles.size_hint()
+        match &self.inner {
+            Inner::Fast(fast) => fast.bundles.size_hint(),
+            Inner::Hooked(hooked) => hooked.bundles.size_hint(),
+        }
     }
 
     #[inline]
-    fn fold<Acc, G: FnMut(Acc, Entity) -> Acc>(mut self, init: Acc, mut g: G) -> Acc {
+    fn fold<Acc, G: FnMut(Acc, Entity) -> Acc>(self, init: Acc, mut g: G) -> Acc {
         let mut acc = init;
-        while let Some(bundle) = self.bundles.next() {
-            let entity = self.spawn_one(bundle);
-            acc = g(acc, entity);
+        match self.inner {
+            Inner::Fast(mut fast) => {
+                while let Some(bundle) = fast.bundles.next() {
+                    let entity = fast.spawn_one(bundle);
+                    acc = g(acc, entity);
+                }
+            }
+            Inner::Hooked(mut hooked) => {
+                while let Some(bundle) = hooked.bundles.next() {
+                    let entity = hooked.world.spawn(bundle);
+                    acc = g(acc, entity);
+                }
+            }
         }
         acc
     }
@@ -70,7 +138,7 @@ impl<B: Bundle, I: Iterator<Item = B>> Iterator for SpawnBatch<'_, B, I> {
 
 impl<B: Bundle, I: Iterator<Item = B>> ExactSizeIterator for SpawnBatch<'_, B, I> where I: ExactSizeIterator {}
 
-impl<B: Bundle, I: Iterator<Item = B>> Drop for SpawnBatch<'_, B, I> {
+impl<B: Bundle, I: Iterator<Item = B>> Drop for FastBatch<'_, B, I> {
     fn drop(&mut self) {
         // Spawning the rest is the documented behaviour of dropping the batch.
         while let Some(bundle) = self.bundles.next() {

@@ -9,10 +9,13 @@ use crate::component::{Component, ComponentId, Components};
 use crate::entity::{Entities, Entity, Location};
 use crate::entity_ref::EntityRef;
 use crate::error::{CommandError, ComponentError, MissingComponent, NoSuchEntity};
+use crate::event::Events;
+use crate::hook::HookKind;
 use crate::query::{QueryData, QueryFilter, QueryState};
 use crate::resource::Resources;
 use crate::spawn_batch::SpawnBatch;
 use crate::storage::{Archetype, ArchetypeId, Archetypes, InsertEdge, RemoveEdge, Row, downcast, downcast_mut};
+use crate::system::CommandQueue;
 
 /// Identifies a world, so a [`QueryState`] is never used with another one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,6 +67,15 @@ pub struct World {
     failed_commands: Vec<CommandError>,
     /// How many deferred commands have failed in this world's lifetime.
     failed_command_count: u64,
+    /// One queue per event type.
+    pub(crate) events: Events,
+    /// Commands queued by hooks, applied when the operation that ran them completes.
+    pub(crate) hook_queue: CommandQueue,
+    /// The other half of `hook_queue`'s double buffer, so applying allocates nothing.
+    pub(crate) hook_spare: CommandQueue,
+    /// Set while hook commands are being applied: nested operations leave theirs to
+    /// the running loop instead of recursing.
+    pub(crate) applying_hook_commands: bool,
 }
 
 impl Default for World {
@@ -98,6 +110,10 @@ impl World {
             observers: Vec::new(),
             failed_commands: Vec::new(),
             failed_command_count: 0,
+            events: Events::default(),
+            hook_queue: CommandQueue::default(),
+            hook_spare: CommandQueue::default(),
+            applying_hook_commands: false,
         }
     }
 
@@ -390,6 +406,9 @@ impl World {
         // from the bundle's component ids in tuple order.
         unsafe { bundle.write_at(&mut table.columns, columns, row, now) };
         self.moves.push(Move { entity, from: None, to: Some(archetype) });
+        if self.archetypes.get(archetype).hooks.adds_or_inserts() {
+            self.hooks_after_write(bundle_id, entity, ArchetypeId::EMPTY);
+        }
         entity
     }
 
@@ -419,6 +438,9 @@ impl World {
         let bundles = bundles.into_iter();
         self.flush_reserved();
         let (bundle_id, archetype) = self.spawn_target::<B>();
+        if self.archetypes.get(archetype).hooks.adds_or_inserts() {
+            return SpawnBatch::hooked(self, bundles);
+        }
         let additional = bundles.size_hint().0;
         let now = self.change_tick();
         self.entities.reserve(additional);
@@ -441,6 +463,10 @@ impl World {
         self.flush_reserved();
         let location = self.locate(entity)?;
         self.maintain_ticks();
+        let hooked = self.archetypes.get(location.archetype).hooks.has(HookKind::Remove);
+        if hooked {
+            self.hooks_before_removal(entity, RemovedIds::Table(location.archetype));
+        }
         let now = self.change_tick();
         let table = self.archetypes.get_mut(location.archetype);
         let row = location.row.index();
@@ -453,6 +479,9 @@ impl World {
         Self::record_removals(&mut self.removals, table.components(), entity, now);
         self.moves.push(Move { entity, from: Some(location.archetype), to: None });
         table.drop_row_values(row, now);
+        if hooked {
+            self.apply_hook_commands();
+        }
         Ok(())
     }
 
@@ -460,6 +489,16 @@ impl World {
     /// the archetype tables and their capacity.
     pub fn clear(&mut self) {
         self.flush_reserved();
+        let hooked = self.archetypes.iter().any(|table| table.hooks.has(HookKind::Remove) && !table.is_empty());
+        if hooked {
+            let mut queue = std::mem::take(&mut self.hook_queue);
+            for table in self.archetypes.iter().filter(|table| table.hooks.has(HookKind::Remove)) {
+                for &entity in table.entities() {
+                    self.run_hooks(&mut queue, HookKind::Remove, entity, table.components(), |_| true);
+                }
+            }
+            self.hook_queue = queue;
+        }
         let now = self.change_tick();
         for table in self.archetypes.iter_mut() {
             for &entity in table.entities() {
@@ -468,6 +507,9 @@ impl World {
                 self.moves.push(Move { entity, from: Some(table.id()), to: None });
             }
             table.clear();
+        }
+        if hooked {
+            self.apply_hook_commands();
         }
     }
 
@@ -498,6 +540,9 @@ impl World {
             // SAFETY: the edge's `bundle_columns` hold the target column of each bundle
             // element's component id, in tuple order; here the target is this table.
             unsafe { bundle.write_at(columns, &insert_edges[&bundle_id].bundle_columns, row, now) };
+            if self.archetypes.get(source).hooks.adds_or_inserts() {
+                self.hooks_after_write(bundle_id, entity, source);
+            }
             return Ok(());
         }
         let [from, to] = self.archetypes.get_two_mut(source, target);
@@ -517,6 +562,9 @@ impl World {
         // element's component id, in tuple order.
         unsafe { bundle.write_at(&mut to.columns, &edge.bundle_columns, new_row, now) };
         self.moves.push(Move { entity, from: Some(source), to: Some(target) });
+        if self.archetypes.get(target).hooks.adds_or_inserts() {
+            self.hooks_after_write(bundle_id, entity, source);
+        }
         Ok(())
     }
 
@@ -569,6 +617,10 @@ impl World {
                 return Err(MissingComponent { entity, component }.into());
             }
         };
+        let hooked = self.archetypes.get(source).hooks.has(HookKind::Remove);
+        if hooked {
+            self.hooks_before_removal(entity, RemovedIds::Bundle(bundle_id));
+        }
         if target == source {
             // Only the empty bundle removes nothing and stays put.
             // SAFETY: the empty bundle has no elements, so no column is touched.
@@ -594,6 +646,9 @@ impl World {
         self.entities.set_location(entity.index(), Location { archetype: target, row: Row(new_row as u32) });
         Self::record_removals(&mut self.removals, &self.bundles.info(bundle_id).ids, entity, now);
         self.moves.push(Move { entity, from: Some(source), to: Some(target) });
+        if hooked {
+            self.apply_hook_commands();
+        }
         Ok(removed)
     }
 
@@ -613,6 +668,54 @@ impl World {
             RemoveEdge::Valid { target, bundle_columns, moves }
         };
         self.archetypes.get_mut(source).remove_edges.insert(bundle, edge);
+    }
+
+    /// Runs the `on_add` hooks of the bundle's components that `source` lacked, then
+    /// the `on_insert` hooks of all of them, then applies their commands.
+    #[cold]
+    fn hooks_after_write(&mut self, bundle: BundleId, entity: Entity, source: ArchetypeId) {
+        let mut queue = std::mem::take(&mut self.hook_queue);
+        let ids = &self.bundles.info(bundle).ids;
+        let before = self.archetypes.get(source);
+        self.run_hooks(&mut queue, HookKind::Add, entity, ids, |c| !before.has(c));
+        self.run_hooks(&mut queue, HookKind::Insert, entity, ids, |_| true);
+        self.hook_queue = queue;
+        self.apply_hook_commands();
+    }
+
+    /// Runs the `on_remove` hooks of the components about to leave `entity`; their
+    /// commands wait for [`apply_hook_commands`](Self::apply_hook_commands) once the
+    /// removal is done.
+    #[cold]
+    fn hooks_before_removal(&mut self, entity: Entity, ids: RemovedIds) {
+        let mut queue = std::mem::take(&mut self.hook_queue);
+        let ids = match &ids {
+            RemovedIds::Bundle(bundle) => &self.bundles.info(*bundle).ids,
+            RemovedIds::Table(table) => self.archetypes.get(*table).components(),
+        };
+        self.run_hooks(&mut queue, HookKind::Remove, entity, ids, |_| true);
+        self.hook_queue = queue;
+    }
+
+    /// Applies the commands hooks queued, and those queued by hooks they trigger, until
+    /// none is left. Nested calls (from operations these commands make) return at once
+    /// and leave their commands to this loop, so hooks never recurse.
+    pub(crate) fn apply_hook_commands(&mut self) {
+        if self.hook_queue.is_empty() || self.applying_hook_commands {
+            return;
+        }
+        self.applying_hook_commands = true;
+        while !self.hook_queue.is_empty() {
+            std::mem::swap(&mut self.hook_queue, &mut self.hook_spare);
+            let mut running = std::mem::take(&mut self.hook_spare);
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| running.apply(self)));
+            self.hook_spare = running;
+            if let Err(panic) = result {
+                self.applying_hook_commands = false;
+                std::panic::resume_unwind(panic);
+            }
+        }
+        self.applying_hook_commands = false;
     }
 
     /// The column of `T` in `table`, the table of `entity`.
@@ -685,4 +788,12 @@ impl World {
     pub fn query_filtered<Q: QueryData, F: QueryFilter>(&mut self) -> QueryState<Q, F> {
         QueryState::new(self)
     }
+}
+
+/// The components an entity is about to lose, for `on_remove` hooks.
+enum RemovedIds {
+    /// Those of a bundle being removed.
+    Bundle(BundleId),
+    /// All of its table's (despawn).
+    Table(ArchetypeId),
 }

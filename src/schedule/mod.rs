@@ -73,7 +73,8 @@ unsafe impl Sync for SlotPtr {}
 ///
 /// - **Phases** run in order (by default `PreUpdate`, `Update`, `PostUpdate`). Each
 ///   ends in a **sync point**: deferred commands are applied in the phase's run
-///   order, then entity enter/exit callbacks run.
+///   order, then entity enter/exit callbacks run, then events sent since the last
+///   sync point are delivered ([`World::deliver_events`]).
 /// - **Order** within a phase comes from `before`/`after` constraints (by name or by
 ///   handle); a cycle is refused, listing it. Conflicting systems with no order
 ///   between them run in insertion order; the others run in parallel on rayon. The
@@ -470,6 +471,8 @@ impl Schedule {
                 }
             }
         }
+        // Last, so events sent by commands and entity callbacks are delivered too.
+        world.deliver_events();
     }
 
     fn refresh_plans(&mut self) {

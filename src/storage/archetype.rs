@@ -5,6 +5,7 @@ use crate::change::Tick;
 use crate::component::ComponentId;
 use crate::entity::Entity;
 use crate::hash::IdMap;
+use crate::hook::HookFlags;
 
 use super::{ArchetypeId, Column};
 
@@ -42,6 +43,8 @@ pub struct Archetype {
     pub(crate) entities: Vec<Entity>,
     pub(crate) insert_edges: IdMap<BundleId, InsertEdge>,
     pub(crate) remove_edges: IdMap<BundleId, RemoveEdge>,
+    /// Which kinds of hook some component of this table has.
+    pub(crate) hooks: HookFlags,
 }
 
 impl Archetype {
@@ -53,6 +56,7 @@ impl Archetype {
             entities: Vec::new(),
             insert_edges: IdMap::default(),
             remove_edges: IdMap::default(),
+            hooks: HookFlags::NONE,
         }
     }
 

@@ -18,6 +18,7 @@ use std::collections::HashMap;
 
 use crate::change::Tick;
 use crate::component::{ComponentId, Components};
+use crate::hook::HookFlags;
 
 /// Index of an archetype in its world.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -118,7 +119,9 @@ impl Archetypes {
                 column
             })
             .collect();
-        self.list.push(Archetype::new(id, sorted.into(), columns));
+        let mut table = Archetype::new(id, sorted.into(), columns);
+        table.hooks = sorted.iter().fold(HookFlags::NONE, |flags, &c| flags.union(components.info(c).hooks.flags()));
+        self.list.push(table);
         self.by_components.insert(sorted.into(), id);
         id
     }

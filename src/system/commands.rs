@@ -215,6 +215,13 @@ impl Commands<'_, '_> {
         });
     }
 
+    /// Queues sending `event` (see [`World::send_event`]). From a system, it is sent
+    /// when the sync point applies the queue, and delivered at the end of that same
+    /// sync point.
+    pub fn send_event<E: crate::Event>(&mut self, event: E) {
+        self.queue.push(move |world: &mut World| world.send_event(event));
+    }
+
     /// Queues a closure over the whole world.
     pub fn add(&mut self, command: impl FnOnce(&mut World) + Send + 'static) {
         self.queue.push(command);

@@ -1,0 +1,121 @@
+//! [`EventWriter`] and [`EventReader`]: the system parameters for events.
+
+use std::marker::PhantomData;
+use std::sync::atomic::AtomicU64;
+
+use crate::system::{SystemMeta, SystemParam};
+use crate::world::World;
+
+use super::queue::{Cursor, EventQueue, Outbox};
+use super::registry::{Event, EventIter};
+
+/// The access key of sending `E`: writers of one event type exclude each other.
+struct Sends<E>(PhantomData<fn(E)>);
+
+/// Sends events of type `E` (a system parameter). They become readable at the end of
+/// the current phase; a merge policy set with
+/// [`World::merge_events_by`](crate::World::merge_events_by) applies as they are sent.
+///
+/// Two systems that send `E` never run at the same time, so the order of delivered
+/// events is the schedule's order; a writer may run alongside readers of `E`.
+pub struct EventWriter<'w, E: Event> {
+    outbox: &'w mut Outbox<E>,
+}
+
+impl<E: Event> EventWriter<'_, E> {
+    /// Sends `event`.
+    #[inline]
+    pub fn send(&mut self, event: E) {
+        self.outbox.send(event);
+    }
+
+    /// Sends every event of `events`, in order.
+    pub fn send_batch(&mut self, events: impl IntoIterator<Item = E>) {
+        for event in events {
+            self.outbox.send(event);
+        }
+    }
+}
+
+// SAFETY: declares a write of `Sends<E>`, which only `EventWriter<E>` touches, and
+// only touches `E`'s outbox, which nothing else reaches through a shared world.
+unsafe impl<E: Event> SystemParam for EventWriter<'_, E> {
+    type State = usize;
+    type Item<'w, 's> = EventWriter<'w, E>;
+
+    fn init(world: &mut World, meta: &mut SystemMeta) -> usize {
+        meta.add_resource_access::<Sends<E>>(true, std::any::type_name::<Self>());
+        world.events.index_or_register::<E>()
+    }
+
+    unsafe fn get<'w>(index: &mut usize, world: &'w World, _: &SystemMeta) -> EventWriter<'w, E> {
+        let queue: &EventQueue<E> = world.events.queue(*index);
+        // SAFETY: the declared write of `Sends<E>` makes this the only writer of `E`
+        // running (caller), and readers never touch the outbox.
+        EventWriter { outbox: unsafe { queue.outbox_unchecked() } }
+    }
+}
+
+/// What an [`EventReader`] keeps between runs: where it is in the queue.
+pub struct ReaderState {
+    index: usize,
+    cursor: Cursor,
+    missed: u64,
+}
+
+/// Reads events of type `E` (a system parameter). Each reader has its own cursor: it
+/// reads every event delivered since it was added exactly once — including those
+/// delivered while its system was disabled — unless a bounded queue dropped them,
+/// which [`missed`](Self::missed) counts.
+pub struct EventReader<'w, 's, E: Event> {
+    queue: &'w EventQueue<E>,
+    state: &'s mut ReaderState,
+}
+
+impl<'w, E: Event> EventReader<'w, '_, E> {
+    /// The events not read yet, oldest first; they count as read afterwards.
+    #[inline]
+    pub fn read(&mut self) -> EventIter<'w, E> {
+        let cursor: &AtomicU64 = &self.state.cursor;
+        EventIter { inner: self.queue.read(cursor, &mut self.state.missed) }
+    }
+
+    /// How many events are waiting for this reader.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.queue.unread(&self.state.cursor)
+    }
+
+    /// Whether no event is waiting for this reader.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Marks every waiting event read without looking at them.
+    pub fn clear(&mut self) {
+        self.read();
+    }
+
+    /// Events a bounded queue dropped before this reader read them, in its lifetime.
+    pub fn missed(&self) -> u64 {
+        self.state.missed
+    }
+}
+
+// SAFETY: reads only the readable buffer of `E`'s queue, which changes only at sync
+// points (exclusive world access, never while systems run); the cursor is its own.
+unsafe impl<E: Event> SystemParam for EventReader<'_, '_, E> {
+    type State = ReaderState;
+    type Item<'w, 's> = EventReader<'w, 's, E>;
+
+    fn init(world: &mut World, _: &mut SystemMeta) -> ReaderState {
+        let index = world.events.index_or_register::<E>();
+        let cursor = world.events.queue_mut::<E>(index).register_reader();
+        ReaderState { index, cursor, missed: 0 }
+    }
+
+    unsafe fn get<'w, 's>(state: &'s mut ReaderState, world: &'w World, _: &SystemMeta) -> EventReader<'w, 's, E> {
+        EventReader { queue: world.events.queue(state.index), state }
+    }
+}

@@ -1,0 +1,218 @@
+//! One event type's queue: the outbox that senders fill during a phase, and the
+//! buffer that readers read after the sync point moved the outbox into it.
+
+use std::cell::UnsafeCell;
+use std::collections::VecDeque;
+use std::collections::vec_deque;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::merge::Merge;
+
+/// Events sent since the last sync point, not yet readable.
+pub(crate) struct Outbox<E> {
+    pub(crate) waiting: Vec<E>,
+    pub(crate) merge: Option<Box<dyn Merge<E>>>,
+    /// Events sent in the world's lifetime (merged sends count too).
+    pub(crate) sent: u64,
+}
+
+impl<E> Outbox<E> {
+    #[inline]
+    pub(crate) fn send(&mut self, event: E) {
+        self.sent += 1;
+        match &mut self.merge {
+            None => self.waiting.push(event),
+            Some(merge) => merge.send(&mut self.waiting, event),
+        }
+    }
+}
+
+/// Where one reader is: the sequence number of the next event it will read. Shared
+/// between the reader and the queue, which keeps events until every reader is past
+/// them.
+pub(crate) type Cursor = Arc<AtomicU64>;
+
+/// The queue of one event type.
+pub(crate) struct EventQueue<E> {
+    /// Written during a phase only by the holder of a declared send access (one
+    /// `EventWriter` at a time) or through `&mut World`.
+    outbox: UnsafeCell<Outbox<E>>,
+    /// Readable events; `buffer[0]` has sequence number `base`.
+    buffer: VecDeque<E>,
+    base: u64,
+    readers: Vec<Cursor>,
+    /// At most this many readable events are kept; older ones are dropped and counted.
+    capacity: Option<usize>,
+    dropped: u64,
+}
+
+// SAFETY: `E` is `Send + Sync`. Through `&EventQueue` the buffer is only read; the
+// outbox is written through `&EventQueue` only by `outbox_unchecked`'s caller, who holds
+// the one declared send access, and nothing reads the outbox through `&EventQueue`.
+unsafe impl<E: Send + Sync> Sync for EventQueue<E> {}
+
+impl<E: Send + Sync + 'static> Default for EventQueue<E> {
+    fn default() -> Self {
+        EventQueue {
+            outbox: UnsafeCell::new(Outbox { waiting: Vec::new(), merge: None, sent: 0 }),
+            buffer: VecDeque::new(),
+            base: 0,
+            readers: Vec::new(),
+            capacity: None,
+            dropped: 0,
+        }
+    }
+}
+
+impl<E: Send + Sync + 'static> EventQueue<E> {
+    /// The outbox, for sending with exclusive access.
+    #[inline]
+    pub(crate) fn outbox(&mut self) -> &mut Outbox<E> {
+        self.outbox.get_mut()
+    }
+
+    /// The outbox through a shared queue.
+    ///
+    /// # Safety
+    /// The caller holds the only send access to this event type for the lifetime of
+    /// the result (an `EventWriter` whose declared write the schedule keeps apart
+    /// from every other writer).
+    #[inline]
+    #[allow(clippy::mut_from_ref, reason = "the outbox is in an `UnsafeCell`; exclusivity is the caller's contract")]
+    pub(crate) unsafe fn outbox_unchecked(&self) -> &mut Outbox<E> {
+        // SAFETY: exclusive per the caller.
+        unsafe { &mut *self.outbox.get() }
+    }
+
+    /// A new reader, positioned after every event readable now: it reads the events
+    /// delivered from the next sync point on.
+    pub(crate) fn register_reader(&mut self) -> Cursor {
+        let cursor = Arc::new(AtomicU64::new(self.end()));
+        self.readers.push(cursor.clone());
+        cursor
+    }
+
+    #[inline]
+    fn end(&self) -> u64 {
+        self.base + self.buffer.len() as u64
+    }
+
+    /// The events `cursor` has not read, which it now has; adds to `missed` the
+    /// events a bounded queue dropped before this reader got to them.
+    #[inline]
+    pub(crate) fn read(&self, cursor: &AtomicU64, missed: &mut u64) -> vec_deque::Iter<'_, E> {
+        let at = cursor.load(Ordering::Relaxed);
+        let start = if at < self.base {
+            *missed += self.base - at;
+            self.base
+        } else {
+            at
+        };
+        cursor.store(self.end(), Ordering::Relaxed);
+        self.buffer.range((start - self.base) as usize..)
+    }
+
+    /// How many events `cursor` has not read (including any dropped before it could).
+    #[inline]
+    pub(crate) fn unread(&self, cursor: &AtomicU64) -> usize {
+        (self.end() - cursor.load(Ordering::Relaxed).max(self.base)) as usize
+    }
+
+    /// The sync point: forgets events every reader has read, makes the outbox
+    /// readable, then trims to the capacity, counting what that drops.
+    pub(crate) fn deliver(&mut self) {
+        let end = self.end();
+        // A reader whose only owner is this queue is gone (its system was removed).
+        self.readers.retain(|cursor| Arc::strong_count(cursor) > 1);
+        let oldest = self.readers.iter().map(|c| c.load(Ordering::Relaxed)).min().unwrap_or(end).clamp(self.base, end);
+        self.buffer.drain(..(oldest - self.base) as usize);
+        self.base = oldest;
+        let outbox = self.outbox.get_mut();
+        self.buffer.extend(outbox.waiting.drain(..));
+        if let Some(merge) = &mut outbox.merge {
+            merge.clear();
+        }
+        if let Some(capacity) = self.capacity {
+            let excess = self.buffer.len().saturating_sub(capacity);
+            self.buffer.drain(..excess);
+            self.base += excess as u64;
+            self.dropped += excess as u64;
+        }
+    }
+
+    pub(crate) fn set_capacity(&mut self, capacity: Option<usize>) {
+        self.capacity = capacity;
+    }
+
+    pub(crate) fn set_merge(&mut self, merge: Option<Box<dyn Merge<E>>>) {
+        self.outbox.get_mut().merge = merge;
+    }
+
+    /// Events a bounded queue dropped, in the world's lifetime.
+    pub(crate) fn dropped(&self) -> u64 {
+        self.dropped
+    }
+
+    /// Events waiting in the outbox for the next sync point.
+    pub(crate) fn waiting(&mut self) -> usize {
+        self.outbox.get_mut().waiting.len()
+    }
+
+    /// Events readable now (by the reader furthest behind).
+    pub(crate) fn readable(&self) -> usize {
+        self.buffer.len()
+    }
+
+    /// Events sent in the world's lifetime.
+    pub(crate) fn sent(&mut self) -> u64 {
+        self.outbox.get_mut().sent
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read_all(queue: &EventQueue<u32>, cursor: &AtomicU64) -> Vec<u32> {
+        let mut missed = 0;
+        queue.read(cursor, &mut missed).copied().collect()
+    }
+
+    #[test]
+    fn events_wait_for_the_slowest_reader() {
+        let mut queue = EventQueue::<u32>::default();
+        let fast = queue.register_reader();
+        let slow = queue.register_reader();
+        queue.outbox().send(1);
+        assert!(read_all(&queue, &fast).is_empty(), "not readable before delivery");
+        queue.deliver();
+        assert_eq!(read_all(&queue, &fast), [1]);
+        queue.outbox().send(2);
+        queue.deliver();
+        assert_eq!(read_all(&queue, &fast), [2]);
+        assert_eq!(queue.readable(), 2, "the slow reader has read nothing yet");
+        assert_eq!(read_all(&queue, &slow), [1, 2]);
+        queue.deliver();
+        assert_eq!(queue.readable(), 0);
+        drop(slow);
+        queue.outbox().send(3);
+        queue.deliver();
+        assert_eq!(queue.readers.len(), 1, "a dropped reader is forgotten");
+    }
+
+    #[test]
+    fn a_bounded_queue_counts_what_it_drops_and_the_reader_learns_it() {
+        let mut queue = EventQueue::<u32>::default();
+        queue.set_capacity(Some(2));
+        let reader = queue.register_reader();
+        for i in 0..5 {
+            queue.outbox().send(i);
+        }
+        queue.deliver();
+        assert_eq!(queue.dropped(), 3);
+        let mut missed = 0;
+        let got: Vec<_> = queue.read(&reader, &mut missed).copied().collect();
+        assert_eq!((got, missed), (vec![3, 4], 3));
+    }
+}

@@ -1,0 +1,258 @@
+//! The world's event queues, one per event type, and the world-level API: send,
+//! read through a cursor, deliver at the sync point, merge policies and bounds.
+
+use std::any::{Any, TypeId};
+use std::hash::Hash;
+use std::marker::PhantomData;
+use std::sync::atomic::AtomicU64;
+
+use crate::hash::IdMap;
+use crate::world::{World, WorldId};
+
+use super::merge::MergeBy;
+use super::queue::{Cursor, EventQueue};
+
+/// A value sent from systems to systems, delivered at the next sync point. Implemented
+/// for every `Send + Sync + 'static` type.
+pub trait Event: Send + Sync + 'static {}
+
+impl<T: Send + Sync + 'static> Event for T {}
+
+/// A queue of some event type, for delivery without knowing the type.
+trait AnyQueue: Send + Sync {
+    fn deliver(&mut self);
+    fn as_any(&self) -> &dyn Any;
+    fn as_any_mut(&mut self) -> &mut dyn Any;
+}
+
+impl<E: Event> AnyQueue for EventQueue<E> {
+    fn deliver(&mut self) {
+        EventQueue::deliver(self);
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}
+
+/// Every event queue of one world. Queues are never removed, so an index names one
+/// for the world's lifetime.
+#[derive(Default)]
+pub(crate) struct Events {
+    by_type: IdMap<TypeId, usize>,
+    queues: Vec<Box<dyn AnyQueue>>,
+}
+
+impl Events {
+    /// The index of `E`'s queue, creating it on first sight.
+    pub(crate) fn index_or_register<E: Event>(&mut self) -> usize {
+        let next = self.queues.len();
+        let queues = &mut self.queues;
+        *self.by_type.entry(TypeId::of::<E>()).or_insert_with(|| {
+            queues.push(Box::new(EventQueue::<E>::default()));
+            next
+        })
+    }
+
+    #[inline]
+    pub(crate) fn queue<E: Event>(&self, index: usize) -> &EventQueue<E> {
+        self.queues[index].as_any().downcast_ref().expect("event queue stored under its own type")
+    }
+
+    #[inline]
+    pub(crate) fn queue_mut<E: Event>(&mut self, index: usize) -> &mut EventQueue<E> {
+        self.queues[index].as_any_mut().downcast_mut().expect("event queue stored under its own type")
+    }
+
+    fn get_or_register<E: Event>(&mut self) -> &mut EventQueue<E> {
+        let index = self.index_or_register::<E>();
+        self.queue_mut(index)
+    }
+
+    fn get<E: Event>(&self) -> Option<&EventQueue<E>> {
+        self.by_type.get(&TypeId::of::<E>()).map(|&index| self.queue(index))
+    }
+}
+
+/// A world-level reader of events `E`, made by [`World::event_cursor`] and read with
+/// [`World::read_events`]. Like a system's [`EventReader`](crate::EventReader), it
+/// reads each event once and holds back the queue's cleanup until it has.
+pub struct EventCursor<E: Event> {
+    cursor: Cursor,
+    missed: u64,
+    world: WorldId,
+    index: usize,
+    _event: PhantomData<fn(E)>,
+}
+
+impl<E: Event> EventCursor<E> {
+    /// Events a bounded queue dropped before this cursor read them.
+    pub fn missed(&self) -> u64 {
+        self.missed
+    }
+}
+
+impl<E: Event> std::fmt::Debug for EventCursor<E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EventCursor").field("event", &std::any::type_name::<E>()).finish_non_exhaustive()
+    }
+}
+
+/// The events a reader had not read, oldest first. Made by
+/// [`EventReader::read`](crate::EventReader::read) and [`World::read_events`].
+pub struct EventIter<'a, E> {
+    pub(crate) inner: std::collections::vec_deque::Iter<'a, E>,
+}
+
+impl<'a, E> Iterator for EventIter<'a, E> {
+    type Item = &'a E;
+    #[inline]
+    fn next(&mut self) -> Option<&'a E> {
+        self.inner.next()
+    }
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.inner.size_hint()
+    }
+    #[inline]
+    fn fold<B, F: FnMut(B, &'a E) -> B>(self, init: B, f: F) -> B {
+        self.inner.fold(init, f)
+    }
+}
+
+impl<E> ExactSizeIterator for EventIter<'_, E> {}
+
+/// Counters of one event type's queue (see [`World::event_stats`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EventStats {
+    /// Events sent in the world's lifetime, merged ones included.
+    pub sent: u64,
+    /// Events waiting for the next sync point (after merging).
+    pub waiting: usize,
+    /// Events readable now and kept for the reader furthest behind.
+    pub readable: usize,
+    /// Events a bounded queue dropped before every reader read them.
+    pub dropped: u64,
+}
+
+impl World {
+    /// Registers event type `E` (sending or reading does this too).
+    pub fn add_event<E: Event>(&mut self) {
+        self.events.index_or_register::<E>();
+    }
+
+    /// Sends `event`; it becomes readable at the next sync point
+    /// ([`World::deliver_events`], which every schedule phase ends with).
+    ///
+    /// ```
+    /// # use ripple::World;
+    /// let mut world = World::new();
+    /// let mut cursor = world.event_cursor::<&str>();
+    /// world.send_event("hello");
+    /// assert_eq!(world.read_events(&mut cursor).count(), 0); // not delivered yet
+    /// world.deliver_events();
+    /// assert_eq!(world.read_events(&mut cursor).collect::<Vec<_>>(), [&"hello"]);
+    /// assert_eq!(world.read_events(&mut cursor).count(), 0); // read once
+    /// ```
+    pub fn send_event<E: Event>(&mut self, event: E) {
+        self.events.get_or_register::<E>().outbox().send(event);
+    }
+
+    /// Sends every event of `events`, in order.
+    pub fn send_events<E: Event>(&mut self, events: impl IntoIterator<Item = E>) {
+        let outbox = self.events.get_or_register::<E>().outbox();
+        for event in events {
+            outbox.send(event);
+        }
+    }
+
+    /// A world-level reader of `E`, which reads the events delivered from the next
+    /// sync point on.
+    pub fn event_cursor<E: Event>(&mut self) -> EventCursor<E> {
+        let index = self.events.index_or_register::<E>();
+        let cursor = self.events.queue_mut::<E>(index).register_reader();
+        EventCursor { cursor, missed: 0, world: self.id(), index, _event: PhantomData }
+    }
+
+    /// The events `cursor` has not read yet, oldest first; it has read them afterwards.
+    ///
+    /// # Panics
+    /// If `cursor` was made by another world.
+    pub fn read_events<'a, E: Event>(&'a self, cursor: &mut EventCursor<E>) -> EventIter<'a, E> {
+        assert!(
+            cursor.world == self.id(),
+            "an EventCursor<{}> was used with another world",
+            std::any::type_name::<E>()
+        );
+        let cursor_at: &AtomicU64 = &cursor.cursor;
+        EventIter { inner: self.events.queue::<E>(cursor.index).read(cursor_at, &mut cursor.missed) }
+    }
+
+    /// The sync point for events: makes every event sent since the last one readable,
+    /// and forgets events that every reader has read. Schedules call it at the end of
+    /// each phase; call it yourself when driving the world without a schedule.
+    pub fn deliver_events(&mut self) {
+        for queue in &mut self.events.queues {
+            queue.deliver();
+        }
+    }
+
+    /// Coalesces events of type `E` that wait for the same sync point and share a key:
+    /// sending an event whose `key` is already waiting folds it into that one with
+    /// `combine`, in O(1). Replaces any earlier policy; events already waiting are not
+    /// merged retroactively.
+    ///
+    /// ```
+    /// # use ripple::World;
+    /// #[derive(Debug, PartialEq)]
+    /// struct Damage { target: u32, amount: u32 }
+    /// let mut world = World::new();
+    /// world.merge_events_by(|d: &Damage| d.target, |sum: &mut Damage, d| sum.amount += d.amount);
+    /// let mut cursor = world.event_cursor::<Damage>();
+    /// for _ in 0..20 {
+    ///     world.send_event(Damage { target: 7, amount: 3 });
+    /// }
+    /// world.deliver_events();
+    /// let delivered: Vec<_> = world.read_events(&mut cursor).collect();
+    /// assert_eq!(delivered, [&Damage { target: 7, amount: 60 }]);
+    /// ```
+    pub fn merge_events_by<E, K>(
+        &mut self,
+        key: impl Fn(&E) -> K + Send + Sync + 'static,
+        combine: impl Fn(&mut E, E) + Send + Sync + 'static,
+    ) where
+        E: Event,
+        K: Hash + Eq + Send + Sync + 'static,
+    {
+        self.events.get_or_register::<E>().set_merge(Some(Box::new(MergeBy::new(key, combine))));
+    }
+
+    /// Stops merging events of type `E`.
+    pub fn clear_merge_policy<E: Event>(&mut self) {
+        self.events.get_or_register::<E>().set_merge(None);
+    }
+
+    /// Keeps at most `capacity` readable events of type `E` (`None`, the default:
+    /// unbounded, every event is kept until every reader has read it). A bounded queue
+    /// drops the oldest events at the sync point and counts them: see
+    /// [`EventStats::dropped`] and each reader's `missed()`.
+    pub fn set_event_capacity<E: Event>(&mut self, capacity: Option<usize>) {
+        self.events.get_or_register::<E>().set_capacity(capacity);
+    }
+
+    /// Counters of `E`'s queue (all zero if `E` was never used).
+    pub fn event_stats<E: Event>(&mut self) -> EventStats {
+        if self.events.get::<E>().is_none() {
+            return EventStats::default();
+        }
+        let queue = self.events.get_or_register::<E>();
+        EventStats {
+            sent: queue.sent(),
+            waiting: queue.waiting(),
+            readable: queue.readable(),
+            dropped: queue.dropped(),
+        }
+    }
+}

@@ -1,0 +1,168 @@
+//! Component hooks: callbacks per component type, run on the thread making a
+//! structural change, the moment a type is added to, written to, or about to leave an
+//! entity. They read the world and queue commands; the commands run once the
+//! structural change that triggered them is complete, so hooks are never re-entrant.
+
+use crate::component::{Component, ComponentId};
+use crate::entity::Entity;
+use crate::system::{CommandQueue, Commands};
+use crate::world::World;
+
+/// What a hook receives: the world to read, the entity concerned, and a command queue
+/// for any change it wants to make (applied right after the operation that ran the
+/// hook, before that operation returns).
+pub struct HookContext<'w> {
+    /// The world, with the operation's effect visible: after it for `on_add` and
+    /// `on_insert`, before it for `on_remove` (the value is still there to read).
+    pub world: &'w World,
+    /// The entity whose component the hook is about.
+    pub entity: Entity,
+    /// Queues structural changes; they run after the triggering operation completes.
+    pub commands: Commands<'w, 'w>,
+}
+
+/// A hook as stored.
+type Hook = Box<dyn Fn(&mut HookContext<'_>) + Send + Sync>;
+
+/// The three moments a hook can run at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum HookKind {
+    /// The type became present on an entity (spawn, or insert of a type it lacked).
+    Add,
+    /// A value of the type was written by spawn or insert (after `Add`, or replacing).
+    Insert,
+    /// The type is about to leave the entity (remove or despawn).
+    Remove,
+}
+
+/// Which kinds of hook a set of components has: a table's flags let structural
+/// operations skip hook lookups entirely when there are none.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct HookFlags(u8);
+
+impl HookFlags {
+    pub(crate) const NONE: HookFlags = HookFlags(0);
+
+    const fn bit(kind: HookKind) -> u8 {
+        match kind {
+            HookKind::Add => 1,
+            HookKind::Insert => 2,
+            HookKind::Remove => 4,
+        }
+    }
+
+    #[inline]
+    pub(crate) fn has(self, kind: HookKind) -> bool {
+        self.0 & Self::bit(kind) != 0
+    }
+
+    #[inline]
+    pub(crate) fn adds_or_inserts(self) -> bool {
+        self.has(HookKind::Add) || self.has(HookKind::Insert)
+    }
+
+    pub(crate) fn union(self, other: HookFlags) -> HookFlags {
+        HookFlags(self.0 | other.0)
+    }
+}
+
+/// The hooks of one component type, in registration order per kind.
+#[derive(Default)]
+pub(crate) struct ComponentHooks {
+    on_add: Vec<Hook>,
+    on_insert: Vec<Hook>,
+    on_remove: Vec<Hook>,
+}
+
+impl ComponentHooks {
+    fn list(&self, kind: HookKind) -> &[Hook] {
+        match kind {
+            HookKind::Add => &self.on_add,
+            HookKind::Insert => &self.on_insert,
+            HookKind::Remove => &self.on_remove,
+        }
+    }
+
+    pub(crate) fn flags(&self) -> HookFlags {
+        let mut flags = 0;
+        for kind in [HookKind::Add, HookKind::Insert, HookKind::Remove] {
+            if !self.list(kind).is_empty() {
+                flags |= HookFlags::bit(kind);
+            }
+        }
+        HookFlags(flags)
+    }
+}
+
+impl World {
+    /// Runs `hook` whenever a `T` becomes present on an entity: spawned with it, or
+    /// given it by `insert` when it had none. Hooks of one kind run in registration
+    /// order; `on_add` hooks run before `on_insert` hooks.
+    ///
+    /// ```
+    /// # use ripple::World;
+    /// use std::sync::{Arc, Mutex};
+    /// struct Body(f32);
+    /// let created = Arc::new(Mutex::new(Vec::new()));
+    /// let mut world = World::new();
+    /// let log = created.clone();
+    /// world.on_add::<Body>(move |ctx| {
+    ///     let mass = ctx.world.get::<Body>(ctx.entity).unwrap().0;
+    ///     log.lock().unwrap().push((ctx.entity, mass));
+    /// });
+    /// let e = world.spawn((Body(2.0),));
+    /// assert_eq!(*created.lock().unwrap(), [(e, 2.0)]);
+    /// ```
+    pub fn on_add<T: Component>(&mut self, hook: impl Fn(&mut HookContext<'_>) + Send + Sync + 'static) {
+        self.add_hook::<T>(HookKind::Add, Box::new(hook));
+    }
+
+    /// Runs `hook` whenever a `T` is written by spawn or insert, whether the entity
+    /// had one (it is replaced) or not (after the `on_add` hooks).
+    pub fn on_insert<T: Component>(&mut self, hook: impl Fn(&mut HookContext<'_>) + Send + Sync + 'static) {
+        self.add_hook::<T>(HookKind::Insert, Box::new(hook));
+    }
+
+    /// Runs `hook` whenever a `T` is about to leave an entity: removed, or despawned
+    /// with it (also by [`World::clear`]). The value is still readable.
+    pub fn on_remove<T: Component>(&mut self, hook: impl Fn(&mut HookContext<'_>) + Send + Sync + 'static) {
+        self.add_hook::<T>(HookKind::Remove, Box::new(hook));
+    }
+
+    fn add_hook<T: Component>(&mut self, kind: HookKind, hook: Hook) {
+        let id = self.components.id_or_register::<T>();
+        let hooks = &mut self.components.info_mut(id).hooks;
+        match kind {
+            HookKind::Add => hooks.on_add.push(hook),
+            HookKind::Insert => hooks.on_insert.push(hook),
+            HookKind::Remove => hooks.on_remove.push(hook),
+        }
+        let flags = HookFlags(HookFlags::bit(kind));
+        for table in self.archetypes.iter_mut() {
+            if table.has(id) {
+                table.hooks = table.hooks.union(flags);
+            }
+        }
+    }
+
+    /// Runs the `kind` hooks of each component in `ids` that `filter` accepts, for
+    /// `entity`, queueing their commands in `queue`.
+    pub(crate) fn run_hooks(
+        &self,
+        queue: &mut CommandQueue,
+        kind: HookKind,
+        entity: Entity,
+        ids: &[ComponentId],
+        filter: impl Fn(ComponentId) -> bool,
+    ) {
+        for &id in ids {
+            if !filter(id) {
+                continue;
+            }
+            for hook in self.components.info(id).hooks.list(kind) {
+                let mut context = HookContext { world: self, entity, commands: queue.commands(self) };
+                hook(&mut context);
+            }
+        }
+    }
+}

@@ -1,0 +1,271 @@
+//! Events: delivery at sync points, exactly-once reads per reader across phases,
+//! frames, disabled and removed readers and parallel systems; merging; bounded queues.
+#![allow(elided_lifetimes_in_paths, reason = "system signatures read better without them")]
+
+use std::sync::{Arc, Mutex};
+
+use ripple::prelude::*;
+use ripple::{POST_UPDATE, PRE_UPDATE};
+
+/// A numbered event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Ping(u32);
+/// Sent in answer to a `Ping`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Pong(u32);
+
+type Seen<T> = Arc<Mutex<Vec<T>>>;
+
+/// A system that records every `E` it reads, tagged with the frame it read it in.
+fn recorder<E: Copy + Send + Sync + 'static>(seen: Seen<(u32, E)>) -> impl FnMut(EventReader<E>, Res<Frame>) + Send {
+    move |mut events: EventReader<E>, frame: Res<Frame>| {
+        seen.lock().unwrap().extend(events.read().map(|&e| (frame.0, e)));
+    }
+}
+
+struct Frame(u32);
+
+fn count_frames(mut frame: ResMut<Frame>) {
+    frame.0 += 1;
+}
+
+fn world() -> World {
+    let mut world = World::new();
+    world.insert_resource(Frame(0));
+    world
+}
+
+#[test]
+fn an_event_sent_in_a_phase_is_readable_from_the_next_sync_point_on() {
+    let mut world = world();
+    let mut schedule = Schedule::new();
+    let same_phase = Seen::default();
+    let next_phase = Seen::default();
+    schedule.add_system(&mut world, count_frames.in_phase(PRE_UPDATE)).unwrap();
+    schedule
+        .add_system(&mut world, (|mut out: EventWriter<Ping>, frame: Res<Frame>| out.send(Ping(frame.0))).named("send"))
+        .unwrap();
+    schedule.add_system(&mut world, recorder::<Ping>(same_phase.clone()).named("same").after("send")).unwrap();
+    schedule.add_system(&mut world, recorder::<Ping>(next_phase.clone()).in_phase(POST_UPDATE)).unwrap();
+    for _ in 0..3 {
+        schedule.run(&mut world);
+    }
+    // The reader after the writer in the same phase sees each event one frame later.
+    assert_eq!(*same_phase.lock().unwrap(), [(2, Ping(1)), (3, Ping(2))]);
+    // The reader in the next phase sees it in the same frame.
+    assert_eq!(*next_phase.lock().unwrap(), [(1, Ping(1)), (2, Ping(2)), (3, Ping(3))]);
+}
+
+#[test]
+fn events_sent_while_handling_events_arrive_at_the_following_sync_point() {
+    let mut world = world();
+    let mut schedule = Schedule::new();
+    let pongs = Seen::default();
+    schedule.add_system(&mut world, count_frames.in_phase(PRE_UPDATE)).unwrap();
+    schedule.add_system(&mut world, (|mut out: EventWriter<Ping>| out.send(Ping(7))).in_phase(PRE_UPDATE)).unwrap();
+    schedule
+        .add_system(&mut world, |mut pings: EventReader<Ping>, mut out: EventWriter<Pong>| {
+            out.send_batch(pings.read().map(|p| Pong(p.0)));
+        })
+        .unwrap();
+    // Same phase as the answering system: the pong is delivered at this phase's end.
+    schedule.add_system(&mut world, recorder::<Pong>(pongs.clone()).in_phase(POST_UPDATE)).unwrap();
+    schedule.run(&mut world);
+    assert_eq!(*pongs.lock().unwrap(), [(1, Pong(7))]);
+}
+
+#[test]
+fn every_reader_reads_each_event_exactly_once_in_send_order() {
+    let mut world = world();
+    let mut schedule = Schedule::new();
+    let readers: Vec<Seen<(u32, Ping)>> = (0..4).map(|_| Seen::default()).collect();
+    schedule.add_system(&mut world, count_frames.in_phase(PRE_UPDATE)).unwrap();
+    schedule
+        .add_system(
+            &mut world,
+            (|mut out: EventWriter<Ping>, frame: Res<Frame>| {
+                out.send_batch((0..frame.0).map(|i| Ping(frame.0 * 100 + i)));
+            })
+            .in_phase(PRE_UPDATE),
+        )
+        .unwrap();
+    for seen in &readers {
+        schedule.add_system(&mut world, recorder::<Ping>(seen.clone())).unwrap();
+    }
+    for _ in 0..10 {
+        schedule.run(&mut world);
+    }
+    let expected: Vec<Ping> = (1..=10).flat_map(|f| (0..f).map(move |i| Ping(f * 100 + i))).collect();
+    for seen in &readers {
+        let got: Vec<Ping> = seen.lock().unwrap().iter().map(|&(_, e)| e).collect();
+        assert_eq!(got, expected);
+    }
+}
+
+#[test]
+fn a_disabled_reader_reads_what_it_missed_once_when_enabled_again() {
+    let mut world = world();
+    let mut schedule = Schedule::new();
+    let seen = Seen::default();
+    let always = Seen::default();
+    schedule.add_system(&mut world, count_frames.in_phase(PRE_UPDATE)).unwrap();
+    schedule
+        .add_system(
+            &mut world,
+            (|mut out: EventWriter<Ping>, frame: Res<Frame>| out.send(Ping(frame.0))).in_phase(PRE_UPDATE),
+        )
+        .unwrap();
+    let reader = schedule.add_system(&mut world, recorder::<Ping>(seen.clone())).unwrap();
+    schedule.add_system(&mut world, recorder::<Ping>(always.clone())).unwrap();
+    schedule.run(&mut world);
+    schedule.set_enabled(reader, false).unwrap();
+    for _ in 0..4 {
+        schedule.run(&mut world);
+    }
+    assert_eq!(world.event_stats::<Ping>().readable, 4, "pings 2 to 5 are kept for the disabled reader");
+    schedule.set_enabled(reader, true).unwrap();
+    schedule.run(&mut world);
+    schedule.run(&mut world);
+    let got: Vec<_> = seen.lock().unwrap().clone();
+    assert_eq!(got, [(1, Ping(1)), (6, Ping(2)), (6, Ping(3)), (6, Ping(4)), (6, Ping(5)), (6, Ping(6)), (7, Ping(7))]);
+    assert_eq!(always.lock().unwrap().len(), 7);
+    assert_eq!(world.event_stats::<Ping>().readable, 0, "events every reader has read are forgotten");
+}
+
+#[test]
+fn a_removed_reader_stops_holding_events_back() {
+    let mut world = world();
+    let mut schedule = Schedule::new();
+    schedule.add_system(&mut world, (|mut out: EventWriter<Ping>| out.send(Ping(0))).in_phase(PRE_UPDATE)).unwrap();
+    let reader = schedule.add_system(&mut world, recorder::<Ping>(Seen::default())).unwrap();
+    schedule.set_enabled(reader, false).unwrap();
+    for _ in 0..3 {
+        schedule.run(&mut world);
+    }
+    assert_eq!(world.event_stats::<Ping>().readable, 3);
+    schedule.remove_system(&mut world, reader).unwrap();
+    schedule.run(&mut world);
+    assert_eq!(world.event_stats::<Ping>().readable, 0, "with no reader left, nothing is held back");
+}
+
+/// Several writers and readers of several types, some able to run in parallel.
+fn busy_schedule(world: &mut World, single_threaded: bool) -> (Schedule, Vec<Seen<(u32, Pong)>>) {
+    let mut schedule = Schedule::new();
+    schedule.set_single_threaded(single_threaded);
+    schedule.add_system(world, count_frames.in_phase(PRE_UPDATE)).unwrap();
+    for w in 0..3u32 {
+        schedule
+            .add_system(
+                world,
+                (move |mut out: EventWriter<Ping>, frame: Res<Frame>| {
+                    out.send_batch((0..50).map(|i| Ping(w * 1_000_000 + frame.0 * 1000 + i)));
+                })
+                .in_phase(PRE_UPDATE),
+            )
+            .unwrap();
+    }
+    let mut seen = Vec::new();
+    for r in 0..4u32 {
+        schedule
+            .add_system(world, move |mut pings: EventReader<Ping>, mut out: EventWriter<Pong>| {
+                out.send_batch(pings.read().filter(|p| p.0 % 4 == r).map(|p| Pong(p.0 + r)));
+            })
+            .unwrap();
+        let pongs = Seen::default();
+        schedule.add_system(world, recorder::<Pong>(pongs.clone()).in_phase(POST_UPDATE)).unwrap();
+        seen.push(pongs);
+    }
+    (schedule, seen)
+}
+
+#[test]
+fn parallel_and_single_threaded_runs_deliver_the_same_events_in_the_same_order() {
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(4).build().unwrap();
+    let mut results = Vec::new();
+    for single_threaded in [true, false] {
+        let mut world = world();
+        let (mut schedule, seen) = busy_schedule(&mut world, single_threaded);
+        pool.install(|| {
+            for _ in 0..20 {
+                schedule.run(&mut world);
+            }
+        });
+        let seen: Vec<Vec<(u32, Pong)>> = seen.iter().map(|s| s.lock().unwrap().clone()).collect();
+        assert_eq!(seen[0].len(), 20 * 150, "every pong of every frame, each once");
+        results.push(seen);
+    }
+    assert_eq!(results[0], results[1]);
+}
+
+/// A hit on an enemy; hits on one target in one frame merge into their sum.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Damage {
+    target: Entity,
+    amount: u32,
+}
+
+#[test]
+fn twenty_hits_on_one_enemy_in_one_frame_become_one_damage_event_with_the_sum() {
+    let mut world = world();
+    world.merge_events_by(|d: &Damage| d.target, |sum: &mut Damage, hit| sum.amount += hit.amount);
+    let enemy = world.spawn(("enemy",));
+    let other = world.spawn(("other",));
+    let mut schedule = Schedule::new();
+    schedule
+        .add_system(
+            &mut world,
+            (move |mut hits: EventWriter<Damage>| {
+                for i in 0..20 {
+                    hits.send(Damage { target: enemy, amount: i + 1 });
+                }
+                hits.send(Damage { target: other, amount: 4 });
+            })
+            .in_phase(PRE_UPDATE),
+        )
+        .unwrap();
+    let seen = Seen::default();
+    schedule.add_system(&mut world, recorder::<Damage>(seen.clone())).unwrap();
+    schedule.run(&mut world);
+    schedule.run(&mut world);
+    let got: Vec<Damage> = seen.lock().unwrap().iter().map(|&(_, d)| d).collect();
+    let frame = [Damage { target: enemy, amount: 210 }, Damage { target: other, amount: 4 }];
+    assert_eq!(got, [frame, frame].concat(), "merged per frame, never across frames");
+    let stats = world.event_stats::<Damage>();
+    assert_eq!(stats.sent, 42);
+}
+
+#[test]
+fn a_bounded_queue_drops_the_oldest_and_says_so() {
+    let mut world = World::new();
+    world.set_event_capacity::<Ping>(Some(3));
+    let mut cursor = world.event_cursor::<Ping>();
+    world.send_events((0..5).map(Ping));
+    world.deliver_events();
+    assert_eq!(world.event_stats::<Ping>().dropped, 2);
+    let got: Vec<_> = world.read_events(&mut cursor).copied().collect();
+    assert_eq!(got, [Ping(2), Ping(3), Ping(4)]);
+    assert_eq!(cursor.missed(), 2);
+}
+
+#[test]
+fn commands_can_send_events_and_they_are_delivered_at_that_sync_point() {
+    let mut world = world();
+    let mut schedule = Schedule::new();
+    schedule
+        .add_system(&mut world, (|mut commands: Commands| commands.send_event(Ping(9))).in_phase(PRE_UPDATE))
+        .unwrap();
+    let seen = Seen::default();
+    schedule.add_system(&mut world, recorder::<Ping>(seen.clone())).unwrap();
+    schedule.run(&mut world);
+    assert_eq!(*seen.lock().unwrap(), [(0, Ping(9))]);
+}
+
+#[test]
+fn a_cursor_from_another_world_is_refused() {
+    let mut first = World::new();
+    let second = World::new();
+    let mut cursor = first.event_cursor::<Ping>();
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| second.read_events(&mut cursor).count()));
+    let message = *result.unwrap_err().downcast::<String>().unwrap();
+    assert!(message.contains("EventCursor<events::Ping> was used with another world"), "{message}");
+}

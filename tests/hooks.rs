@@ -1,0 +1,141 @@
+//! Component hooks: which run, in what order, what they see, and how their commands
+//! are deferred.
+
+use std::sync::{Arc, Mutex};
+
+use ripple::{CommandQueue, HookContext, World};
+
+#[derive(Debug, PartialEq)]
+struct A(u32);
+#[derive(Debug, PartialEq)]
+struct B(u32);
+struct Marker;
+
+type Log = Arc<Mutex<Vec<String>>>;
+
+/// Registers every hook of `A` and `B`, logging `kind type entity value`.
+fn logged_world() -> (World, Log) {
+    let mut world = World::new();
+    let log = Log::default();
+    macro_rules! hook {
+        ($register:ident, $ty:ident, $kind:literal) => {{
+            let log = log.clone();
+            world.$register::<$ty>(move |ctx: &mut HookContext<'_>| {
+                let value = ctx.world.get::<$ty>(ctx.entity).map(|v| v.0);
+                log.lock().unwrap().push(format!("{} {} {} {:?}", $kind, stringify!($ty), ctx.entity, value));
+            });
+        }};
+    }
+    hook!(on_add, A, "add");
+    hook!(on_insert, A, "insert");
+    hook!(on_remove, A, "remove");
+    hook!(on_add, B, "add");
+    hook!(on_insert, B, "insert");
+    hook!(on_remove, B, "remove");
+    (world, log)
+}
+
+fn take(log: &Log) -> Vec<String> {
+    std::mem::take(&mut *log.lock().unwrap())
+}
+
+#[test]
+fn hooks_run_in_order_with_the_value_visible() {
+    let (mut world, log) = logged_world();
+    let e = world.spawn((A(1), B(2)));
+    assert_eq!(
+        take(&log),
+        [
+            format!("add A {e} Ok(1)"),
+            format!("add B {e} Ok(2)"),
+            format!("insert A {e} Ok(1)"),
+            format!("insert B {e} Ok(2)")
+        ]
+    );
+    world.insert(e, (A(3),)).unwrap();
+    assert_eq!(take(&log), [format!("insert A {e} Ok(3)")], "a replaced value is inserted, not added");
+    let removed = world.remove::<(B,)>(e).unwrap();
+    assert_eq!(removed.0, B(2));
+    assert_eq!(take(&log), [format!("remove B {e} Ok(2)")], "on_remove still sees the value");
+    world.insert(e, (B(4),)).unwrap();
+    assert_eq!(take(&log), [format!("add B {e} Ok(4)"), format!("insert B {e} Ok(4)")]);
+    world.despawn(e).unwrap();
+    assert_eq!(take(&log), [format!("remove A {e} Ok(3)"), format!("remove B {e} Ok(4)")]);
+    assert!(world.despawn(e).is_err());
+    assert!(take(&log).is_empty(), "a failed despawn runs no hook");
+}
+
+#[test]
+fn spawn_batch_clear_and_commands_run_hooks_too() {
+    let (mut world, log) = logged_world();
+    let batch: Vec<_> = world.spawn_batch((0..3).map(|i| (A(i),))).collect();
+    let lines = take(&log);
+    assert_eq!(lines.len(), 6);
+    assert_eq!(lines[0], format!("add A {} Ok(0)", batch[0]));
+    assert_eq!(lines[5], format!("insert A {} Ok(2)", batch[2]));
+    world.clear();
+    let lines = take(&log);
+    assert_eq!(lines.len(), 3);
+    assert!(lines.iter().all(|l| l.starts_with("remove A")));
+    let mut queue = CommandQueue::default();
+    let e = queue.commands(&world).spawn((B(5),));
+    assert!(take(&log).is_empty(), "nothing runs before the queue is applied");
+    queue.apply(&mut world);
+    assert_eq!(take(&log), [format!("add B {e} Ok(5)"), format!("insert B {e} Ok(5)")]);
+}
+
+#[test]
+fn hooks_added_after_tables_exist_apply_to_them() {
+    let mut world = World::new();
+    let e = world.spawn((A(1),));
+    let removed = Log::default();
+    let log = removed.clone();
+    world.on_remove::<A>(move |ctx| log.lock().unwrap().push(format!("{}", ctx.entity)));
+    world.despawn(e).unwrap();
+    assert_eq!(take(&removed), [format!("{e}")]);
+}
+
+#[test]
+fn structural_changes_from_hooks_are_deferred_until_the_operation_completes() {
+    let mut world = World::new();
+    let seen = Log::default();
+    let log = seen.clone();
+    // Adding an A tags the entity and spawns a B companion, through commands.
+    world.on_add::<A>(move |ctx| {
+        let has_marker = ctx.world.entity(ctx.entity).unwrap().has::<Marker>();
+        log.lock().unwrap().push(format!("add A, marker yet: {has_marker}"));
+        ctx.commands.insert(ctx.entity, (Marker,));
+        let value = ctx.world.get::<A>(ctx.entity).unwrap().0;
+        ctx.commands.spawn((B(value),));
+    });
+    let log = seen.clone();
+    // The companion's hook queues more work: it runs in the same loop, not nested.
+    world.on_add::<B>(move |ctx| {
+        log.lock().unwrap().push("add B".into());
+        let value = ctx.world.get::<B>(ctx.entity).unwrap().0;
+        if value < 3 {
+            ctx.commands.spawn((A(value + 1),));
+        }
+    });
+    let e = world.spawn((A(1),));
+    assert!(world.entity(e).unwrap().has::<Marker>(), "applied before spawn returned");
+    // A(1) → B(1) → A(2) → B(2) → A(3) → B(3): three As, three Bs.
+    assert_eq!(world.len(), 6);
+    assert_eq!(
+        take(&seen),
+        ["add A, marker yet: false", "add B", "add A, marker yet: false", "add B", "add A, marker yet: false", "add B"]
+    );
+}
+
+#[test]
+fn a_despawn_queued_by_an_on_remove_hook_for_a_gone_entity_is_recorded_not_a_panic() {
+    let mut world = World::new();
+    world.on_remove::<A>(|ctx| {
+        let entity = ctx.entity;
+        ctx.commands.despawn(entity);
+    });
+    let e = world.spawn((A(1),));
+    world.despawn(e).unwrap();
+    assert_eq!(world.failed_command_count(), 1);
+    assert!(world.failed_commands()[0].to_string().contains("despawn"));
+}
