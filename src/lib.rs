@@ -42,11 +42,14 @@
 //! distinct components. See [`World`] for entity operations and [`QueryState`] for
 //! queries.
 
+mod api;
 mod bundle;
 mod change;
 mod component;
+mod data;
 mod entity;
 mod entity_ref;
+mod entity_serde;
 mod error;
 mod event;
 mod hash;
@@ -60,9 +63,13 @@ mod storage;
 mod system;
 mod world;
 
+pub use api::{Api, ApiMut};
 pub use bundle::Bundle;
 pub use change::{Mut, RemovedReader, Tick};
 pub use component::{Component, ComponentId};
+#[doc(hidden)]
+pub use data::MethodBox;
+pub use data::{BatchError, DataCommandError, DataCommands, DataMethod, TargetBuilder};
 pub use entity::Entity;
 pub use entity_ref::EntityRef;
 pub use error::{CommandError, ComponentError, MissingComponent, MissingResource, NoSuchEntity, QueryEntityError};
@@ -91,7 +98,7 @@ pub use world::World;
 /// The types most programs need: `use ripple::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        Added, Bundle, Changed, Commands, Component, Dirty, Entity, EventReader, EventWriter, HookContext,
+        Added, Api, ApiMut, Bundle, Changed, Commands, Component, Dirty, Entity, EventReader, EventWriter, HookContext,
         IntoSystemConfig, Local, Mut, Or, Query, QueryState, Removed, Res, ResMut, Schedule, With, Without, World,
     };
 }

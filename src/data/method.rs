@@ -1,0 +1,120 @@
+//! Typed methods behind names: a Rust function `fn(&mut Api, T1, .., Tn)` becomes a
+//! method that reads its arguments from raw JSON into `T1, .., Tn` with serde.
+
+use std::any::{Any, type_name};
+use std::marker::PhantomData;
+
+use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
+
+use crate::entity::Entity;
+use crate::world::World;
+
+use super::parse::RawCommand;
+
+/// An argument that could not be read.
+pub(crate) struct ArgFailure {
+    pub(crate) index: usize,
+    pub(crate) expected: &'static str,
+    pub(crate) message: String,
+}
+
+/// Why running a method failed (before anything changed).
+pub(crate) enum RunFailure {
+    Argument(ArgFailure),
+    NotPublished,
+}
+
+/// Reads argument `index` as a `T`; an `Entity` must also be alive in `world`.
+fn read_arg<T: DeserializeOwned + 'static>(world: &World, raw: &RawValue, index: usize) -> Result<T, ArgFailure> {
+    let failure = |message: String| ArgFailure { index, expected: type_name::<T>(), message };
+    let value: T = serde_json::from_str(raw.get()).map_err(|e| failure(e.to_string()))?;
+    if let Some(&entity) = (&value as &dyn Any).downcast_ref::<Entity>() {
+        if !world.contains(entity) {
+            return Err(failure(format!("entity {entity} is not alive")));
+        }
+    }
+    Ok(value)
+}
+
+/// A Rust function usable as a data method on API `A`, taking parameters `P` (a
+/// tuple of up to 8 types that serde can read). Implemented for every
+/// `Fn(&mut A, T1, .., Tn) + Send + Sync + 'static`, so methods register as plain
+/// paths: `.method("apply_damage", HealthApi::apply_damage)`.
+pub trait DataMethod<A, P>: Send + Sync + 'static {
+    /// The parameter types, for messages.
+    fn param_types() -> Vec<&'static str>;
+    /// The method with its types erased, for the registry.
+    #[doc(hidden)]
+    fn into_method(self) -> MethodBox;
+}
+
+/// A registered method with its types erased (an implementation detail of
+/// [`DataMethod`]).
+#[doc(hidden)]
+pub struct MethodBox(pub(crate) Box<dyn ErasedMethod>);
+
+/// A method with its types erased.
+pub(crate) trait ErasedMethod: Send + Sync {
+    /// Reads every argument, and checks the API is published, changing nothing.
+    fn check(&self, world: &World, command: &RawCommand<'_>) -> Result<(), RunFailure>;
+    /// Reads every argument, then calls the method on the world's API.
+    fn run(&self, world: &mut World, command: &RawCommand<'_>) -> Result<(), RunFailure>;
+}
+
+/// The typed implementation of one registered method.
+struct TypedMethod<A, P, F> {
+    function: F,
+    _types: PhantomData<fn(A, P)>,
+}
+
+macro_rules! impl_data_method {
+    ($($param:ident $index:tt),*) => {
+        impl<A, F, $($param),*> DataMethod<A, ($($param,)*)> for F
+        where
+            A: Send + Sync + 'static,
+            F: Fn(&mut A, $($param),*) + Send + Sync + 'static,
+            $($param: DeserializeOwned + 'static,)*
+        {
+            fn param_types() -> Vec<&'static str> {
+                vec![$(type_name::<$param>()),*]
+            }
+            fn into_method(self) -> MethodBox {
+                MethodBox(Box::new(TypedMethod { function: self, _types: PhantomData }))
+            }
+        }
+
+        impl<A, F, $($param),*> ErasedMethod for TypedMethod<A, ($($param,)*), F>
+        where
+            A: Send + Sync + 'static,
+            F: Fn(&mut A, $($param),*) + Send + Sync + 'static,
+            $($param: DeserializeOwned + 'static,)*
+        {
+            #[allow(unused_variables, reason = "methods without parameters")]
+            fn check(&self, world: &World, command: &RawCommand<'_>) -> Result<(), RunFailure> {
+                $(read_arg::<$param>(world, command.arg($index), $index).map_err(RunFailure::Argument)?;)*
+                if !world.contains_resource::<A>() {
+                    return Err(RunFailure::NotPublished);
+                }
+                Ok(())
+            }
+            #[allow(unused_variables, non_snake_case, reason = "methods without parameters; values named after types")]
+            fn run(&self, world: &mut World, command: &RawCommand<'_>) -> Result<(), RunFailure> {
+                $(let $param = read_arg::<$param>(world, command.arg($index), $index).map_err(RunFailure::Argument)?;)*
+                let api = world.resource_mut::<A>().map_err(|_| RunFailure::NotPublished)?;
+                (self.function)(api, $($param),*);
+                Ok(())
+            }
+        }
+    };
+}
+
+impl_data_method!();
+impl_data_method!(T0 0);
+impl_data_method!(T0 0, T1 1);
+impl_data_method!(T0 0, T1 1, T2 2);
+impl_data_method!(T0 0, T1 1, T2 2, T3 3);
+impl_data_method!(T0 0, T1 1, T2 2, T3 3, T4 4);
+impl_data_method!(T0 0, T1 1, T2 2, T3 3, T4 4, T5 5);
+impl_data_method!(T0 0, T1 1, T2 2, T3 3, T4 4, T5 5, T6 6);
+impl_data_method!(T0 0, T1 1, T2 2, T3 3, T4 4, T5 5, T6 6, T7 7);

@@ -1,0 +1,69 @@
+//! Entities in data: written as their 64 bits ([`Entity::to_bits`]); read from those
+//! bits or from the `"<index>v<generation>"` text that `Display` prints.
+
+use std::fmt;
+
+use serde::de::{self, Deserialize, Deserializer, Visitor};
+use serde::{Serialize, Serializer};
+
+use crate::entity::Entity;
+
+impl Serialize for Entity {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_u64(self.to_bits())
+    }
+}
+
+impl<'de> Deserialize<'de> for Entity {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Entity, D::Error> {
+        deserializer.deserialize_any(EntityVisitor)
+    }
+}
+
+struct EntityVisitor;
+
+impl Visitor<'_> for EntityVisitor {
+    type Value = Entity;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an entity: its 64 bits as a number, or \"<index>v<generation>\"")
+    }
+
+    fn visit_u64<E: de::Error>(self, bits: u64) -> Result<Entity, E> {
+        Entity::from_bits(bits)
+            .ok_or_else(|| E::custom(format!("{bits} is not an entity handle (its generation is 0)")))
+    }
+
+    fn visit_i64<E: de::Error>(self, value: i64) -> Result<Entity, E> {
+        match u64::try_from(value) {
+            Ok(bits) => self.visit_u64(bits),
+            Err(_) => Err(E::invalid_value(de::Unexpected::Signed(value), &self)),
+        }
+    }
+
+    fn visit_str<E: de::Error>(self, text: &str) -> Result<Entity, E> {
+        let parsed = text.split_once('v').and_then(|(index, generation)| {
+            let index: u32 = index.parse().ok()?;
+            let generation: u32 = generation.parse().ok()?;
+            Entity::from_bits((u64::from(generation) << 32) | u64::from(index))
+        });
+        parsed.ok_or_else(|| E::invalid_value(de::Unexpected::Str(text), &self))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entities_round_trip_through_bits_and_text() {
+        let entity = Entity::from_bits((3 << 32) | 7).unwrap();
+        let json = serde_json::to_string(&entity).unwrap();
+        assert_eq!(serde_json::from_str::<Entity>(&json).unwrap(), entity);
+        assert_eq!(serde_json::from_str::<Entity>("\"7v3\"").unwrap(), entity);
+        let zero = serde_json::from_str::<Entity>("7").unwrap_err().to_string();
+        assert!(zero.contains("7 is not an entity handle (its generation is 0)"), "{zero}");
+        assert!(serde_json::from_str::<Entity>("\"7x3\"").is_err());
+        assert!(serde_json::from_str::<Entity>("-1").is_err());
+    }
+}
