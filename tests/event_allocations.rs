@@ -1,0 +1,175 @@
+//! A counting global allocator proves that steady frames allocate nothing with
+//! events, merged events, hooks and data commands flowing.
+//!
+//! Every thread's allocations count (systems may run on rayon's workers), so this
+//! file holds a single test and the harness's main thread only waits meanwhile.
+#![allow(elided_lifetimes_in_paths, reason = "system signatures read better without them")]
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use ripple::prelude::*;
+use ripple::{DataCommands, POST_UPDATE, PRE_UPDATE};
+
+struct Counting;
+
+static COUNTING: AtomicBool = AtomicBool::new(false);
+static COUNT: AtomicUsize = AtomicUsize::new(0);
+
+fn note() {
+    if COUNTING.load(Ordering::Relaxed) {
+        COUNT.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+// SAFETY: defers to `System` for every operation and only adds a counter update,
+// which does not allocate.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        note();
+        // SAFETY: forwarded unchanged; the caller upholds `GlobalAlloc::alloc`'s contract.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded unchanged; `ptr` came from `System` via this allocator.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        note();
+        // SAFETY: forwarded unchanged.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        note();
+        // SAFETY: forwarded unchanged; `ptr` came from `System` via this allocator.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+#[derive(Clone, Copy)]
+struct Ping(u64);
+#[derive(Clone, Copy)]
+struct Damage {
+    target: u32,
+    amount: u64,
+}
+/// Has hooks: each spawn and despawn of one runs them, and they queue commands.
+struct Shell(u32);
+struct Tagged;
+#[derive(Default)]
+struct Totals {
+    pings: u64,
+    damage: u64,
+    hooked: u64,
+}
+#[derive(Default)]
+struct Gui {
+    level_complete: bool,
+    requests: Vec<(Entity, u32)>,
+}
+impl Gui {
+    fn set_level_complete(&mut self, complete: bool) {
+        self.level_complete = complete;
+    }
+    fn apply_damage(&mut self, entity: Entity, amount: u32) {
+        self.requests.push((entity, amount));
+    }
+}
+
+fn build(world: &mut World) -> Schedule {
+    world.insert_resource(Totals::default());
+    world.publish_api(Gui::default());
+    world.merge_events_by(|d: &Damage| d.target, |sum: &mut Damage, d| sum.amount += d.amount);
+    world.on_add::<Shell>(|ctx| {
+        let entity = ctx.entity;
+        ctx.commands.insert(entity, (Tagged,));
+    });
+    world.on_remove::<Shell>(|ctx| {
+        let _ = ctx.world.get::<Shell>(ctx.entity);
+    });
+    let target = world.spawn((Shell(0),));
+    let mut registry = DataCommands::new();
+    registry
+        .target::<Gui>("gui")
+        .method("set_level_complete", Gui::set_level_complete)
+        .method("apply_damage", Gui::apply_damage);
+    let single = format!(r#"["gui", "apply_damage", "{target}", 3]"#);
+    let batch = format!(r#"[["gui", "set_level_complete", true], ["gui", "apply_damage", "{target}", 4]]"#);
+
+    let mut schedule = Schedule::new();
+    schedule
+        .add_system(
+            world,
+            (|mut pings: EventWriter<Ping>, mut hits: EventWriter<Damage>| {
+                pings.send_batch((0..200).map(Ping));
+                for i in 0..1000 {
+                    hits.send(Damage { target: i % 50, amount: 1 });
+                }
+            })
+            .in_phase(PRE_UPDATE),
+        )
+        .unwrap();
+    for _ in 0..4 {
+        schedule
+            .add_system(
+                world,
+                |mut pings: EventReader<Ping>, mut hits: EventReader<Damage>, mut totals: ResMut<Totals>| {
+                    totals.pings += pings.read().map(|p| p.0).sum::<u64>();
+                    totals.damage += hits.read().map(|d| d.amount).sum::<u64>();
+                },
+            )
+            .unwrap();
+    }
+    schedule
+        .add_system(world, |mut commands: Commands, mut shells: Query<(Entity, &Shell)>, mut totals: ResMut<Totals>| {
+            shells.for_each(|(entity, shell)| {
+                if shell.0 > 0 {
+                    commands.despawn(entity);
+                    totals.hooked += 1;
+                }
+            });
+            for i in 1..=50 {
+                commands.spawn((Shell(i),));
+            }
+        })
+        .unwrap();
+    schedule
+        .add_system(
+            world,
+            (move |world: &mut World| {
+                registry.run(world, &single).unwrap();
+                assert_eq!(registry.run_batch(world, &batch), Ok(2));
+                world.api_mut::<Gui>().unwrap().requests.clear();
+            })
+            .in_phase(POST_UPDATE),
+        )
+        .unwrap();
+    schedule
+}
+
+#[test]
+fn steady_frames_with_events_merges_hooks_and_data_commands_allocate_nothing() {
+    let mut world = World::new();
+    let mut schedule = build(&mut world);
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    pool.install(|| {
+        for _ in 0..50 {
+            schedule.run(&mut world);
+        }
+        COUNTING.store(true, Ordering::SeqCst);
+        for _ in 0..200 {
+            schedule.run(&mut world);
+        }
+        COUNTING.store(false, Ordering::SeqCst);
+    });
+    let allocations = COUNT.load(Ordering::SeqCst);
+    assert_eq!(world.event_stats::<Damage>().sent, 1000 * 250);
+    let totals = world.resource::<Totals>().unwrap();
+    assert_eq!(totals.damage, 4 * 1000 * 250, "every merged hit arrives, summed");
+    assert!(totals.hooked >= 50 * 248 && totals.pings > 0);
+    assert!(world.api::<Gui>().unwrap().level_complete);
+    assert_eq!(allocations, 0, "steady frames allocated {allocations} times");
+}
