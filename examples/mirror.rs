@@ -52,8 +52,11 @@ pub fn install(world: &mut World, schedule: &mut Schedule) -> PhysicsHandle {
     physics
 }
 
+/// Bodies whose position changed since the system asking last ran.
+type MovedBodies<'w, 's> = Query<'w, 's, (Entity, &'static Position), (With<Body>, Changed<Position>)>;
+
 /// Moves the actors of bodies whose position changed since this system last ran.
-fn move_actors(mut moved: Query<(Entity, &Position), (With<Body>, Changed<Position>)>, physics: Res<PhysicsHandle>) {
+fn move_actors(mut moved: MovedBodies, physics: Res<PhysicsHandle>) {
     let mut engine = physics.0.lock().unwrap();
     moved.for_each(|(entity, position)| {
         engine.actors.insert(entity, Some(*position));

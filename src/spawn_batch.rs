@@ -126,7 +126,7 @@ impl<B: Bundle, I: Iterator<Item = B>> Iterator for SpawnBatch<'_, B, I> {
                 }
             }
             Inner::Hooked(mut hooked) => {
-                while let Some(bundle) = hooked.bundles.next() {
+                for bundle in hooked.bundles.by_ref() {
                     let entity = hooked.world.spawn(bundle);
                     acc = g(acc, entity);
                 }
