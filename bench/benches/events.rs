@@ -176,9 +176,7 @@ fn merge_send(c: &mut Criterion) {
             world.merge_events_by(|h: &Hit| h.target, |sum: &mut Hit, h| sum.amount += h.amount);
             let mut cursor = world.event_cursor::<Hit>();
             b.iter(|| {
-                for &key in order {
-                    world.send_event(Hit { target: key, amount: 1 });
-                }
+                world.send_events(order.iter().map(|&key| Hit { target: key, amount: 1 }));
                 world.deliver_events();
                 assert_eq!(world.read_events(&mut cursor).len(), keys as usize);
             });

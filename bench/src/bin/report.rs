@@ -287,6 +287,11 @@ fn render_tables(tables: &[Table]) -> String {
         if is_crate_topia(table) && !tables.get(i + 1).is_some_and(is_crate_topia) {
             s.push_str(&render_crate_topia_summary(tables));
         }
+        // So does the merged-send summary, after the last `merge_send` table.
+        let is_merge_send = |t: &Table| t.group == MERGE_SEND;
+        if is_merge_send(table) && !tables.get(i + 1).is_some_and(is_merge_send) {
+            s.push_str(&render_merge_send_summary(tables));
+        }
     }
     s
 }
@@ -332,6 +337,43 @@ fn render_crate_topia_summary(tables: &[Table]) -> String {
     }
     for k in [0, 100, 10_000] {
         let _ = writeln!(s, "| whole frame, K = {}: ripple / specs | {} |", fmt_count(k), ratio(FRAME, k, "specs"));
+    }
+    let _ = writeln!(s);
+    s
+}
+
+/// The group timing merged sends at several key counts (`keys=K`): each key is sent twice.
+const MERGE_SEND: &str = "merge_send";
+
+/// Per-send cost of a merged send against the number of distinct keys, and its growth
+/// from the smallest key count: the O(1) claim of issue 5 reads as a flat column.
+fn render_merge_send_summary(tables: &[Table]) -> String {
+    let mut rows: Vec<(u64, Option<f64>, Option<f64>)> = tables
+        .iter()
+        .filter(|t| t.group == MERGE_SEND)
+        .filter_map(|t| {
+            let keys: u64 = t.value.as_deref()?.strip_prefix("keys=")?.parse().ok()?;
+            let per_send = |f: &str| t.rows.iter().find(|m| m.function == f).map(|m| m.median_ns / (2 * keys) as f64);
+            Some((keys, per_send("ripple"), per_send("ideal")))
+        })
+        .collect();
+    rows.sort_by_key(|r| r.0);
+    let base = rows.first().and_then(|r| r.1);
+    let mut s = String::new();
+    let _ = writeln!(s, "## merge_send summary: cost per merged send\n");
+    let _ = writeln!(s, "| distinct keys | ripple per send | vs fewest keys | bare hash map (ideal) per send | ripple / ideal |");
+    let _ = writeln!(s, "|---:|---:|---:|---:|---:|");
+    let show = |v: Option<f64>| v.map_or("—".to_owned(), fmt_ns);
+    for (keys, ripple, ideal) in rows {
+        let growth = match (ripple, base) {
+            (Some(r), Some(b)) => fmt_ratio(r / b),
+            _ => "—".to_owned(),
+        };
+        let vs_ideal = match (ripple, ideal) {
+            (Some(r), Some(i)) => fmt_ratio(r / i),
+            _ => "—".to_owned(),
+        };
+        let _ = writeln!(s, "| {} | {} | {growth} | {} | {vs_ideal} |", fmt_count(keys), show(ripple), show(ideal));
     }
     let _ = writeln!(s);
     s
