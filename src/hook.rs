@@ -2,6 +2,8 @@
 //! structural change, the moment a type is added to, written to, or about to leave an
 //! entity. They read the world and queue commands; the commands run once the
 //! structural change that triggered them is complete, so hooks are never re-entrant.
+//! (A hook whose commands trigger it again — an `on_insert` that inserts its own type —
+//! loops until it stops queueing; it never recurses.)
 
 use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
@@ -10,7 +12,8 @@ use crate::world::World;
 
 /// What a hook receives: the world to read, the entity concerned, and a command queue
 /// for any change it wants to make (applied right after the operation that ran the
-/// hook, before that operation returns).
+/// hook, before that operation returns — unless that operation was itself applied
+/// from hook commands, in which case the running loop applies them next).
 pub struct HookContext<'w> {
     /// The world, with the operation's effect visible: after it for `on_add` and
     /// `on_insert`, before it for `on_remove` (the value is still there to read).

@@ -27,6 +27,10 @@ struct HookedBatch<'w, B: Bundle, I: Iterator<Item = B>> {
 
 impl<B: Bundle, I: Iterator<Item = B>> Drop for HookedBatch<'_, B, I> {
     fn drop(&mut self) {
+        // Unwinding from a hook's panic: spawning the rest would run it again.
+        if std::thread::panicking() {
+            return;
+        }
         for bundle in self.bundles.by_ref() {
             self.world.spawn(bundle);
         }

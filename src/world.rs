@@ -466,6 +466,9 @@ impl World {
         let hooked = self.archetypes.get(location.archetype).hooks.has(HookKind::Remove);
         if hooked {
             self.hooks_before_removal(entity, RemovedIds::Table(location.archetype));
+            // Entities the hooks reserved come from the free list: make them alive
+            // before this slot joins that list, so their handles stay right.
+            self.flush_reserved();
         }
         let now = self.change_tick();
         let table = self.archetypes.get_mut(location.archetype);
@@ -498,6 +501,10 @@ impl World {
                 }
             }
             self.hook_queue = queue;
+            // As in `despawn`: reserved entities first, then the slots are freed. The
+            // entities the hooks spawned are cleared with the rest; their commands
+            // then fail and are recorded.
+            self.flush_reserved();
         }
         let now = self.change_tick();
         for table in self.archetypes.iter_mut() {
@@ -711,6 +718,9 @@ impl World {
             let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| running.apply(self)));
             self.hook_spare = running;
             if let Err(panic) = result {
+                // Commands queued by the operations before the panic are dropped, not
+                // left for some later, unrelated operation to apply.
+                self.hook_queue.clear();
                 self.applying_hook_commands = false;
                 std::panic::resume_unwind(panic);
             }

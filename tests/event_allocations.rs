@@ -155,6 +155,10 @@ fn steady_frames_with_events_merges_hooks_and_data_commands_allocate_nothing() {
     let mut world = World::new();
     let mut schedule = build(&mut world);
     let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    // A worker's first steal registers it with crossbeam's epoch collector (about 2 KiB,
+    // once per thread). Make every worker look for work once before counting, however
+    // the threads happen to be scheduled (under valgrind, one may not steal in warm-up).
+    pool.broadcast(|_| rayon::yield_now());
     pool.install(|| {
         for _ in 0..50 {
             schedule.run(&mut world);

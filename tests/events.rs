@@ -269,3 +269,12 @@ fn a_cursor_from_another_world_is_refused() {
     let message = *result.unwrap_err().downcast::<String>().unwrap();
     assert!(message.contains("EventCursor<events::Ping> was used with another world"), "{message}");
 }
+
+#[test]
+fn a_bounded_queue_without_readers_reports_no_drops() {
+    let mut world = World::new();
+    world.set_event_capacity::<Ping>(Some(1));
+    world.send_events((0..5).map(Ping));
+    world.deliver_events();
+    assert_eq!(world.event_stats::<Ping>().dropped, 0, "no reader would have read them");
+}

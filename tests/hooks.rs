@@ -139,3 +139,58 @@ fn a_despawn_queued_by_an_on_remove_hook_for_a_gone_entity_is_recorded_not_a_pan
     assert_eq!(world.failed_command_count(), 1);
     assert!(world.failed_commands()[0].to_string().contains("despawn"));
 }
+
+#[test]
+fn entities_spawned_by_removal_hooks_get_the_handles_they_were_given() {
+    let mut world = World::new();
+    let spawned = Arc::new(Mutex::new(Vec::new()));
+    let log = spawned.clone();
+    world.on_remove::<A>(move |ctx| {
+        let value = ctx.world.get::<A>(ctx.entity).unwrap().0;
+        let heir = ctx.commands.spawn((B(value),));
+        log.lock().unwrap().push(heir);
+    });
+    let first = world.spawn((A(1),));
+    let second = world.spawn((A(2),));
+    world.despawn(first).unwrap();
+    world.despawn(second).unwrap();
+    let heirs = spawned.lock().unwrap().clone();
+    assert_eq!(heirs.len(), 2);
+    assert_eq!(world.get::<B>(heirs[0]), Ok(&B(1)));
+    assert_eq!(world.get::<B>(heirs[1]), Ok(&B(2)));
+    assert_eq!(world.failed_command_count(), 0);
+    assert_eq!(world.len(), 2);
+}
+
+#[test]
+fn despawn_where_tolerates_hooks_that_despawn_the_next_victim() {
+    let mut world = World::new();
+    // The (A, B) table comes first, so despawn_where reaches its entity first.
+    world.spawn((A(1), B(0)));
+    let partner = world.spawn((A(2),));
+    // Removing a B despawns its partner: a cascading delete.
+    world.on_remove::<B>(move |ctx| {
+        ctx.commands.despawn(partner);
+    });
+    let mut all = world.query::<&A>();
+    let despawned = all.despawn_where(&mut world, |_| true);
+    assert!(world.is_empty());
+    assert_eq!(despawned, 1, "the partner went with the hook, not with despawn_where");
+}
+
+#[test]
+fn a_panicking_hook_command_leaves_no_stale_commands_behind() {
+    let mut world = World::new();
+    world.on_add::<A>(|ctx| {
+        ctx.commands.add(|_: &mut World| panic!("hook command failed"));
+    });
+    world.on_add::<B>(|ctx| {
+        let entity = ctx.entity;
+        ctx.commands.insert(entity, (Marker,));
+    });
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| world.spawn((A(1),))));
+    assert!(result.is_err());
+    let e = world.spawn((B(1),));
+    assert!(world.entity(e).unwrap().has::<Marker>(), "hook commands still run after a panic");
+    assert_eq!(world.len(), 2);
+}

@@ -115,5 +115,8 @@ fn a_schedule_of_ten_systems_spawning_and_despawning_allocates_nothing_per_frame
     // outside the pool, each parallel stage enters the pool through rayon's global
     // injector, which allocates one block per 63 entries.)
     let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    // A worker's first steal registers it with crossbeam's epoch collector (about 2 KiB,
+    // once per thread): every worker looks for work once before anything is counted.
+    pool.broadcast(|_| rayon::yield_now());
     pool.install(|| steady_frames_allocate_nothing(false));
 }

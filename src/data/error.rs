@@ -63,11 +63,17 @@ impl fmt::Display for DataCommandError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             DataCommandError::Malformed { message } => write!(f, "malformed command: {message}"),
+            DataCommandError::UnknownTarget { target, known } if known.is_empty() => {
+                write!(f, "unknown target `{target}`; no targets are registered")
+            }
             DataCommandError::UnknownTarget { target, known } => {
                 write!(f, "unknown target `{target}`; known targets: {}", known.join(", "))
             }
             DataCommandError::UnknownMethod { target, method, known } => {
                 write!(f, "target `{target}` has no method `{method}`; its methods: {}", known.join(", "))
+            }
+            DataCommandError::WrongArity { target, method, expected, got } if expected.is_empty() => {
+                write!(f, "`{target}.{method}` takes no arguments, got {got}")
             }
             DataCommandError::WrongArity { target, method, expected, got } => write!(
                 f,

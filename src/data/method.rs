@@ -25,10 +25,20 @@ pub(crate) enum RunFailure {
     NotPublished,
 }
 
+/// serde_json's message without its "at line L column C": positions inside one
+/// argument's text would mislead a reader looking at the whole input.
+pub(crate) fn without_position(error: &serde_json::Error) -> String {
+    let message = error.to_string();
+    match message.rfind(" at line ") {
+        Some(at) if error.line() > 0 => message[..at].to_owned(),
+        _ => message,
+    }
+}
+
 /// Reads argument `index` as a `T`; an `Entity` must also be alive in `world`.
 fn read_arg<T: DeserializeOwned + 'static>(world: &World, raw: &RawValue, index: usize) -> Result<T, ArgFailure> {
     let failure = |message: String| ArgFailure { index, expected: type_name::<T>(), message };
-    let value: T = serde_json::from_str(raw.get()).map_err(|e| failure(e.to_string()))?;
+    let value: T = serde_json::from_str(raw.get()).map_err(|e| failure(without_position(&e)))?;
     if let Some(&entity) = (&value as &dyn Any).downcast_ref::<Entity>() {
         if !world.contains(entity) {
             return Err(failure(format!("entity {entity} is not alive")));

@@ -141,7 +141,7 @@ impl<'de, F: FnMut(usize, RawCommand<'de>) -> Result<(), DataCommandError>> Visi
                 Some(raw) => raw,
             };
             let outcome = serde_json::from_str::<RawCommand<'de>>(command.get())
-                .map_err(|e| malformed(&e))
+                .map_err(|e| DataCommandError::Malformed { message: super::method::without_position(&e) })
                 .and_then(|command| (self.each)(index, command));
             if let Err(error) = outcome {
                 *self.failure = Some((Some(index), error));

@@ -1,6 +1,6 @@
 //! [`DataCommands`]: named targets and their methods, run from JSON.
 
-use std::any::type_name;
+use std::any::{TypeId, type_name};
 use std::collections::HashMap;
 use std::marker::PhantomData;
 
@@ -19,6 +19,7 @@ struct Method {
 /// One registered target: an API type published on the world as a resource.
 struct Target {
     api: &'static str,
+    api_type: TypeId,
     methods: HashMap<String, Method>,
 }
 
@@ -29,8 +30,12 @@ struct Target {
 /// A target is an API type published on the world (see
 /// [`World::publish_api`](crate::World::publish_api)); its methods are plain Rust
 /// functions `fn(&mut Api, T1, .., Tn)` whose parameters serde reads from the JSON
-/// arguments. Entity arguments are written as their bits or as `"<index>v<generation>"`
-/// and must be alive.
+/// arguments. Entities are written as their bits or as `"<index>v<generation>"`; a
+/// parameter of type `Entity` must name a live one (entities nested in other types —
+/// `Option<Entity>`, `Vec<Entity>` — are read but not checked).
+///
+/// A batch is all-or-nothing as long as methods do not panic and arguments read the
+/// same way twice (every serde type does): it is read once to check, once to run.
 ///
 /// Bad data is refused with a [`DataCommandError`] that says what was expected, and
 /// changes nothing; a batch either applies entirely or reports its first bad command.
@@ -53,7 +58,7 @@ struct Target {
 /// let error = registry.run(&mut world, r#"["gui", "set_level_complete", "yes"]"#).unwrap_err();
 /// assert_eq!(
 ///     error.to_string(),
-///     "argument 0 of `gui.set_level_complete` should be bool: invalid type: string \"yes\", expected a boolean at line 1 column 5"
+///     "argument 0 of `gui.set_level_complete` should be bool: invalid type: string \"yes\", expected a boolean"
 /// );
 /// ```
 #[derive(Default)]
@@ -100,12 +105,13 @@ impl DataCommands {
     /// # Panics
     /// If `name` is already registered for another API type.
     pub fn target<A: Send + Sync + 'static>(&mut self, name: &str) -> TargetBuilder<'_, A> {
-        let target = self
-            .targets
-            .entry(name.to_owned())
-            .or_insert_with(|| Target { api: type_name::<A>(), methods: HashMap::new() });
+        let target = self.targets.entry(name.to_owned()).or_insert_with(|| Target {
+            api: type_name::<A>(),
+            api_type: TypeId::of::<A>(),
+            methods: HashMap::new(),
+        });
         assert!(
-            target.api == type_name::<A>(),
+            target.api_type == TypeId::of::<A>(),
             "target `{name}` is registered for `{}`, not `{}`",
             target.api,
             type_name::<A>()

@@ -113,7 +113,8 @@ impl<E: Send + Sync + 'static> EventQueue<E> {
         self.buffer.range((start - self.base) as usize..)
     }
 
-    /// How many events `cursor` has not read (including any dropped before it could).
+    /// How many readable events `cursor` has not read (not counting any a bounded
+    /// queue dropped before it could).
     #[inline]
     pub(crate) fn unread(&self, cursor: &AtomicU64) -> usize {
         (self.end() - cursor.load(Ordering::Relaxed).max(self.base)) as usize
@@ -137,7 +138,11 @@ impl<E: Send + Sync + 'static> EventQueue<E> {
             let excess = self.buffer.len().saturating_sub(capacity);
             self.buffer.drain(..excess);
             self.base += excess as u64;
-            self.dropped += excess as u64;
+            // Events no reader was registered for are not "dropped before a reader
+            // read them": nobody would have.
+            if !self.readers.is_empty() {
+                self.dropped += excess as u64;
+            }
         }
     }
 

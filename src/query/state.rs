@@ -495,10 +495,8 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
                 });
             }
         }
-        let count = doomed.len();
-        for entity in doomed.drain(..) {
-            world.despawn(entity).expect("collected entities are alive");
-        }
+        // An `on_remove` hook may already have despawned a later one of them.
+        let count = doomed.drain(..).filter(|&entity| world.despawn(entity).is_ok()).count();
         self.doomed = doomed;
         count
     }

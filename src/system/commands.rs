@@ -95,6 +95,11 @@ impl CommandQueue {
         Commands { queue: self, world }
     }
 
+    /// Drops every queued command unapplied, keeping the queue's capacity.
+    pub fn clear(&mut self) {
+        self.consume_all(None);
+    }
+
     /// Applies every queued command to `world`, in order, and empties the queue
     /// (keeping its capacity). If a command panics, the ones after it are dropped
     /// unapplied and the panic continues.

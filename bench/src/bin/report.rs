@@ -361,7 +361,10 @@ fn render_merge_send_summary(tables: &[Table]) -> String {
     let base = rows.first().and_then(|r| r.1);
     let mut s = String::new();
     let _ = writeln!(s, "## merge_send summary: cost per merged send\n");
-    let _ = writeln!(s, "| distinct keys | ripple per send | vs fewest keys | bare hash map (ideal) per send | ripple / ideal |");
+    let _ = writeln!(
+        s,
+        "| distinct keys | ripple per send | vs fewest keys | bare hash map (ideal) per send | ripple / ideal |"
+    );
     let _ = writeln!(s, "|---:|---:|---:|---:|---:|");
     let show = |v: Option<f64>| v.map_or("—".to_owned(), fmt_ns);
     for (keys, ripple, ideal) in rows {
