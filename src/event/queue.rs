@@ -130,7 +130,15 @@ impl<E: Send + Sync + 'static> EventQueue<E> {
         self.buffer.drain(..(oldest - self.base) as usize);
         self.base = oldest;
         let outbox = self.outbox.get_mut();
-        self.buffer.extend(outbox.waiting.drain(..));
+        if self.buffer.is_empty() {
+            // The usual case, every reader caught up: the outbox becomes the buffer and
+            // the empty buffer the next outbox, no event copied. Both conversions are
+            // O(1) and keep their allocations, so the two trade roles without allocating.
+            let spare = Vec::from(std::mem::take(&mut self.buffer));
+            self.buffer = VecDeque::from(std::mem::replace(&mut outbox.waiting, spare));
+        } else {
+            self.buffer.extend(outbox.waiting.drain(..));
+        }
         if let Some(merge) = &mut outbox.merge {
             merge.clear();
         }
