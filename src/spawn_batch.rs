@@ -58,7 +58,7 @@ impl<'w, B: Bundle, I: Iterator<Item = B>> SpawnBatch<'w, B, I> {
         archetype: ArchetypeId,
         tick: Tick,
     ) -> Self {
-        let fast = FastBatch::new(bundles, writer, table_entities, entities, moves, archetype, tick);
+        let fast = FastBatch { bundles, writer, table_entities, entities, moves, archetype, tick };
         SpawnBatch { inner: Inner::Fast(fast) }
     }
 
@@ -68,19 +68,7 @@ impl<'w, B: Bundle, I: Iterator<Item = B>> SpawnBatch<'w, B, I> {
     }
 }
 
-impl<'w, B: Bundle, I: Iterator<Item = B>> FastBatch<'w, B, I> {
-    fn new(
-        bundles: I,
-        writer: B::Writer<'w>,
-        table_entities: &'w mut Vec<Entity>,
-        entities: &'w mut Entities,
-        moves: &'w mut EventLog<Move>,
-        archetype: ArchetypeId,
-        tick: Tick,
-    ) -> Self {
-        FastBatch { bundles, writer, table_entities, entities, moves, archetype, tick }
-    }
-
+impl<B: Bundle, I: Iterator<Item = B>> FastBatch<'_, B, I> {
     #[inline]
     fn spawn_one(&mut self, bundle: B) -> Entity {
         let row = Row(self.table_entities.len() as u32);
@@ -120,21 +108,19 @@ impl<B: Bundle, I: Iterator<Item = B>> Iterator for SpawnBatch<'_, B, I> {
     }
 
     #[inline]
-    fn fold<Acc, G: FnMut(Acc, Entity) -> Acc>(self, init: Acc, mut g: G) -> Acc {
+    fn fold<Acc, G: FnMut(Acc, Entity) -> Acc>(mut self, init: Acc, mut g: G) -> Acc {
         let mut acc = init;
-        match self.inner {
-            Inner::Fast(mut fast) => {
-                while let Some(bundle) = fast.bundles.next() {
-                    let entity = fast.spawn_one(bundle);
-                    acc = g(acc, entity);
-                }
+        // The fast path's loop, without `next`'s match per entity.
+        if let Inner::Fast(fast) = &mut self.inner {
+            while let Some(bundle) = fast.bundles.next() {
+                let entity = fast.spawn_one(bundle);
+                acc = g(acc, entity);
             }
-            Inner::Hooked(mut hooked) => {
-                for bundle in hooked.bundles.by_ref() {
-                    let entity = hooked.world.spawn(bundle);
-                    acc = g(acc, entity);
-                }
-            }
+            return acc;
+        }
+        // `for` calls `next`, not `fold`: no recursion.
+        for entity in self {
+            acc = g(acc, entity);
         }
         acc
     }

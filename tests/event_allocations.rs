@@ -5,49 +5,11 @@
 //! file holds a single test and the harness's main thread only waits meanwhile.
 #![allow(elided_lifetimes_in_paths, reason = "system signatures read better without them")]
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-
 use ripple::prelude::*;
 use ripple::{DataCommands, POST_UPDATE, PRE_UPDATE};
 
-struct Counting;
-
-static COUNTING: AtomicBool = AtomicBool::new(false);
-static COUNT: AtomicUsize = AtomicUsize::new(0);
-
-fn note() {
-    if COUNTING.load(Ordering::Relaxed) {
-        COUNT.fetch_add(1, Ordering::Relaxed);
-    }
-}
-
-// SAFETY: defers to `System` for every operation and only adds a counter update,
-// which does not allocate.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note();
-        // SAFETY: forwarded unchanged; the caller upholds `GlobalAlloc::alloc`'s contract.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded unchanged; `ptr` came from `System` via this allocator.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        note();
-        // SAFETY: forwarded unchanged.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note();
-        // SAFETY: forwarded unchanged; `ptr` came from `System` via this allocator.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
 
 #[derive(Clone, Copy)]
 struct Ping(u64);
@@ -159,17 +121,16 @@ fn steady_frames_with_events_merges_hooks_and_data_commands_allocate_nothing() {
     // once per thread). Make every worker look for work once before counting, however
     // the threads happen to be scheduled (under valgrind, one may not steal in warm-up).
     pool.broadcast(|_| rayon::yield_now());
-    pool.install(|| {
+    let allocations = pool.install(|| {
         for _ in 0..50 {
             schedule.run(&mut world);
         }
-        COUNTING.store(true, Ordering::SeqCst);
-        for _ in 0..200 {
-            schedule.run(&mut world);
-        }
-        COUNTING.store(false, Ordering::SeqCst);
+        counting_alloc::allocations_on_all_threads(|| {
+            for _ in 0..200 {
+                schedule.run(&mut world);
+            }
+        })
     });
-    let allocations = COUNT.load(Ordering::SeqCst);
     assert_eq!(world.event_stats::<Damage>().sent, 1000 * 250);
     let totals = world.resource::<Totals>().unwrap();
     assert_eq!(totals.damage, 4 * 1000 * 250, "every merged hit arrives, summed");

@@ -5,49 +5,11 @@
 //! file holds a single test and the harness's main thread only waits meanwhile.
 #![allow(elided_lifetimes_in_paths, reason = "system signatures read better without them")]
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-
 use ripple::prelude::*;
 use ripple::{PRE_UPDATE, SystemConfig};
 
-struct Counting;
-
-static COUNTING: AtomicBool = AtomicBool::new(false);
-static COUNT: AtomicUsize = AtomicUsize::new(0);
-
-fn note() {
-    if COUNTING.load(Ordering::Relaxed) {
-        COUNT.fetch_add(1, Ordering::Relaxed);
-    }
-}
-
-// SAFETY: defers to `System` for every operation and only adds a counter update,
-// which does not allocate.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note();
-        // SAFETY: forwarded unchanged; the caller upholds `GlobalAlloc::alloc`'s contract.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded unchanged; `ptr` came from `System` via this allocator.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        note();
-        // SAFETY: forwarded unchanged.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note();
-        // SAFETY: forwarded unchanged; `ptr` came from `System` via this allocator.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
 
 #[derive(Clone, Copy)]
 struct Group(u32);
@@ -95,13 +57,11 @@ fn steady_frames_allocate_nothing(single_threaded: bool) {
         schedule.run(&mut world);
     }
     let before = world.resource::<Spawned>().unwrap().0;
-    COUNT.store(0, Ordering::Relaxed);
-    COUNTING.store(true, Ordering::Relaxed);
-    for _ in 0..500 {
-        schedule.run(&mut world);
-    }
-    COUNTING.store(false, Ordering::Relaxed);
-    let allocations = COUNT.load(Ordering::Relaxed);
+    let allocations = counting_alloc::allocations_on_all_threads(|| {
+        for _ in 0..500 {
+            schedule.run(&mut world);
+        }
+    });
     assert_eq!(world.resource::<Spawned>().unwrap().0 - before, 500 * 100, "100 despawns per frame");
     assert_eq!(world.len(), 1000, "each frame's 100 spawns are despawned in the same frame");
     assert_eq!(allocations, 0, "steady frames allocated (single_threaded: {single_threaded})");

@@ -70,10 +70,6 @@ impl Events {
         let index = self.index_or_register::<E>();
         self.queue_mut(index)
     }
-
-    fn get<E: Event>(&self) -> Option<&EventQueue<E>> {
-        self.by_type.get(&TypeId::of::<E>()).map(|&index| self.queue(index))
-    }
 }
 
 /// A world-level reader of events `E`, made by [`World::event_cursor`] and read with
@@ -244,10 +240,10 @@ impl World {
 
     /// Counters of `E`'s queue (all zero if `E` was never used).
     pub fn event_stats<E: Event>(&mut self) -> EventStats {
-        if self.events.get::<E>().is_none() {
+        let Some(&index) = self.events.by_type.get(&TypeId::of::<E>()) else {
             return EventStats::default();
-        }
-        let queue = self.events.get_or_register::<E>();
+        };
+        let queue = self.events.queue_mut::<E>(index);
         EventStats {
             sent: queue.sent(),
             waiting: queue.waiting(),

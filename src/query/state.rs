@@ -793,30 +793,32 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     ///
     /// # Safety
     /// As `iter_unchecked`.
-    pub(crate) unsafe fn for_each_unchecked(&mut self, world: &World, mut f: impl for<'a> FnMut(Q::Item<'a>)) -> usize {
-        let (ticks, mode) = self.begin_run(world, RunKind::Serial);
-        let mut visited = 0;
+    pub(crate) unsafe fn for_each_unchecked(&mut self, world: &World, f: impl for<'a> FnMut(Q::Item<'a>)) -> usize {
         // SAFETY: per the caller; items cannot outlive the call to `f`.
-        unsafe {
-            self.run_unchecked(world, ticks, mode, |_, _, item| {
-                visited += 1;
-                f(item)
-            })
-        };
-        visited
+        unsafe { self.run_counted(world, f) }
     }
 
     /// One serial run of a read-only query whose items may outlive the call to `f`.
     ///
     /// # Safety
     /// As `iter_unchecked`.
-    pub(crate) unsafe fn for_each_shared<'w>(&mut self, world: &'w World, mut f: impl FnMut(Q::Item<'w>)) -> usize
+    pub(crate) unsafe fn for_each_shared<'w>(&mut self, world: &'w World, f: impl FnMut(Q::Item<'w>)) -> usize
     where
         Q: ReadOnlyQueryData,
     {
+        // SAFETY: per the caller; `Q` only reads, so items may outlive `f`'s call.
+        unsafe { self.run_counted(world, f) }
+    }
+
+    /// One serial run handing items of lifetime `'w` to `f`; returns how many.
+    ///
+    /// # Safety
+    /// As `iter_unchecked`; if `Q` writes, items must not outlive `f`'s call (the
+    /// callers' bounds see to it).
+    unsafe fn run_counted<'w>(&mut self, world: &'w World, mut f: impl FnMut(Q::Item<'w>)) -> usize {
         let (ticks, mode) = self.begin_run(world, RunKind::Serial);
         let mut visited = 0;
-        // SAFETY: per the caller; `Q` only reads.
+        // SAFETY: per the caller.
         unsafe {
             self.run_unchecked(world, ticks, mode, |_, _, item| {
                 visited += 1;
