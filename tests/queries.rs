@@ -131,6 +131,20 @@ fn par_for_each_visits_every_row_once() {
 }
 
 #[test]
+fn par_for_each_visits_small_and_odd_tables_whole() {
+    // Tables shorter than one parallel task, and lengths that halve unevenly.
+    for len in [1, 2, 7, 8, 9, 63, 65, 1_001] {
+        let mut world = World::new();
+        world.spawn_batch((0..len).map(|i| (A(i), B(0))));
+        let mut q = world.query::<(&A, &mut B)>();
+        q.par_for_each_mut(&mut world, |(a, mut b)| b.0 += a.0 + 1);
+        let mut values: Vec<_> = world.query::<&B>().iter(&world).map(|b| b.0).collect();
+        values.sort();
+        assert_eq!(values, (1..=len).collect::<Vec<_>>(), "{len} rows");
+    }
+}
+
+#[test]
 fn predicate_helpers() {
     let mut world = World::new();
     world.spawn_batch((0..100).map(|i| (A(i),)));

@@ -140,6 +140,37 @@ fn disabled_systems_catch_up_on_changes_and_removals_once() {
 }
 
 #[test]
+fn optional_resources_are_none_until_inserted_and_declare_their_access() {
+    struct Score(u32);
+    fn count(score: Option<ResMut<Score>>, mut log: ResMut<Log>) {
+        match score {
+            Some(mut score) => score.0 += 1,
+            None => log.0.push("no score"),
+        }
+    }
+    fn read(score: Option<Res<Score>>, mut seen: Local<Vec<Option<u32>>>, mut log: ResMut<Log>) {
+        seen.push(score.map(|score| score.0));
+        if seen.len() == 3 {
+            assert_eq!(*seen, [None, Some(1), Some(2)]);
+            log.0.push("read all three");
+        }
+    }
+    fn both(_: Option<Res<Score>>, _: ResMut<Score>) {}
+    let mut world = world_with_log();
+    let mut schedule = Schedule::new();
+    schedule.add_system(&mut world, count).unwrap();
+    schedule.add_system(&mut world, read.after("count")).unwrap();
+    schedule.run(&mut world);
+    world.insert_resource(Score(0));
+    schedule.run(&mut world);
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Score>().unwrap().0, 2);
+    assert_eq!(world.resource::<Log>().unwrap().0, ["no score", "read all three"]);
+    let message = schedule.add_system(&mut world, both).unwrap_err().to_string();
+    assert!(message.contains("resource `schedule::optional_resources_are_none_until_inserted_and_declare_their_access::Score` is both written and read"), "{message}");
+}
+
+#[test]
 fn tasks_without_queries_run_every_frame() {
     fn tick(mut frames: Local<u32>, mut log: ResMut<Log>) {
         *frames += 1;
@@ -215,7 +246,11 @@ fn lifecycle_callbacks_fire_on_add_remove_and_on_matching() {
     world.insert(b, (Vel(0),)).unwrap();
     world.remove::<(Vel,)>(a).unwrap();
     schedule.run(&mut world);
+    // Membership callbacks fire while the system is disabled too.
+    schedule.set_enabled(id, false).unwrap();
     world.despawn(b).unwrap();
+    schedule.run(&mut world);
+    schedule.set_enabled(id, true).unwrap();
     schedule.run(&mut world);
     schedule.remove_system(&mut world, id).unwrap();
     assert_eq!(*events.lock().unwrap(), ["added", "enter 1", "enter 2", "exit", "exit", "removed"]);

@@ -43,6 +43,19 @@ fn simple_iter(c: &mut Criterion) {
     // (ripple_tracked_observed / ripple).
     group.bench_function("ripple_tracked_observed", |b| ripple_line(b, true, true));
 
+    // Reference (never a peer): the same pass over two plain vectors, the floor any
+    // column store can reach on this machine.
+    group.bench_function("ideal", |b| {
+        let vels: Vec<Velocity> = (0..N_ENTITIES).map(|_| tprv().3).collect();
+        let mut poss: Vec<Position> = (0..N_ENTITIES).map(|_| tprv().1).collect();
+        b.iter(|| {
+            for (pos, vel) in poss.iter_mut().zip(&vels) {
+                pos.0 += vel.0;
+            }
+            std::hint::black_box(&mut poss);
+        })
+    });
+
     group.bench_function("bevy_ecs", |b| {
         let mut world = bevy_ecs::world::World::new();
         world.spawn_batch((0..N_ENTITIES).map(|_| tprv()));

@@ -65,10 +65,23 @@ fn table_groups(mut rest: &[Candidate]) -> impl Iterator<Item = (usize, &[Candid
     })
 }
 
-/// Rows per parallel batch: one leaf of the change summaries. Rayon hands out runs of
-/// consecutive batches and splits them further only when a thread is idle, so small
-/// batches cost little on cheap rows and keep the threads evenly loaded on costly ones.
-const PARALLEL_BATCH: usize = 64;
+/// The fewest rows (or candidates) a parallel task is cut down to.
+const MIN_PARALLEL_ROWS: usize = 4;
+
+/// `0..len` cut into parallel tasks of consecutive rows. Rayon halves a range only when
+/// a thread is idle and could steal it (adaptive splitting), so cheap rows stay in a few
+/// long runs, while costly rows are cut down to a few rows each near the end and the
+/// threads finish together. (Fixed batches of 64 left one thread idle for up to a
+/// batch's time at the end of a heavy pass.)
+fn parallel_ranges(len: usize) -> impl ParallelIterator<Item = std::ops::Range<usize>> {
+    rayon::iter::split(0..len, |rows| {
+        if rows.len() < 2 * MIN_PARALLEL_ROWS {
+            return (rows, None);
+        }
+        let mid = rows.start + rows.len() / 2;
+        (rows.start..mid, Some(mid..rows.end))
+    })
+}
 
 /// A query over entities that have what `Q` fetches and pass filter `F`.
 ///
@@ -698,26 +711,22 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         let task_ticks = RunTicks { defer: true, ..ticks };
         let ticks = task_ticks;
         if mode == Mode::Candidates {
-            self.candidates.par_chunks(PARALLEL_BATCH).for_each(|chunk| {
-                // SAFETY: forwarded from the caller; chunks are disjoint.
-                unsafe { self.par_candidates(world, ticks, chunk, f) };
+            parallel_ranges(self.candidates.len()).for_each(|range| {
+                // SAFETY: forwarded from the caller; ranges are disjoint.
+                unsafe { self.par_candidates(world, ticks, &self.candidates[range], f) };
             });
             return;
         }
         self.matched.par_iter().for_each(|matched| {
             let table = world.archetypes.get(matched.archetype);
-            let len = table.len();
-            let batch = PARALLEL_BATCH;
-            let batches = len.div_ceil(batch);
-            (0..batches).into_par_iter().for_each(|index| {
-                let rows = index * batch..((index + 1) * batch).min(len);
+            parallel_ranges(table.len()).for_each(|rows| {
                 // SAFETY: resolved for this table; access per the caller. Pointers made
                 // here are used only for this task's rows.
                 let fetch = unsafe { Q::fetch_archetype(matched.data, table, ticks) };
                 // SAFETY: resolved for this table.
                 let filter = unsafe { F::fetch_archetype(matched.filter, table, ticks) };
                 for row in rows {
-                    // SAFETY: `row < len`; batches are disjoint, so each row is fetched
+                    // SAFETY: `row < len`; ranges are disjoint, so each row is fetched
                     // by one task once.
                     if mode == Mode::Tables || unsafe { F::filter_row(&filter, row) } {
                         // SAFETY: as above.

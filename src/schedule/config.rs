@@ -117,6 +117,11 @@ pub trait IntoSystemConfig<Marker>: Sized {
     /// Calls `callback` for each entity that starts matching one of the system's
     /// queries (spawned or changed so that it matches), at the end of the phase in
     /// which it happened (the sync point), in the order it happened.
+    ///
+    /// Membership is the query's, not the run's: the callbacks fire while the system is
+    /// disabled too, so that state kept by them (the seed's per-system entity sets)
+    /// stays exact. Changes the system missed while disabled still reach its change
+    /// filters once it is enabled.
     fn on_entity_enter(self, callback: impl FnMut(&mut World, Entity) + Send + 'static) -> SystemConfig {
         SystemConfig { on_enter: Some(Box::new(callback)), ..self.into_config() }
     }

@@ -111,7 +111,8 @@ pub type SystemParamItem<'w, 's, P> = <P as SystemParam>::Item<'w, 's>;
 /// Shared access to resource `T` (a system parameter).
 ///
 /// # Panics
-/// The system panics, naming the resource, if the world has no `T` when it runs.
+/// The system panics, naming the resource, if the world has no `T` when it runs; take
+/// `Option<Res<T>>` for a resource that may be absent.
 pub struct Res<'w, T: Send + Sync + 'static> {
     value: &'w T,
 }
@@ -142,7 +143,8 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for Res<'_, T> {
 /// Exclusive access to resource `T` (a system parameter).
 ///
 /// # Panics
-/// The system panics, naming the resource, if the world has no `T` when it runs.
+/// The system panics, naming the resource, if the world has no `T` when it runs; take
+/// `Option<ResMut<T>>` for a resource that may be absent.
 pub struct ResMut<'w, T: Send + Sync + 'static> {
     value: &'w mut T,
 }
@@ -175,6 +177,38 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for ResMut<'_, T> {
             Ok(value) => ResMut { value },
             Err(missing) => panic!("system `{}`: {missing}", meta.name),
         }
+    }
+}
+
+/// A resource that may be absent: `None` while the world has no `T`, instead of a
+/// panic. Declares the same read as [`Res<T>`].
+// SAFETY: declares a read of `T` and only reads it.
+unsafe impl<T: Send + Sync + 'static> SystemParam for Option<Res<'_, T>> {
+    type State = ();
+    type Item<'w, 's> = Option<Res<'w, T>>;
+
+    fn init(_: &mut World, meta: &mut SystemMeta) {
+        meta.add_resource_access::<T>(false, std::any::type_name::<Self>());
+    }
+    unsafe fn get<'w>(_: &mut (), world: &'w World, _: &SystemMeta) -> Option<Res<'w, T>> {
+        world.resources.get::<T>().ok().map(|value| Res { value })
+    }
+}
+
+/// A resource that may be absent, written: `None` while the world has no `T`, instead
+/// of a panic. Declares the same write as [`ResMut<T>`].
+// SAFETY: declares a write of `T` and only touches `T`.
+unsafe impl<T: Send + Sync + 'static> SystemParam for Option<ResMut<'_, T>> {
+    type State = ();
+    type Item<'w, 's> = Option<ResMut<'w, T>>;
+
+    fn init(_: &mut World, meta: &mut SystemMeta) {
+        meta.add_resource_access::<T>(true, std::any::type_name::<Self>());
+    }
+    unsafe fn get<'w>(_: &mut (), world: &'w World, _: &SystemMeta) -> Option<ResMut<'w, T>> {
+        // SAFETY: the declared write of `T` excludes every other access to it for `'w`
+        // (caller).
+        unsafe { world.resources.get_mut_unchecked::<T>() }.ok().map(|value| ResMut { value })
     }
 }
 
