@@ -2,19 +2,10 @@
 //! Velocity); timed: one parallel pass that inverts each Transform 100 times, then
 //! transforms the Position by it. Every library runs its parallel iteration form.
 
-use bench::{Position, Transform, criterion_config, tprv};
-use cgmath::{SquareMatrix, Transform as _};
+use bench::{Position, Transform, criterion_config, heavy_work as work, tprv};
 use criterion::{Criterion, criterion_group};
 
 const N: usize = 1_000;
-
-#[inline]
-fn work(transform: &mut Transform, position: &mut Position) {
-    for _ in 0..100 {
-        transform.0 = transform.0.invert().expect("invertible");
-    }
-    position.0 = transform.0.transform_vector(position.0);
-}
 
 fn heavy_compute(c: &mut Criterion) {
     let mut group = c.benchmark_group("heavy_compute");

@@ -109,6 +109,18 @@ pub const N_PER_LETTER: usize = 20;
 /// Entities in add_remove.
 pub const N_ADD_REMOVE: usize = 10_000;
 
+/// heavy_compute's work on one entity: invert its transform 100 times, then transform its
+/// position by it. Shared by the criterion target and the `paired` tool, so that both run
+/// the same code.
+#[inline]
+pub fn heavy_work(transform: &mut Transform, position: &mut Position) {
+    use cgmath::{SquareMatrix, Transform as _};
+    for _ in 0..100 {
+        transform.0 = transform.0.invert().expect("invertible");
+    }
+    position.0 = transform.0.transform_vector(position.0);
+}
+
 /// The (Transform, Position, Rotation, Velocity) bundle every spawning workload uses.
 #[inline]
 pub fn tprv() -> (Transform, Position, Rotation, Velocity) {

@@ -17,7 +17,6 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use bench::*;
-use cgmath::{SquareMatrix, Transform as _};
 use legion::IntoQuery;
 
 /// One library's pass over its prepared world.
@@ -183,14 +182,7 @@ fn heavy_compute() -> Workload {
     use rayon::prelude::*;
     use shipyard::{IntoIter, ViewMut};
     const N: usize = 1_000;
-    #[inline]
-    fn work(transform: &mut Transform, position: &mut Position) {
-        for _ in 0..100 {
-            transform.0 = transform.0.invert().expect("invertible");
-        }
-        position.0 = transform.0.transform_vector(position.0);
-    }
-
+    let work = heavy_work;
     let mut world = ripple::World::new();
     world.spawn_batch((0..N).map(|_| tprv()));
     let mut query = world.query::<(&mut Position, &mut Transform)>();
