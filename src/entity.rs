@@ -147,7 +147,6 @@ impl Entities {
         }
     }
 
-    /// The location of `entity`, or `None` if it is not alive.
     /// Hands out a handle for an entity to be spawned later (by a command), through a
     /// shared reference: safe to call from several threads at once. The handle is not
     /// alive until `flush_reserved` makes it so.
@@ -180,6 +179,7 @@ impl Entities {
         }
     }
 
+    /// The location of `entity`, or `None` if it is not alive.
     #[inline]
     pub(crate) fn get(&self, entity: Entity) -> Option<Location> {
         let meta = self.meta.get(entity.index as usize)?;

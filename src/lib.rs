@@ -61,6 +61,7 @@ mod schedule;
 mod spawn_batch;
 mod storage;
 mod system;
+mod type_name;
 mod world;
 
 pub use api::{Api, ApiMut};

@@ -271,12 +271,7 @@ impl Summary {
     /// Records that the rows `stamped` of leaf `block` were stamped with `tick`, the
     /// newest tick written to this column so far. The caller has no concurrent writer.
     #[inline]
-    pub(crate) fn fold_mask(&self, block: usize, stamped: u64, tick: Tick) {
-        self.stamp_leaf(block, stamped, tick);
-    }
-
-    #[inline]
-    fn stamp_leaf(&self, block: usize, stamped: u64, tick: Tick) {
+    pub(crate) fn stamp_leaf(&self, block: usize, stamped: u64, tick: Tick) {
         let max = &self.levels[0][block];
         let leaf = &self.leaves[block];
         let old = max.load(Relaxed);

@@ -1,10 +1,9 @@
 //! Merge policies: coalescing events that share a key while they wait for the next
 //! sync point (the seed's twenty hits on one enemy become one damage event).
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hash};
+use std::hash::Hash;
 
-use crate::hash::IdHasher;
+use crate::hash::IdMap;
 
 /// Coalesces a sent event into the events already waiting, or appends it.
 pub(crate) trait Merge<E>: Send + Sync {
@@ -21,12 +20,12 @@ pub(crate) trait Merge<E>: Send + Sync {
 pub(crate) struct MergeBy<K, FK, FC> {
     key: FK,
     combine: FC,
-    positions: HashMap<K, u32, BuildHasherDefault<IdHasher>>,
+    positions: IdMap<K, u32>,
 }
 
 impl<K, FK, FC> MergeBy<K, FK, FC> {
     pub(crate) fn new(key: FK, combine: FC) -> Self {
-        MergeBy { key, combine, positions: HashMap::default() }
+        MergeBy { key, combine, positions: IdMap::default() }
     }
 }
 

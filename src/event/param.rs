@@ -7,7 +7,7 @@ use crate::system::{SystemMeta, SystemParam};
 use crate::world::World;
 
 use super::queue::{Cursor, EventQueue, Outbox};
-use super::registry::{Event, EventIter};
+use super::registry::{Event, EventIter, Events};
 
 /// The access key of sending `E`: writers of one event type exclude each other.
 struct Sends<E>(PhantomData<fn(E)>);
@@ -31,9 +31,7 @@ impl<E: Event> EventWriter<'_, E> {
 
     /// Sends every event of `events`, in order.
     pub fn send_batch(&mut self, events: impl IntoIterator<Item = E>) {
-        for event in events {
-            self.outbox.send(event);
-        }
+        self.outbox.send_all(events);
     }
 }
 
@@ -56,11 +54,29 @@ unsafe impl<E: Event> SystemParam for EventWriter<'_, E> {
     }
 }
 
-/// What an [`EventReader`] keeps between runs: where it is in the queue.
+/// What an [`EventReader`] (or an [`EventCursor`](crate::EventCursor)) keeps between
+/// reads: where it is in the queue.
 pub struct ReaderState {
-    index: usize,
+    pub(crate) index: usize,
     cursor: Cursor,
-    missed: u64,
+    pub(crate) missed: u64,
+}
+
+impl ReaderState {
+    /// A new reader of `E`: it reads the events delivered from the next sync point on.
+    pub(crate) fn register<E: Event>(events: &mut Events) -> Self {
+        let index = events.index_or_register::<E>();
+        let cursor = events.queue_mut::<E>(index).register_reader();
+        ReaderState { index, cursor, missed: 0 }
+    }
+
+    /// The events of `queue` (this reader's) not read yet, oldest first; they count as
+    /// read afterwards.
+    #[inline]
+    pub(crate) fn read<'a, E: Event>(&mut self, queue: &'a EventQueue<E>) -> EventIter<'a, E> {
+        let cursor: &AtomicU64 = &self.cursor;
+        EventIter { inner: queue.read(cursor, &mut self.missed) }
+    }
 }
 
 /// Reads events of type `E` (a system parameter). Each reader has its own cursor: it
@@ -76,8 +92,7 @@ impl<'w, E: Event> EventReader<'w, '_, E> {
     /// The events not read yet, oldest first; they count as read afterwards.
     #[inline]
     pub fn read(&mut self) -> EventIter<'w, E> {
-        let cursor: &AtomicU64 = &self.state.cursor;
-        EventIter { inner: self.queue.read(cursor, &mut self.state.missed) }
+        self.state.read(self.queue)
     }
 
     /// How many events are waiting for this reader.
@@ -110,9 +125,7 @@ unsafe impl<E: Event> SystemParam for EventReader<'_, '_, E> {
     type Item<'w, 's> = EventReader<'w, 's, E>;
 
     fn init(world: &mut World, _: &mut SystemMeta) -> ReaderState {
-        let index = world.events.index_or_register::<E>();
-        let cursor = world.events.queue_mut::<E>(index).register_reader();
-        ReaderState { index, cursor, missed: 0 }
+        ReaderState::register::<E>(&mut world.events)
     }
 
     unsafe fn get<'w, 's>(state: &'s mut ReaderState, world: &'w World, _: &SystemMeta) -> EventReader<'w, 's, E> {

@@ -26,6 +26,19 @@ impl<E> Outbox<E> {
             Some(merge) => merge.send(&mut self.waiting, event),
         }
     }
+
+    /// Sends every event of `events`, in order: in one `extend` when no merge policy
+    /// applies.
+    pub(crate) fn send_all(&mut self, events: impl IntoIterator<Item = E>) {
+        match &mut self.merge {
+            None => {
+                let before = self.waiting.len();
+                self.waiting.extend(events);
+                self.sent += (self.waiting.len() - before) as u64;
+            }
+            Some(_) => events.into_iter().for_each(|event| self.send(event)),
+        }
+    }
 }
 
 /// Where one reader is: the sequence number of the next event it will read. Shared

@@ -4,13 +4,13 @@
 use std::any::{Any, TypeId};
 use std::hash::Hash;
 use std::marker::PhantomData;
-use std::sync::atomic::AtomicU64;
 
 use crate::hash::IdMap;
 use crate::world::{World, WorldId};
 
 use super::merge::MergeBy;
-use super::queue::{Cursor, EventQueue};
+use super::param::ReaderState;
+use super::queue::EventQueue;
 
 /// A value sent from systems to systems, delivered at the next sync point. Implemented
 /// for every `Send + Sync + 'static` type.
@@ -76,17 +76,15 @@ impl Events {
 /// [`World::read_events`]. Like a system's [`EventReader`](crate::EventReader), it
 /// reads each event once and holds back the queue's cleanup until it has.
 pub struct EventCursor<E: Event> {
-    cursor: Cursor,
-    missed: u64,
+    state: ReaderState,
     world: WorldId,
-    index: usize,
     _event: PhantomData<fn(E)>,
 }
 
 impl<E: Event> EventCursor<E> {
     /// Events a bounded queue dropped before this cursor read them.
     pub fn missed(&self) -> u64 {
-        self.missed
+        self.state.missed
     }
 }
 
@@ -158,18 +156,13 @@ impl World {
 
     /// Sends every event of `events`, in order.
     pub fn send_events<E: Event>(&mut self, events: impl IntoIterator<Item = E>) {
-        let outbox = self.events.get_or_register::<E>().outbox();
-        for event in events {
-            outbox.send(event);
-        }
+        self.events.get_or_register::<E>().outbox().send_all(events);
     }
 
     /// A world-level reader of `E`, which reads the events delivered from the next
     /// sync point on.
     pub fn event_cursor<E: Event>(&mut self) -> EventCursor<E> {
-        let index = self.events.index_or_register::<E>();
-        let cursor = self.events.queue_mut::<E>(index).register_reader();
-        EventCursor { cursor, missed: 0, world: self.id(), index, _event: PhantomData }
+        EventCursor { state: ReaderState::register::<E>(&mut self.events), world: self.id(), _event: PhantomData }
     }
 
     /// The events `cursor` has not read yet, oldest first; it has read them afterwards.
@@ -182,8 +175,7 @@ impl World {
             "an EventCursor<{}> was used with another world",
             std::any::type_name::<E>()
         );
-        let cursor_at: &AtomicU64 = &cursor.cursor;
-        EventIter { inner: self.events.queue::<E>(cursor.index).read(cursor_at, &mut cursor.missed) }
+        cursor.state.read(self.events.queue::<E>(cursor.state.index))
     }
 
     /// The sync point for events: makes every event sent since the last one readable,

@@ -65,14 +65,16 @@ fn table_groups(mut rest: &[Candidate]) -> impl Iterator<Item = (usize, &[Candid
     })
 }
 
-/// The fewest rows (or candidates) a parallel task is cut down to.
-const MIN_PARALLEL_ROWS: usize = 4;
+/// The fewest rows (or candidates) a parallel task is cut down to: a quarter of a
+/// summary leaf, so that tasks rarely share a cache line of values or ticks, and each
+/// task's fetch is paid for by its rows.
+const MIN_PARALLEL_ROWS: usize = 16;
 
-/// `0..len` cut into parallel tasks of consecutive rows. Rayon halves a range only when
-/// a thread is idle and could steal it (adaptive splitting), so cheap rows stay in a few
-/// long runs, while costly rows are cut down to a few rows each near the end and the
-/// threads finish together. (Fixed batches of 64 left one thread idle for up to a
-/// batch's time at the end of a heavy pass.)
+/// `0..len` cut into parallel tasks of consecutive rows. Rayon's adaptive splitting
+/// cuts a range into a few tasks per thread up front and halves a task again only when
+/// another thread steals it: cheap rows stay in a few long runs, while costly rows are
+/// cut finer near the end, so the threads finish together. (Fixed batches of 64 rows
+/// left one thread idle for up to a batch's time at the end of a heavy pass.)
 fn parallel_ranges(len: usize) -> impl ParallelIterator<Item = std::ops::Range<usize>> {
     rayon::iter::split(0..len, |rows| {
         if rows.len() < 2 * MIN_PARALLEL_ROWS {
@@ -334,8 +336,9 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         unsafe { self.par_run_unchecked(world, ticks, mode, &f) }
     }
 
-    /// Like [`for_each_mut`](Self::for_each_mut), spread over rayon's threads. Large
-    /// tables are split into batches; each row is visited by exactly one task. One run.
+    /// Like [`for_each_mut`](Self::for_each_mut), spread over rayon's threads. Tables
+    /// are split into ranges of rows while threads are idle; each row is visited by
+    /// exactly one task. One run.
     /// As there, items cannot outlive the call that receives them.
     #[track_caller]
     pub fn par_for_each_mut(&mut self, world: &mut World, f: impl for<'a> Fn(Q::Item<'a>) + Send + Sync) {

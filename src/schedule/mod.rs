@@ -129,10 +129,6 @@ pub struct Schedule {
     moves: Vec<Move>,
 }
 
-// SAFETY: the raw pointers in `scratch` are only meaningful during `run`, which
-// holds `&mut self`; between runs they are dead values.
-unsafe impl Send for Schedule {}
-
 impl Default for Schedule {
     fn default() -> Self {
         Schedule::new()

@@ -120,7 +120,7 @@ impl TickPtrs {
                 }
             }
             if self.live {
-                (*self.summary).fold_mask(leaf, written, tick);
+                (*self.summary).stamp_leaf(leaf, written, tick);
             }
         }
     }

@@ -6,6 +6,7 @@ use std::borrow::Cow;
 use std::marker::PhantomData;
 
 use crate::storage::ArchetypeId;
+use crate::type_name::short_type_name;
 use crate::world::World;
 
 use super::access::SystemAccess;
@@ -72,13 +73,14 @@ impl<S: System> IntoSystem<()> for S {
 }
 
 /// The default name of a system made from `F`: its path without the crate and
-/// module prefix (`my_game::physics::gravity` → `gravity`).
+/// module prefix (`my_game::physics::gravity` → `gravity`, and a generic
+/// `my_game::spawn<my_game::Crate>` → `spawn<Crate>`).
 fn short_name<F>() -> Cow<'static, str> {
     let full = std::any::type_name::<F>();
     if full.contains("{{closure}}") {
         return Cow::Borrowed(full);
     }
-    Cow::Borrowed(full.rsplit("::").next().unwrap_or(full))
+    Cow::Owned(short_type_name(full))
 }
 
 /// A function whose parameters are system parameters; `Marker` is the function's

@@ -186,4 +186,17 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryParamIter<'_, 'w, Q, F>
     fn size_hint(&self) -> (usize, Option<usize>) {
         self.inner.size_hint()
     }
+
+    /// Keeps the inner iterator's per-table loops (`for_each`, `sum`, `count`, ...),
+    /// counting in a local and adding to the profiler's count once.
+    #[inline]
+    fn fold<Acc, G: FnMut(Acc, Self::Item) -> Acc>(self, init: Acc, mut g: G) -> Acc {
+        let mut count = 0;
+        let acc = self.inner.fold(init, |acc, item| {
+            count += 1;
+            g(acc, item)
+        });
+        *self.processed += count;
+        acc
+    }
 }

@@ -59,8 +59,8 @@ fn main() {
                 table,
                 "| {} | {other} | {} | {} | **{:.3}** | {faster} / {rounds} |",
                 workload.name,
-                fmt_seconds(median(&mut ours)),
-                fmt_seconds(median(&mut theirs)),
+                fmt_ns(median(&mut ours) * 1e9),
+                fmt_ns(median(&mut theirs) * 1e9),
                 median(&mut ratios),
             )
             .unwrap();
@@ -101,14 +101,6 @@ fn time(pass: &mut Pass, reps: usize) -> f64 {
 fn median(values: &mut [f64]) -> f64 {
     values.sort_by(f64::total_cmp);
     values[values.len() / 2]
-}
-
-fn fmt_seconds(s: f64) -> String {
-    match s {
-        s if s >= 1e-3 => format!("{:.3} ms", s * 1e3),
-        s if s >= 1e-6 => format!("{:.2} µs", s * 1e6),
-        s => format!("{:.1} ns", s * 1e9),
-    }
 }
 
 /// simple_iter: `pos += vel` over 10,000 entities of (Transform, Position, Rotation,
@@ -182,28 +174,27 @@ fn heavy_compute() -> Workload {
     use rayon::prelude::*;
     use shipyard::{IntoIter, ViewMut};
     const N: usize = 1_000;
-    let work = heavy_work;
     let mut world = ripple::World::new();
     world.spawn_batch((0..N).map(|_| tprv()));
     let mut query = world.query::<(&mut Position, &mut Transform)>();
     let ripple: Pass =
-        Box::new(move || query.par_for_each_mut(&mut world, |(mut pos, mut mat)| work(&mut mat, &mut pos)));
+        Box::new(move || query.par_for_each_mut(&mut world, |(mut pos, mut mat)| heavy_work(&mut mat, &mut pos)));
 
     let mut world = shipyard::World::new();
     world.bulk_add_entity((0..N).map(|_| tprv()));
     let shipyard: Pass = Box::new(move || {
         world.run(|mut pos: ViewMut<'_, Position>, mut mat: ViewMut<'_, Transform>| {
-            (&mut pos, &mut mat).par_iter().for_each(|(pos, mat)| work(mat, pos));
+            (&mut pos, &mut mat).par_iter().for_each(|(pos, mat)| heavy_work(mat, pos));
         })
     });
 
     let mut world = legion::World::default();
     world.extend((0..N).map(|_| tprv()));
     let mut query = <(legion::Write<Position>, legion::Write<Transform>)>::query();
-    let legion: Pass = Box::new(move || query.par_for_each_mut(&mut world, |(pos, mat)| work(mat, pos)));
+    let legion: Pass = Box::new(move || query.par_for_each_mut(&mut world, |(pos, mat)| heavy_work(mat, pos)));
 
     let mut rows: Vec<(Position, Transform)> = (0..N).map(|_| tprv()).map(|(t, p, _, _)| (p, t)).collect();
-    let ideal: Pass = Box::new(move || rows.par_iter_mut().for_each(|(pos, mat)| work(mat, pos)));
+    let ideal: Pass = Box::new(move || rows.par_iter_mut().for_each(|(pos, mat)| heavy_work(mat, pos)));
     Workload {
         name: "heavy_compute",
         ripple,

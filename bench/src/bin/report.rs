@@ -23,6 +23,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use bench::fmt_ns;
 use serde_json::Value;
 
 /// Libraries in row order (after `ripple` come its `ripple_*` variants); then the reference
@@ -406,27 +407,6 @@ fn fmt_ratio(r: f64) -> String {
     } else {
         format!("{r:.1e}")
     }
-}
-
-/// Criterion's style: three significant digits in ns, µs, ms or s.
-fn fmt_ns(ns: f64) -> String {
-    let (v, unit) = if ns < 1e3 {
-        (ns, "ns")
-    } else if ns < 1e6 {
-        (ns / 1e3, "µs")
-    } else if ns < 1e9 {
-        (ns / 1e6, "ms")
-    } else {
-        (ns / 1e9, "s")
-    };
-    let digits = if v >= 100.0 {
-        0
-    } else if v >= 10.0 {
-        1
-    } else {
-        2
-    };
-    format!("{v:.digits$} {unit}")
 }
 
 fn render_machine(workspace: &Path) -> String {
