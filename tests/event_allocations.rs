@@ -18,6 +18,15 @@ struct Damage {
     target: u32,
     amount: u64,
 }
+/// Merged over more keys than a merge policy looks up on send (it appends past 16,384
+/// and coalesces at the sync point, in buffers of its own).
+#[derive(Clone, Copy)]
+struct Splash {
+    target: u32,
+    amount: u64,
+}
+const SPLASH_KEYS: u32 = 17_000;
+const SPLASH_SENDS: u32 = 20_000;
 /// Has hooks: each spawn and despawn of one runs them, and they queue commands.
 struct Shell(u32);
 struct Tagged;
@@ -25,6 +34,8 @@ struct Tagged;
 struct Totals {
     pings: u64,
     damage: u64,
+    splashes: u64,
+    splash: u64,
     hooked: u64,
 }
 #[derive(Default)]
@@ -45,6 +56,7 @@ fn build(world: &mut World) -> Schedule {
     world.insert_resource(Totals::default());
     world.publish_api(Gui::default());
     world.merge_events_by(|d: &Damage| d.target, |sum: &mut Damage, d| sum.amount += d.amount);
+    world.merge_events_by(|s: &Splash| s.target, |sum: &mut Splash, s| sum.amount += s.amount);
     world.on_add::<Shell>(|ctx| {
         let entity = ctx.entity;
         ctx.commands.insert(entity, (Tagged,));
@@ -65,11 +77,12 @@ fn build(world: &mut World) -> Schedule {
     schedule
         .add_system(
             world,
-            (|mut pings: EventWriter<Ping>, mut hits: EventWriter<Damage>| {
+            (|mut pings: EventWriter<Ping>, mut hits: EventWriter<Damage>, mut splashes: EventWriter<Splash>| {
                 pings.send_batch((0..200).map(Ping));
                 for i in 0..1000 {
                     hits.send(Damage { target: i % 50, amount: 1 });
                 }
+                splashes.send_batch((0..SPLASH_SENDS).map(|i| Splash { target: i % SPLASH_KEYS, amount: 1 }));
             })
             .in_phase(PRE_UPDATE),
         )
@@ -78,9 +91,16 @@ fn build(world: &mut World) -> Schedule {
         schedule
             .add_system(
                 world,
-                |mut pings: EventReader<Ping>, mut hits: EventReader<Damage>, mut totals: ResMut<Totals>| {
+                |mut pings: EventReader<Ping>,
+                 mut hits: EventReader<Damage>,
+                 mut splashes: EventReader<Splash>,
+                 mut totals: ResMut<Totals>| {
                     totals.pings += pings.read().map(|p| p.0).sum::<u64>();
                     totals.damage += hits.read().map(|d| d.amount).sum::<u64>();
+                    for splash in splashes.read() {
+                        totals.splashes += 1;
+                        totals.splash += splash.amount;
+                    }
                 },
             )
             .unwrap();
@@ -134,6 +154,8 @@ fn steady_frames_with_events_merges_hooks_and_data_commands_allocate_nothing() {
     assert_eq!(world.event_stats::<Damage>().sent, 1000 * 250);
     let totals = world.resource::<Totals>().unwrap();
     assert_eq!(totals.damage, 4 * 1000 * 250, "every merged hit arrives, summed");
+    assert_eq!(totals.splashes, 4 * u64::from(SPLASH_KEYS) * 250, "one splash per key per frame");
+    assert_eq!(totals.splash, 4 * u64::from(SPLASH_SENDS) * 250, "every merged splash arrives, summed");
     assert!(totals.hooked >= 50 * 248 && totals.pings > 0);
     assert!(world.api::<Gui>().unwrap().level_complete);
     assert_eq!(allocations, 0, "steady frames allocated {allocations} times");

@@ -235,6 +235,50 @@ fn twenty_hits_on_one_enemy_in_one_frame_become_one_damage_event_with_the_sum() 
 }
 
 #[test]
+fn merging_over_many_keys_keeps_first_send_order_and_sums_in_send_order() {
+    // More keys than a merge policy looks up on send (16,384): past them sends append
+    // and the sync point coalesces. The result must be what merging on the spot gives.
+    const KEYS: u32 = 50_000;
+    #[derive(Debug, PartialEq)]
+    struct Mark {
+        key: u32,
+        trail: u64,
+    }
+    let mut world = World::new();
+    // An order-sensitive fold: combining out of send order would change the trail.
+    world.merge_events_by(
+        |m: &Mark| m.key,
+        |acc: &mut Mark, m| acc.trail = acc.trail.wrapping_mul(1_000_003).wrapping_add(m.trail),
+    );
+    let mut cursor = world.event_cursor::<Mark>();
+    let sends: Vec<(u32, u64)> =
+        (0..3 * u64::from(KEYS)).map(|i| ((i.wrapping_mul(2_654_435_761) % u64::from(KEYS)) as u32, i)).collect();
+    let mut expected: Vec<Mark> = Vec::new();
+    let mut at = vec![usize::MAX; KEYS as usize];
+    for &(key, trail) in &sends {
+        match at[key as usize] {
+            usize::MAX => {
+                at[key as usize] = expected.len();
+                expected.push(Mark { key, trail });
+            }
+            i => expected[i].trail = expected[i].trail.wrapping_mul(1_000_003).wrapping_add(trail),
+        }
+    }
+    for frame in 0..2 {
+        world.send_events(sends.iter().map(|&(key, trail)| Mark { key, trail }));
+        assert_eq!(world.event_stats::<Mark>().waiting, KEYS as usize, "frame {frame}: merged ones count once");
+        world.deliver_events();
+        let got: Vec<&Mark> = world.read_events(&mut cursor).collect();
+        assert!(got.len() == expected.len() && got.iter().zip(&expected).all(|(g, e)| *g == e), "frame {frame}");
+    }
+    // Back under the limit, sends combine on the spot again.
+    world.send_event(Mark { key: 1, trail: 1 });
+    world.send_event(Mark { key: 1, trail: 2 });
+    world.deliver_events();
+    assert_eq!(world.read_events(&mut cursor).collect::<Vec<_>>(), [&Mark { key: 1, trail: 1_000_005 }]);
+}
+
+#[test]
 fn a_bounded_queue_drops_the_oldest_and_says_so() {
     let mut world = World::new();
     world.set_event_capacity::<Ping>(Some(3));

@@ -12,7 +12,10 @@ use super::merge::Merge;
 /// Events sent since the last sync point, not yet readable.
 pub(crate) struct Outbox<E> {
     pub(crate) waiting: Vec<E>,
-    pub(crate) merge: Option<Box<dyn Merge<E>>>,
+    merge: Option<Box<dyn Merge<E>>>,
+    /// The merge policy has switched to appending sends (it has too many keys to look
+    /// them up on send); `waiting` needs a [`settle`](Outbox::settle) before delivery.
+    appending: bool,
     /// Events sent in the world's lifetime (merged sends count too).
     pub(crate) sent: u64,
 }
@@ -22,22 +25,40 @@ impl<E> Outbox<E> {
     pub(crate) fn send(&mut self, event: E) {
         self.sent += 1;
         match &mut self.merge {
-            None => self.waiting.push(event),
-            Some(merge) => merge.send(&mut self.waiting, event),
+            Some(merge) if !self.appending => self.appending = merge.send(&mut self.waiting, event),
+            _ => self.waiting.push(event),
         }
     }
 
     /// Sends every event of `events`, in order: in one `extend` when no merge policy
-    /// applies.
+    /// looks keys up on send.
     pub(crate) fn send_all(&mut self, events: impl IntoIterator<Item = E>) {
-        match &mut self.merge {
-            None => {
-                let before = self.waiting.len();
-                self.waiting.extend(events);
-                self.sent += (self.waiting.len() - before) as u64;
+        let mut events = events.into_iter();
+        if let Some(merge) = &mut self.merge {
+            while !self.appending {
+                let Some(event) = events.next() else { return };
+                self.sent += 1;
+                self.appending = merge.send(&mut self.waiting, event);
             }
-            Some(_) => events.into_iter().for_each(|event| self.send(event)),
         }
+        let before = self.waiting.len();
+        self.waiting.extend(events);
+        self.sent += (self.waiting.len() - before) as u64;
+    }
+
+    /// Combines appended sends that share a key, leaving one waiting event per key.
+    fn settle(&mut self) {
+        if let (Some(merge), true) = (&mut self.merge, self.appending) {
+            merge.settle(&mut self.waiting);
+        }
+    }
+
+    /// Forgets the merge policy's keys once `waiting` was delivered.
+    fn delivered(&mut self) {
+        if let Some(merge) = &mut self.merge {
+            merge.clear();
+        }
+        self.appending = false;
     }
 }
 
@@ -68,7 +89,7 @@ unsafe impl<E: Send + Sync> Sync for EventQueue<E> {}
 impl<E: Send + Sync + 'static> Default for EventQueue<E> {
     fn default() -> Self {
         EventQueue {
-            outbox: UnsafeCell::new(Outbox { waiting: Vec::new(), merge: None, sent: 0 }),
+            outbox: UnsafeCell::new(Outbox { waiting: Vec::new(), merge: None, appending: false, sent: 0 }),
             buffer: VecDeque::new(),
             base: 0,
             readers: Vec::new(),
@@ -143,6 +164,7 @@ impl<E: Send + Sync + 'static> EventQueue<E> {
         self.buffer.drain(..(oldest - self.base) as usize);
         self.base = oldest;
         let outbox = self.outbox.get_mut();
+        outbox.settle();
         if self.buffer.is_empty() {
             // The usual case, every reader caught up: the outbox becomes the buffer and
             // the empty buffer the next outbox, no event copied. Both conversions are
@@ -152,9 +174,7 @@ impl<E: Send + Sync + 'static> EventQueue<E> {
         } else {
             self.buffer.extend(outbox.waiting.drain(..));
         }
-        if let Some(merge) = &mut outbox.merge {
-            merge.clear();
-        }
+        outbox.delivered();
         if let Some(capacity) = self.capacity {
             let excess = self.buffer.len().saturating_sub(capacity);
             self.buffer.drain(..excess);
@@ -171,8 +191,13 @@ impl<E: Send + Sync + 'static> EventQueue<E> {
         self.capacity = capacity;
     }
 
+    /// Replaces the merge policy. Events already waiting stay as the old policy left
+    /// them (settled, if it was appending), and the new one does not merge them.
     pub(crate) fn set_merge(&mut self, merge: Option<Box<dyn Merge<E>>>) {
-        self.outbox.get_mut().merge = merge;
+        let outbox = self.outbox.get_mut();
+        outbox.settle();
+        outbox.appending = false;
+        outbox.merge = merge;
     }
 
     /// Events a bounded queue dropped, in the world's lifetime.
@@ -180,9 +205,11 @@ impl<E: Send + Sync + 'static> EventQueue<E> {
         self.dropped
     }
 
-    /// Events waiting in the outbox for the next sync point.
+    /// Events waiting in the outbox for the next sync point, merged ones counted once.
     pub(crate) fn waiting(&mut self) -> usize {
-        self.outbox.get_mut().waiting.len()
+        let outbox = self.outbox.get_mut();
+        outbox.settle();
+        outbox.waiting.len()
     }
 
     /// Events readable now (by the reader furthest behind).
@@ -240,5 +267,22 @@ mod tests {
         let mut missed = 0;
         let got: Vec<_> = queue.read(&reader, &mut missed).copied().collect();
         assert_eq!((got, missed), (vec![3, 4], 3));
+    }
+
+    #[test]
+    fn replacing_an_appending_merge_policy_settles_what_it_appended_first() {
+        let mut queue = EventQueue::<(u32, u32)>::default();
+        let reader = queue.register_reader();
+        let sum = |first: &mut (u32, u32), e: (u32, u32)| first.1 += e.1;
+        queue.set_merge(Some(Box::new(super::super::merge::MergeBy::with_hashed_keys(|e: &(u32, u32)| e.0, sum, 1))));
+        queue.outbox().send_all([(1, 1), (2, 1), (1, 1), (2, 1)]);
+        assert_eq!(queue.outbox().waiting.len(), 4, "past one key, sends were appended");
+        queue.set_merge(None);
+        queue.outbox().send((1, 1));
+        queue.deliver();
+        let mut missed = 0;
+        let got: Vec<_> = queue.read(&reader, &mut missed).copied().collect();
+        assert_eq!(got, [(1, 2), (2, 2), (1, 1)], "merged by the old policy, not by none");
+        assert_eq!(queue.sent(), 5);
     }
 }
