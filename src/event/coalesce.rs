@@ -14,9 +14,14 @@ use std::hash::{BuildHasher, BuildHasherDefault, Hash};
 use crate::hash::IdHasher;
 use crate::hint::prefetch;
 
-/// Bits of the key hash sorted per radix pass (the last of three passes sorts 10).
-const DIGIT_BITS: u32 = 11;
-const BUCKETS: usize = 1 << DIGIT_BITS;
+/// Bits of the key hash sorted per radix pass while the sorted list fits the cache, and
+/// past that (2^18 events): narrower digits scatter into fewer pages at once, which
+/// costs a pass more but misses the TLB far less.
+const WIDE_DIGIT: u32 = 11;
+const NARROW_DIGIT: u32 = 8;
+const WIDE_UP_TO: u32 = 1 << 18;
+const BUCKETS: usize = 1 << WIDE_DIGIT;
+const MAX_PASSES: usize = u32::BITS.div_ceil(NARROW_DIGIT) as usize;
 /// How many events ahead the grouping loop prefetches the events it will fold.
 const PREFETCH_AHEAD: usize = 16;
 
@@ -51,7 +56,7 @@ impl<E> Coalescer<E> {
         let len = u32::try_from(events.len()).expect("fewer than 2^32 events wait for one sync point");
         let digits = Digits::for_len(len);
         let hasher = BuildHasherDefault::<IdHasher>::default();
-        let mut counts = [[0u32; BUCKETS]; 3];
+        let mut counts = [[0u32; BUCKETS]; MAX_PASSES];
         self.order.clear();
         self.order.extend((0..len).zip(events.iter()).map(|(at, event)| {
             // Fibonacci hashing leaves its best bits at the top.
@@ -112,11 +117,12 @@ fn fold_run<E, K: Eq>(
     }
 }
 
-/// Which bits of the hash the sort uses: the top `passes` × 11 (all 32 at most).
-/// About one more bit than the event count needs keeps runs to a key or two, so a
-/// million events sort in two passes.
+/// Which bits of the hash the sort uses: the top `passes` × `width` (all 32 at most).
+/// About one more bit than the event count needs keeps runs to a key or two; sorting
+/// all 32 would cost passes and find no more equal keys.
 #[derive(Clone, Copy)]
 struct Digits {
+    width: u32,
     passes: usize,
     /// The lowest bit sorted: runs are the events whose `hash >> low` are equal.
     low: u32,
@@ -124,16 +130,22 @@ struct Digits {
 
 impl Digits {
     fn for_len(len: u32) -> Digits {
-        let bits = (u32::BITS - len.leading_zeros() + 1).min(32);
-        let passes = bits.div_ceil(DIGIT_BITS);
-        Digits { passes: passes as usize, low: 32u32.saturating_sub(passes * DIGIT_BITS) }
+        let bits = (u32::BITS - len.leading_zeros() + 1).min(u32::BITS);
+        let width = if len <= WIDE_UP_TO { WIDE_DIGIT } else { NARROW_DIGIT };
+        let passes = bits.div_ceil(width);
+        Digits { width, passes: passes as usize, low: u32::BITS.saturating_sub(passes * width) }
+    }
+
+    /// How many values a digit takes.
+    fn buckets(self) -> usize {
+        1 << self.width
     }
 
     /// The digit sorted in `pass`, from the least significant.
     #[inline(always)]
     fn digit(self, hash: u32, pass: usize) -> usize {
-        let shift = self.low + pass as u32 * DIGIT_BITS;
-        ((hash >> shift) as usize) & (BUCKETS - 1)
+        let shift = self.low + pass as u32 * self.width;
+        ((hash >> shift) as usize) & (self.buckets() - 1)
     }
 }
 
@@ -143,12 +155,13 @@ impl Digits {
 fn radix_sort(
     items: &mut Vec<(u32, u32)>,
     scratch: &mut Vec<(u32, u32)>,
-    counts: &mut [[u32; BUCKETS]; 3],
+    counts: &mut [[u32; BUCKETS]; MAX_PASSES],
     digits: Digits,
 ) {
     scratch.clear();
     scratch.resize(items.len(), (0, 0));
     for (pass, counts) in counts.iter_mut().enumerate().take(digits.passes) {
+        let counts = &mut counts[..digits.buckets()];
         if counts.iter().any(|&count| count as usize == items.len()) {
             continue;
         }
@@ -240,10 +253,10 @@ mod tests {
 
     #[test]
     fn radix_sort_is_stable_and_sorted_by_the_digits_bits() {
-        for len in [1u32, 2, 100, 5_000, 70_000] {
+        for len in [1u32, 2, 100, 5_000, 70_000, WIDE_UP_TO + 1] {
             let digits = Digits::for_len(len);
             let mut items: Vec<(u32, u32)> = (0..len).map(|i| (i.wrapping_mul(2_654_435_761), i)).collect();
-            let mut counts = [[0u32; BUCKETS]; 3];
+            let mut counts = [[0u32; BUCKETS]; MAX_PASSES];
             for &(hash, _) in &items {
                 for (pass, counts) in counts.iter_mut().enumerate().take(digits.passes) {
                     counts[digits.digit(hash, pass)] += 1;
@@ -254,7 +267,12 @@ mod tests {
             radix_sort(&mut items, &mut Vec::new(), &mut counts, digits);
             assert_eq!(items, expected, "{len} items");
         }
-        assert_eq!((Digits::for_len(1 << 20).passes, Digits::for_len(1 << 20).low), (2, 10));
-        assert_eq!((Digits::for_len(u32::MAX).passes, Digits::for_len(u32::MAX).low), (3, 0));
+        let shape = |len| {
+            let digits = Digits::for_len(len);
+            (digits.width, digits.passes, digits.low)
+        };
+        assert_eq!(shape(100_000), (11, 2, 10));
+        assert_eq!(shape(2_000_000), (8, 3, 8));
+        assert_eq!(shape(u32::MAX), (8, 4, 0));
     }
 }
