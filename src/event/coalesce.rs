@@ -1,13 +1,17 @@
-//! Coalescing a long list of sent events by key in a few sequential passes, for merge
-//! policies whose keys outgrow the cache.
+//! Coalescing a long list of sent events by key at the sync point, for merge policies
+//! whose keys outgrow the cache.
 //!
 //! A hash map from key to waiting event makes each merged send O(1), but once it holds
 //! hundreds of thousands of keys every send is a cache miss or two, and the per-send
 //! cost grows tenfold between a thousand keys and a million. Past a limit the policy
 //! therefore stops looking keys up on send and appends; at the sync point this module
-//! groups the appended events with a radix sort of their key hashes (three streaming
-//! passes) and folds each group in send order. The cost per event stays about what it
-//! is at a few thousand keys.
+//! sorts `(hash, position)` pairs by the top bits of the key hash (a radix sort: two
+//! or three streaming passes), then walks the sorted runs and folds each key's events
+//! into its first, in send order. Only that walk touches events out of order, with
+//! prefetching; at a million keys a send costs a few times what it does at a thousand,
+//! where a map lookup costs twelve times as much.
+//!
+//! If `key` or `combine` panics, the events being coalesced are dropped.
 
 use std::hash::{BuildHasher, BuildHasherDefault, Hash};
 
