@@ -61,6 +61,7 @@ mod schedule;
 mod spawn_batch;
 mod storage;
 mod system;
+mod tuples;
 mod type_name;
 mod world;
 

@@ -119,12 +119,4 @@ macro_rules! impl_data_method {
     };
 }
 
-impl_data_method!();
-impl_data_method!(T0 0);
-impl_data_method!(T0 0, T1 1);
-impl_data_method!(T0 0, T1 1, T2 2);
-impl_data_method!(T0 0, T1 1, T2 2, T3 3);
-impl_data_method!(T0 0, T1 1, T2 2, T3 3, T4 4);
-impl_data_method!(T0 0, T1 1, T2 2, T3 3, T4 4, T5 5);
-impl_data_method!(T0 0, T1 1, T2 2, T3 3, T4 4, T5 5, T6 6);
-impl_data_method!(T0 0, T1 1, T2 2, T3 3, T4 4, T5 5, T6 6, T7 7);
+crate::tuples::for_each_indexed_tuple_prefix!(impl_data_method; T0 0, T1 1, T2 2, T3 3, T4 4, T5 5, T6 6, T7 7);

@@ -196,10 +196,10 @@ impl World {
     /// combined in send order. Up to 16,384 distinct keys per sync point, sends are
     /// combined on the spot through a key map; past that, a map lookup would miss the
     /// cache on most sends, so further sends are appended and the sync point combines
-    /// them in a few streaming passes (the result is the same). A send stays O(1)
-    /// either way, amortized, and costs about as much at a million keys as at ten
-    /// thousand; the waiting events then take memory per send, not per key, until the
-    /// sync point.
+    /// them in a sort and one walk (the result is the same). A send stays O(1) either
+    /// way, amortized, and costs a few times more at a million keys than at a thousand
+    /// (a map lookup alone costs over ten times more); the waiting events then take
+    /// memory per send, not per key, until the sync point.
     ///
     /// ```
     /// # use ripple::World;

@@ -555,20 +555,4 @@ macro_rules! impl_query_data_tuple {
     };
 }
 
-impl_query_data_tuple!();
-impl_query_data_tuple!(A 0);
-impl_query_data_tuple!(A 0, B 1);
-impl_query_data_tuple!(A 0, B 1, C 2);
-impl_query_data_tuple!(A 0, B 1, C 2, D 3);
-impl_query_data_tuple!(A 0, B 1, C 2, D 3, E 4);
-impl_query_data_tuple!(A 0, B 1, C 2, D 3, E 4, F 5);
-impl_query_data_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6);
-impl_query_data_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
-impl_query_data_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8);
-impl_query_data_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9);
-impl_query_data_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
-impl_query_data_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
-impl_query_data_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12);
-impl_query_data_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12, N 13);
-impl_query_data_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12, N 13, O 14);
-impl_query_data_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12, N 13, O 14, P 15);
+crate::tuples::for_each_indexed_tuple_prefix!(impl_query_data_tuple; A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12, N 13, O 14, P 15);

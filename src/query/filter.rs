@@ -271,12 +271,4 @@ macro_rules! impl_filter_tuple {
     };
 }
 
-impl_filter_tuple!();
-impl_filter_tuple!(A 0);
-impl_filter_tuple!(A 0, B 1);
-impl_filter_tuple!(A 0, B 1, C 2);
-impl_filter_tuple!(A 0, B 1, C 2, D 3);
-impl_filter_tuple!(A 0, B 1, C 2, D 3, E 4);
-impl_filter_tuple!(A 0, B 1, C 2, D 3, E 4, F 5);
-impl_filter_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6);
-impl_filter_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
+crate::tuples::for_each_indexed_tuple_prefix!(impl_filter_tuple; A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);

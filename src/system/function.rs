@@ -181,19 +181,7 @@ macro_rules! impl_system_function {
     };
 }
 
-impl_system_function!();
-impl_system_function!(A);
-impl_system_function!(A, B);
-impl_system_function!(A, B, C);
-impl_system_function!(A, B, C, D);
-impl_system_function!(A, B, C, D, E);
-impl_system_function!(A, B, C, D, E, F);
-impl_system_function!(A, B, C, D, E, F, G);
-impl_system_function!(A, B, C, D, E, F, G, H);
-impl_system_function!(A, B, C, D, E, F, G, H, I);
-impl_system_function!(A, B, C, D, E, F, G, H, I, J);
-impl_system_function!(A, B, C, D, E, F, G, H, I, J, K);
-impl_system_function!(A, B, C, D, E, F, G, H, I, J, K, L);
+crate::tuples::for_each_tuple_prefix!(impl_system_function; A, B, C, D, E, F, G, H, I, J, K, L);
 
 /// A [`System`] made from a function taking `&mut World`: it runs alone, and conflicts
 /// with every other system.

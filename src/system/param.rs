@@ -331,16 +331,4 @@ macro_rules! impl_param_tuple {
     };
 }
 
-impl_param_tuple!();
-impl_param_tuple!(A);
-impl_param_tuple!(A, B);
-impl_param_tuple!(A, B, C);
-impl_param_tuple!(A, B, C, D);
-impl_param_tuple!(A, B, C, D, E);
-impl_param_tuple!(A, B, C, D, E, F);
-impl_param_tuple!(A, B, C, D, E, F, G);
-impl_param_tuple!(A, B, C, D, E, F, G, H);
-impl_param_tuple!(A, B, C, D, E, F, G, H, I);
-impl_param_tuple!(A, B, C, D, E, F, G, H, I, J);
-impl_param_tuple!(A, B, C, D, E, F, G, H, I, J, K);
-impl_param_tuple!(A, B, C, D, E, F, G, H, I, J, K, L);
+crate::tuples::for_each_tuple_prefix!(impl_param_tuple; A, B, C, D, E, F, G, H, I, J, K, L);
