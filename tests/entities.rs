@@ -153,3 +153,32 @@ fn entity_view_lists_components() {
     names.sort();
     assert_eq!(names, ["entities::Pos", "entities::Tag"]);
 }
+
+#[test]
+fn a_bundle_of_sixteen_components_spawns_and_removes_whole() {
+    #[derive(Debug, PartialEq)]
+    struct C<const N: usize>(u8);
+    let mut world = World::new();
+    let e = world.spawn((
+        C::<0>(0),
+        C::<1>(1),
+        C::<2>(2),
+        C::<3>(3),
+        C::<4>(4),
+        C::<5>(5),
+        C::<6>(6),
+        C::<7>(7),
+        C::<8>(8),
+        C::<9>(9),
+        C::<10>(10),
+        C::<11>(11),
+        C::<12>(12),
+        C::<13>(13),
+        C::<14>(14),
+        C::<15>(15),
+    ));
+    assert_eq!(world.get::<C<15>>(e), Ok(&C(15)));
+    let removed = world.remove::<(C<0>, C<1>, C<2>, C<3>, C<4>, C<5>, C<6>, C<7>)>(e).unwrap();
+    assert_eq!(removed.7, C(7));
+    assert!(!world.entity(e).unwrap().has::<C<0>>() && world.entity(e).unwrap().has::<C<8>>());
+}
