@@ -18,6 +18,7 @@ pub(crate) struct TickSlot {
     /// In an accumulating loop: the loop's record of the rows of the current leaf
     /// written so far; the loop stamps their ticks when it leaves the leaf.
     written: *const Cell<u64>,
+    /// The row; in an accumulating slot, the bit to set in the accumulator.
     row: usize,
     tick: Tick,
 }
@@ -35,14 +36,15 @@ impl TickSlot {
         TickSlot { changed, summary, written: std::ptr::null(), row, tick }
     }
 
-    /// A slot that records the write in the loop's accumulator.
+    /// A slot that records the write by setting bit `bit` (below 64) of the loop's
+    /// accumulator `written`.
     ///
     /// # Safety
     /// `written` outlives the `Mut` holding the slot (items cannot outlive the call
     /// that receives them) and only this thread uses it.
     #[inline]
-    pub(crate) unsafe fn accumulate(written: *const Cell<u64>, row: usize) -> Self {
-        TickSlot { changed: std::ptr::null_mut(), summary: std::ptr::null(), written, row, tick: Tick(0) }
+    pub(crate) unsafe fn accumulate(written: *const Cell<u64>, bit: usize) -> Self {
+        TickSlot { changed: std::ptr::null_mut(), summary: std::ptr::null(), written, row: bit, tick: Tick(0) }
     }
 
     /// A slot that only stamps the row; the run folds the summary when it finishes

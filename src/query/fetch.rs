@@ -140,22 +140,44 @@ pub unsafe trait QueryData: sealed::Sealed {
         let _ = fetch;
         0
     }
-    /// Like `fetch`, but a write to the (single) tracked column only sets the row's bit
-    /// in `written`; the loop stamps the leaf with `stamp_written` when it leaves it.
+    /// Like `fetch`, but a write to the (single) tracked column only sets bit `bit`
+    /// (below 64) of `written`, which the loop keeps for the row; it stamps the leaf
+    /// with `stamp_written` when it leaves it. With `ONLY_WRITE` the caller promises
+    /// that the tracked column is the only one the fetch writes (`writes` is 1), so no
+    /// element needs to look whether it is tracked.
     ///
     /// # Safety
     /// As `fetch`; the fetch writes exactly one tracked column; `written` outlives the
     /// item (items cannot outlive the call that receives them).
     #[doc(hidden)]
     #[inline]
-    unsafe fn fetch_accumulating<'w>(
+    unsafe fn fetch_accumulating<'w, const ONLY_WRITE: bool>(
         fetch: &Self::Fetch<'w>,
         row: usize,
         written: &std::cell::Cell<u64>,
+        bit: usize,
     ) -> Self::Item<'w> {
-        let _ = written;
+        let _ = (written, bit);
         // SAFETY: forwarded from the caller.
         unsafe { Self::fetch(fetch, row) }
+    }
+    /// Like `fetch`, for a fetch that writes no tracked column (`tracked_writes` is 0):
+    /// items are made knowing that, so a loop over them has no branch on tracking.
+    ///
+    /// # Safety
+    /// As `fetch`; `tracked_writes(fetch)` is 0.
+    #[doc(hidden)]
+    #[inline]
+    unsafe fn fetch_untracked<'w>(fetch: &Self::Fetch<'w>, row: usize) -> Self::Item<'w> {
+        // SAFETY: forwarded from the caller.
+        unsafe { Self::fetch(fetch, row) }
+    }
+    /// How many columns this fetch writes, tracked or not.
+    #[doc(hidden)]
+    #[inline]
+    fn writes(fetch: &Self::Fetch<'_>) -> usize {
+        let _ = fetch;
+        0
     }
     /// Stamps the rows of leaf `leaf` recorded in `written` in the tracked column this
     /// fetch writes.
@@ -175,6 +197,43 @@ pub unsafe trait QueryData: sealed::Sealed {
         let _ = fetch;
         false
     }
+    /// One table's rows of this fetch as plain references: `&[T]` for `&T`, `&mut [T]`
+    /// for `&mut T` (its values; ticks are reached as before), the entity list for
+    /// `Entity`; options and tuples of those.
+    #[doc(hidden)]
+    type Rows<'w>;
+    /// The rows of `fetch`.
+    ///
+    /// # Safety
+    /// As `fetch`, for every row below `len`, the table's length: while the rows live,
+    /// the table's rows are reached only through them (and through fetches remade from
+    /// them with `fetch_rows`).
+    #[doc(hidden)]
+    unsafe fn rows<'w>(fetch: &Self::Fetch<'w>, len: usize) -> Self::Rows<'w>;
+    /// `like`, but reaching the table's values through `rows` (made from `like`).
+    #[doc(hidden)]
+    fn fetch_rows<'w>(rows: Self::Rows<'w>, like: &Self::Fetch<'w>) -> Self::Fetch<'w>;
+    /// Calls `body` with `fetch` remade from its rows inside a function that takes the
+    /// rows as parameters, one per column: the compiler then knows that the columns do
+    /// not overlap, so a loop that writes one and reads another may keep several rows
+    /// in flight and merge them into vector instructions.
+    ///
+    /// # Safety
+    /// As `rows`.
+    #[doc(hidden)]
+    #[inline]
+    unsafe fn with_rows<'w, R>(fetch: &Self::Fetch<'w>, len: usize, body: impl FnOnce(&Self::Fetch<'w>) -> R) -> R {
+        // SAFETY: forwarded from the caller.
+        let rows = unsafe { Self::rows(fetch, len) };
+        through_parameter(rows, |rows| body(&Self::fetch_rows(rows, fetch)))
+    }
+}
+
+/// Calls `body(rows)` from a function of its own, so that `rows` (references) are
+/// parameters the compiler may assume distinct from every other pointer.
+#[inline(never)]
+fn through_parameter<Rows, R>(rows: Rows, body: impl FnOnce(Rows) -> R) -> R {
+    body(rows)
 }
 
 /// A [`QueryData`] that only reads, so it can run on a shared `&World`.
@@ -207,6 +266,15 @@ unsafe impl QueryData for Entity {
     unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, row: usize) -> Self::Item<'w> {
         // SAFETY: the caller guarantees `row < archetype.len() == fetch.len()`.
         unsafe { *fetch.get_unchecked(row) }
+    }
+    type Rows<'w> = &'w [Entity];
+    #[inline]
+    unsafe fn rows<'w>(fetch: &Self::Fetch<'w>, _: usize) -> &'w [Entity] {
+        fetch
+    }
+    #[inline]
+    fn fetch_rows<'w>(rows: Self::Rows<'w>, _: &Self::Fetch<'w>) -> Self::Fetch<'w> {
+        rows
     }
 }
 
@@ -249,6 +317,17 @@ unsafe impl<T: Component> QueryData for &T {
     #[inline]
     fn prefetch(fetch: &Self::Fetch<'_>, row: usize) {
         crate::hint::prefetch(fetch.wrapping_add(row));
+    }
+    type Rows<'w> = &'w [T];
+    #[inline]
+    unsafe fn rows<'w>(fetch: &Self::Fetch<'w>, len: usize) -> &'w [T] {
+        // SAFETY: the column holds `len` values (caller) from a non-null, aligned
+        // pointer, and no one writes them during `'w` (declared read access).
+        unsafe { std::slice::from_raw_parts(*fetch, len) }
+    }
+    #[inline]
+    fn fetch_rows<'w>(rows: Self::Rows<'w>, _: &Self::Fetch<'w>) -> Self::Fetch<'w> {
+        rows.as_ptr()
     }
 }
 
@@ -326,24 +405,49 @@ unsafe impl<T: Component> QueryData for &mut T {
     fn folds_leaves(fetch: &Self::Fetch<'_>) -> bool {
         fetch.ticks.is_some_and(|ticks| ticks.live) && fetch.defer
     }
+    type Rows<'w> = &'w mut [T];
+    #[inline]
+    unsafe fn rows<'w>(fetch: &Self::Fetch<'w>, len: usize) -> &'w mut [T] {
+        // SAFETY: the column holds `len` values (caller) from a non-null, aligned
+        // pointer; the declared write access excludes every other access during `'w`,
+        // and the caller reaches these rows only through the slice. The ticks are
+        // separate memory.
+        unsafe { std::slice::from_raw_parts_mut(fetch.values, len) }
+    }
+    #[inline]
+    fn fetch_rows<'w>(rows: Self::Rows<'w>, like: &Self::Fetch<'w>) -> Self::Fetch<'w> {
+        MutFetch { values: rows.as_mut_ptr(), ..*like }
+    }
     #[inline]
     fn tracked_writes(fetch: &Self::Fetch<'_>) -> usize {
         usize::from(fetch.ticks.is_some())
     }
     #[inline]
-    unsafe fn fetch_accumulating<'w>(
+    unsafe fn fetch_accumulating<'w, const ONLY_WRITE: bool>(
         fetch: &Self::Fetch<'w>,
         row: usize,
         written: &std::cell::Cell<u64>,
+        bit: usize,
     ) -> Self::Item<'w> {
-        let slot = if fetch.ticks.is_some() {
+        // With `ONLY_WRITE`, this is the one tracked column the caller promises.
+        let slot = if ONLY_WRITE || fetch.ticks.is_some() {
             // SAFETY: `written` outlives the item (caller).
-            unsafe { TickSlot::accumulate(written, row) }
+            unsafe { TickSlot::accumulate(written, bit) }
         } else {
             TickSlot::untracked()
         };
         // SAFETY: `row` is in bounds and fetched once (caller), as in `fetch`.
         unsafe { Mut::new(&mut *fetch.values.add(row), slot) }
+    }
+    #[inline]
+    unsafe fn fetch_untracked<'w>(fetch: &Self::Fetch<'w>, row: usize) -> Self::Item<'w> {
+        // SAFETY: `row` is in bounds and fetched once (caller), as in `fetch`; the column
+        // is not tracked (caller), so the slot records nothing.
+        unsafe { Mut::new(&mut *fetch.values.add(row), TickSlot::untracked()) }
+    }
+    #[inline]
+    fn writes(_: &Self::Fetch<'_>) -> usize {
+        1
     }
     #[inline]
     unsafe fn stamp_written(fetch: &Self::Fetch<'_>, len: usize, leaf: usize, written: u64) {
@@ -433,18 +537,38 @@ unsafe impl<Q: QueryData> QueryData for Option<Q> {
     fn folds_leaves(fetch: &Self::Fetch<'_>) -> bool {
         fetch.as_ref().is_some_and(Q::folds_leaves)
     }
+    type Rows<'w> = Option<Q::Rows<'w>>;
+    #[inline]
+    unsafe fn rows<'w>(fetch: &Self::Fetch<'w>, len: usize) -> Self::Rows<'w> {
+        // SAFETY: forwarded from the caller.
+        fetch.as_ref().map(|inner| unsafe { Q::rows(inner, len) })
+    }
+    #[inline]
+    fn fetch_rows<'w>(rows: Self::Rows<'w>, like: &Self::Fetch<'w>) -> Self::Fetch<'w> {
+        rows.zip(like.as_ref()).map(|(rows, like)| Q::fetch_rows(rows, like))
+    }
     #[inline]
     fn tracked_writes(fetch: &Self::Fetch<'_>) -> usize {
         fetch.as_ref().map_or(0, Q::tracked_writes)
     }
     #[inline]
-    unsafe fn fetch_accumulating<'w>(
+    unsafe fn fetch_accumulating<'w, const ONLY_WRITE: bool>(
         fetch: &Self::Fetch<'w>,
         row: usize,
         written: &std::cell::Cell<u64>,
+        bit: usize,
     ) -> Self::Item<'w> {
         // SAFETY: forwarded from the caller.
-        fetch.as_ref().map(|inner| unsafe { Q::fetch_accumulating(inner, row, written) })
+        fetch.as_ref().map(|inner| unsafe { Q::fetch_accumulating::<ONLY_WRITE>(inner, row, written, bit) })
+    }
+    #[inline]
+    unsafe fn fetch_untracked<'w>(fetch: &Self::Fetch<'w>, row: usize) -> Self::Item<'w> {
+        // SAFETY: forwarded from the caller.
+        fetch.as_ref().map(|inner| unsafe { Q::fetch_untracked(inner, row) })
+    }
+    #[inline]
+    fn writes(fetch: &Self::Fetch<'_>) -> usize {
+        fetch.as_ref().map_or(0, Q::writes)
     }
     #[inline]
     unsafe fn stamp_written(fetch: &Self::Fetch<'_>, len: usize, leaf: usize, written: u64) {
@@ -523,6 +647,34 @@ macro_rules! impl_query_data_tuple {
                 let _ = &fetch;
                 false $(|| $name::folds_leaves(&fetch.$index))*
             }
+            type Rows<'w> = ($($name::Rows<'w>,)*);
+            #[inline]
+            #[allow(clippy::unused_unit, unused_unsafe, reason = "the empty tuple has nothing to forward")]
+            unsafe fn rows<'w>(fetch: &Self::Fetch<'w>, len: usize) -> Self::Rows<'w> {
+                let _ = (&fetch, len);
+                // SAFETY: forwarded from the caller, element by element.
+                ($(unsafe { $name::rows(&fetch.$index, len) },)*)
+            }
+            #[inline]
+            #[allow(clippy::unused_unit, reason = "the empty tuple")]
+            fn fetch_rows<'w>(rows: Self::Rows<'w>, like: &Self::Fetch<'w>) -> Self::Fetch<'w> {
+                let _ = (&rows, &like);
+                ($($name::fetch_rows(rows.$index, &like.$index),)*)
+            }
+            #[inline]
+            unsafe fn with_rows<'w, R>(fetch: &Self::Fetch<'w>, len: usize, body: impl FnOnce(&Self::Fetch<'w>) -> R) -> R {
+                /// As `through_parameter`, with one parameter per element: a tuple
+                /// parameter does not tell the compiler that its references are distinct.
+                #[inline(never)]
+                #[allow(non_snake_case, clippy::too_many_arguments, reason = "one parameter per element, named by its type")]
+                fn through_parameters<$($name,)* R>($($name: $name,)* body: impl FnOnce(($($name,)*)) -> R) -> R {
+                    body(($($name,)*))
+                }
+                // SAFETY: forwarded from the caller.
+                let rows = unsafe { Self::rows(fetch, len) };
+                let _ = &rows;
+                through_parameters($(rows.$index,)* |rows| body(&Self::fetch_rows(rows, fetch)))
+            }
             #[inline]
             fn tracked_writes(fetch: &Self::Fetch<'_>) -> usize {
                 let _ = &fetch;
@@ -530,11 +682,24 @@ macro_rules! impl_query_data_tuple {
             }
             #[inline]
             #[allow(clippy::unused_unit, unused_unsafe, reason = "the empty tuple has nothing to forward")]
-            unsafe fn fetch_accumulating<'w>(fetch: &Self::Fetch<'w>, row: usize, written: &std::cell::Cell<u64>) -> Self::Item<'w> {
-                let _ = (&fetch, row, written);
+            unsafe fn fetch_accumulating<'w, const ONLY_WRITE: bool>(fetch: &Self::Fetch<'w>, row: usize, written: &std::cell::Cell<u64>, bit: usize) -> Self::Item<'w> {
+                let _ = (&fetch, row, written, bit);
                 // SAFETY: forwarded from the caller; at most one element writes a tracked
-                // column, so one accumulator serves.
-                unsafe { ($($name::fetch_accumulating(&fetch.$index, row, written),)*) }
+                // column, so one accumulator serves; with `ONLY_WRITE`, it is the only
+                // element that writes at all.
+                unsafe { ($($name::fetch_accumulating::<ONLY_WRITE>(&fetch.$index, row, written, bit),)*) }
+            }
+            #[inline]
+            #[allow(clippy::unused_unit, unused_unsafe, reason = "the empty tuple has nothing to forward")]
+            unsafe fn fetch_untracked<'w>(fetch: &Self::Fetch<'w>, row: usize) -> Self::Item<'w> {
+                let _ = (&fetch, row);
+                // SAFETY: forwarded from the caller, element by element.
+                unsafe { ($($name::fetch_untracked(&fetch.$index, row),)*) }
+            }
+            #[inline]
+            fn writes(fetch: &Self::Fetch<'_>) -> usize {
+                let _ = &fetch;
+                0 $(+ $name::writes(&fetch.$index))*
             }
             #[inline]
             #[allow(unused_unsafe, reason = "the empty tuple has nothing to forward")]

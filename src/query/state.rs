@@ -2,6 +2,7 @@
 //! its change-tracking memory (the tick of its last run).
 
 use std::cell::Cell;
+use std::ops::Range;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -53,6 +54,32 @@ enum RunKind {
     /// Parallel tasks: rows listed up front; writes only stamp rows.
     Parallel,
 }
+
+/// Visits `rows` [`LANES`] at a time, so that the compiler sees the calls of `f` side
+/// by side and can merge their loads and stores into vector instructions (which it
+/// does when the items reach their columns through parameters it knows to be
+/// distinct, see [`QueryData::with_rows`]). `fetch` gets each row with its lane, the
+/// row's offset from `rows.start` modulo [`LANES`]: per-row bookkeeping kept per lane
+/// does not make the side-by-side rows wait for each other.
+#[inline(always)]
+fn visit_unrolled<I>(rows: Range<usize>, mut fetch: impl FnMut(usize, usize) -> I, mut f: impl FnMut(usize, I)) {
+    let mut row = rows.start;
+    while row + UNROLL <= rows.end {
+        for k in 0..UNROLL {
+            f(row + k, fetch(row + k, k % LANES));
+        }
+        row += UNROLL;
+    }
+    while row < rows.end {
+        f(row, fetch(row, (row - rows.start) % LANES));
+        row += 1;
+    }
+}
+
+/// Rows a table loop visits side by side (see [`visit_unrolled`]).
+const UNROLL: usize = 8;
+/// Accumulators of a tracked table loop (see [`visit_unrolled`]).
+const LANES: usize = 4;
 
 /// Splits sorted candidates into runs of one table each: `(matched index, rows)`.
 fn table_groups(mut rest: &[Candidate]) -> impl Iterator<Item = (usize, &[Candidate])> {
@@ -299,7 +326,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     {
         let (ticks, mode) = self.begin_run(world, RunKind::Serial);
         // SAFETY: `Q` is read-only and `world` is shared for `'w`, so no one writes.
-        unsafe { self.run_unchecked(world, ticks, mode, |_, _, item| f(item)) }
+        unsafe { self.run_unchecked(world, ticks, mode, move |_, _, item| f(item)) }
     }
 
     /// Calls `f` with each matching entity's item, with mutable access. One run.
@@ -322,7 +349,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         let (ticks, mode) = self.begin_run(world, RunKind::Serial);
         // SAFETY: `world` is borrowed exclusively for `'w`, and `Q` was checked not to
         // alias when this state was built.
-        unsafe { self.run_unchecked(world, ticks, mode, |_, _, item| f(item)) }
+        unsafe { self.run_unchecked(world, ticks, mode, move |_, _, item| f(item)) }
     }
 
     /// Like [`for_each`](Self::for_each), spread over rayon's threads. One run.
@@ -596,7 +623,24 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             let filter = unsafe { F::fetch_archetype(matched.filter, table, ticks) };
             if Q::folds_leaves(&fetch) || (ticks.defer && Q::tracked_writes(&fetch) == 1) {
                 // SAFETY: forwarded from the caller, for this table.
-                unsafe { self.run_table_folding(table, matched.data, fetch, &filter, ticks, mode, &mut f) };
+                f = unsafe { self.run_table_folding(table, matched.data, fetch, &filter, ticks, mode, f) };
+            } else if mode == Mode::Tables && Q::tracked_writes(&fetch) == 0 {
+                // The common loop of a query with no tracked writes: through the rows, a few
+                // at a time, with items that need not look whether they are tracked.
+                // `f` moves into the loop's function and back: what it captures is then
+                // reached through that function's own parameter, which the compiler
+                // knows no write in the loop touches, so captured counters and sums stay
+                // in registers.
+                let visit = move |fetch: &Q::Fetch<'w>| {
+                    // SAFETY: `row < len`, each row fetched once; no tracked column is
+                    // written.
+                    let fetch_row = |row, _| unsafe { Q::fetch_untracked(fetch, row) };
+                    visit_unrolled(0..len, fetch_row, |row, item| f(table, row, item));
+                    f
+                };
+                // SAFETY: `len` is the table's length; the table is reached only through
+                // the remade fetch meanwhile.
+                f = unsafe { Q::with_rows(&fetch, len, visit) };
             } else {
                 for row in 0..len {
                     // SAFETY: `row < len`, each row fetched once.
@@ -617,7 +661,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     /// As `run_tables`; `fetch` and `filter` were made for `table` in this run.
     #[inline(never)]
     #[allow(clippy::too_many_arguments, reason = "the state of one table's loop")]
-    unsafe fn run_table_folding<'w>(
+    unsafe fn run_table_folding<'w, G>(
         &self,
         table: &'w Archetype,
         data: Q::ArchState,
@@ -625,33 +669,60 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         filter: &F::Fetch<'w>,
         ticks: RunTicks,
         mode: Mode,
-        f: &mut impl FnMut(&'w Archetype, usize, Q::Item<'w>),
-    ) {
+        mut f: G,
+    ) -> G
+    where
+        G: FnMut(&'w Archetype, usize, Q::Item<'w>),
+    {
         let len = table.len();
         if Q::tracked_writes(&fetch) == 1 {
             // One tracked column: writes set a bit in a local accumulator (kept in a
-            // register) and each leaf's rows are stamped and folded at once. The guard
-            // stamps the leaf in progress if a closure panics; the column was not
-            // flagged pending, so only that leaf is outstanding.
-            let written = Cell::new(0u64);
-            let guard = StampGuard::<Q> { fetch: &fetch, len, leaf: Cell::new(0), written: &written };
-            for start in (0..len).step_by(LEAF) {
-                guard.leaf.set(start / LEAF);
-                for row in start..(start + LEAF).min(len) {
-                    // SAFETY: `row < len`, each row fetched once; `written` outlives the item.
-                    if mode == Mode::Tables || unsafe { F::filter_row(filter, row) } {
-                        // SAFETY: as above.
-                        f(table, row, unsafe { Q::fetch_accumulating(&fetch, row, &written) });
+            // register, one per lane of the unrolled loop so that the lanes' marks do
+            // not wait for each other) and each leaf's rows are stamped and folded at
+            // once. The guard stamps the leaf in progress if a closure panics; the
+            // column was not flagged pending, so only that leaf is outstanding. All of
+            // it runs inside `with_rows`, so that the accumulators are local to the
+            // loop's own function; `f` moves in and back, as in `run_tables`.
+            let visit_leaves = move |fetch: &Q::Fetch<'w>| {
+                let written: [Cell<u64>; LANES] = Default::default();
+                let guard = StampGuard::<Q> { fetch, len, leaf: Cell::new(0), written: &written };
+                // The tracked column is the only one written: items need not look which
+                // of their columns is tracked, so the loop has no branch on it.
+                let only_write = Q::writes(fetch) == 1;
+                for start in (0..len).step_by(LEAF) {
+                    guard.leaf.set(start / LEAF);
+                    let rows = start..(start + LEAF).min(len);
+                    if mode == Mode::Tables && only_write {
+                        // SAFETY: `row < len`, each row fetched once; `written` outlives
+                        // the items; the fetch's one written column is the tracked one.
+                        let fetch_row = |row, lane| unsafe {
+                            Q::fetch_accumulating::<true>(fetch, row, &written[lane], row - start)
+                        };
+                        visit_unrolled(rows, fetch_row, |row, item| f(table, row, item));
+                    } else {
+                        for row in rows {
+                            // SAFETY: `row < len`, each row fetched once; `written`
+                            // outlives the item.
+                            unsafe {
+                                if mode == Mode::Tables || F::filter_row(filter, row) {
+                                    f(table, row, Q::fetch_accumulating::<false>(fetch, row, &written[0], row - start));
+                                }
+                            }
+                        }
                     }
+                    // SAFETY: the loop is done with this leaf's rows.
+                    unsafe { Q::stamp_written(fetch, len, start / LEAF, take_written(&written)) };
                 }
-                // SAFETY: the loop is done with this leaf's rows.
-                unsafe { Q::stamp_written(&fetch, len, start / LEAF, written.replace(0)) };
-            }
-            drop(guard);
+                drop(guard);
+                f
+            };
+            // SAFETY: `len` is the table's length; the values are reached only through
+            // the remade fetch meanwhile (the stamps reach ticks only).
+            let f = unsafe { Q::with_rows(&fetch, len, visit_leaves) };
             // SAFETY: the table is done; clears the pending flag set when fetched.
             unsafe { Q::finish_table(&fetch, len, Some(&[])) };
             let _ = (data, ticks);
-            return;
+            return f;
         }
         // The guard folds everything if a closure panics; on the normal path it only
         // clears the pending flag.
@@ -668,6 +739,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             unsafe { Q::finish_leaf(&fetch, len, start / LEAF) };
         }
         finish.rows = Some(&[]);
+        f
     }
 
     /// Visits `candidates` (sorted, distinct, all rows of matched tables).
@@ -830,10 +902,11 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     unsafe fn run_counted<'w>(&mut self, world: &'w World, mut f: impl FnMut(Q::Item<'w>)) -> usize {
         let (ticks, mode) = self.begin_run(world, RunKind::Serial);
         let mut visited = 0;
+        let counter = &mut visited;
         // SAFETY: per the caller.
         unsafe {
-            self.run_unchecked(world, ticks, mode, |_, _, item| {
-                visited += 1;
+            self.run_unchecked(world, ticks, mode, move |_, _, item| {
+                *counter += 1;
                 f(item)
             })
         };
@@ -965,14 +1038,20 @@ struct StampGuard<'a, 'w, Q: QueryData> {
     fetch: &'a Q::Fetch<'w>,
     len: usize,
     leaf: Cell<usize>,
-    written: &'a Cell<u64>,
+    written: &'a [Cell<u64>; LANES],
 }
 
+/// The rows of a leaf marked in the lanes' accumulators (bit `i` for the leaf's row
+/// `i`); clears the accumulators.
+#[inline(always)]
+fn take_written(written: &[Cell<u64>; LANES]) -> u64 {
+    written.iter().fold(0, |all, lane| all | lane.replace(0))
+}
 impl<Q: QueryData> Drop for StampGuard<'_, '_, Q> {
     fn drop(&mut self) {
         // SAFETY: no item of this leaf is in use any more (the loop is over or
         // unwinding), and the run holds the table alone.
-        unsafe { Q::stamp_written(self.fetch, self.len, self.leaf.get(), self.written.replace(0)) };
+        unsafe { Q::stamp_written(self.fetch, self.len, self.leaf.get(), take_written(self.written)) };
     }
 }
 
