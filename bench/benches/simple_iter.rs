@@ -45,7 +45,7 @@ fn simple_iter(c: &mut Criterion) {
 
     // Reference (never a peer): the same pass written as a plain loop over two vectors,
     // one element at a time. The compiler keeps it scalar; ripple's table loop visits
-    // rows four at a time through parameters known not to overlap, so it can go below.
+    // rows eight at a time through parameters known not to overlap, so it can go below.
     group.bench_function("ideal", |b| {
         let vels: Vec<Velocity> = (0..N_ENTITIES).map(|_| tprv().3).collect();
         let mut poss: Vec<Position> = (0..N_ENTITIES).map(|_| tprv().1).collect();
