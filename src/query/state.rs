@@ -623,10 +623,11 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             let fetch = unsafe { Q::fetch_archetype(matched.data, table, ticks) };
             // SAFETY: `matched.filter` was resolved for this table.
             let filter = unsafe { F::fetch_archetype(matched.filter, table, ticks) };
-            if Q::folds_leaves(&fetch) || (ticks.defer && Q::tracked_writes(&fetch) == 1) {
+            let tracked_writes = Q::tracked_writes(&fetch);
+            if Q::folds_leaves(&fetch) || (ticks.defer && tracked_writes == 1) {
                 // SAFETY: forwarded from the caller, for this table.
                 f = unsafe { self.run_table_folding(table, matched.data, fetch, &filter, ticks, mode, f) };
-            } else if mode == Mode::Tables && Q::tracked_writes(&fetch) == 0 {
+            } else if mode == Mode::Tables && tracked_writes == 0 {
                 // The common loop of a query with no tracked writes: through the rows, a few
                 // at a time, with items that need not look whether they are tracked.
                 // `f` moves into the loop's function and back: what it captures is then
