@@ -14,7 +14,9 @@ use crate::hook::HookKind;
 use crate::query::{QueryData, QueryFilter, QueryState};
 use crate::resource::Resources;
 use crate::spawn_batch::SpawnBatch;
-use crate::storage::{Archetype, ArchetypeId, Archetypes, InsertEdge, RemoveEdge, Row, downcast, downcast_mut};
+use crate::storage::{
+    Archetype, ArchetypeId, Archetypes, Registries, RemoveEdge, Row, Transitions, downcast, downcast_mut,
+};
 use crate::system::CommandQueue;
 
 /// Identifies a world, so a [`QueryState`] is never used with another one.
@@ -52,6 +54,8 @@ pub struct World {
     pub(crate) components: Components,
     pub(crate) bundles: Bundles,
     pub(crate) archetypes: Archetypes,
+    /// Cached insert and remove transitions between archetypes.
+    transitions: Transitions,
     pub(crate) resources: Resources,
     /// Advances once per observer run; writes outside runs are stamped with it.
     change_tick: AtomicU32,
@@ -102,6 +106,7 @@ impl World {
             components: Components::default(),
             bundles: Bundles::default(),
             archetypes: Archetypes::default(),
+            transitions: Transitions::default(),
             resources: Resources::default(),
             change_tick: AtomicU32::new(1),
             last_check_tick: Tick(1),
@@ -350,11 +355,17 @@ impl World {
         self.failed_commands.drain(..)
     }
 
-    #[inline]
+    /// Makes reserved entities alive (see [`World::reserve_entity`]); inlined, as every
+    /// structural operation asks and almost always finds none.
+    #[inline(always)]
     fn flush_reserved(&mut self) {
-        if !self.entities.has_reserved() {
-            return;
+        if self.entities.has_reserved() {
+            self.flush_reserved_now();
         }
+    }
+
+    #[cold]
+    fn flush_reserved_now(&mut self) {
         let table = self.archetypes.get_mut(ArchetypeId::EMPTY);
         let moves = &mut self.moves;
         self.entities.flush_reserved(|entity| {
@@ -535,32 +546,32 @@ impl World {
         let location = self.locate(entity)?;
         self.maintain_ticks();
         let now = self.change_tick();
-        let bundle_id = self.bundles.id_or_register::<B>(&mut self.components);
         let source = location.archetype;
         let row = location.row.index();
-        let target = match self.archetypes.get(source).insert_edges.get(&bundle_id) {
-            Some(edge) => edge.target,
-            None => self.build_insert_edge(source, bundle_id),
+        let registries = Registries {
+            archetypes: &mut self.archetypes,
+            bundles: &mut self.bundles,
+            components: &mut self.components,
+            now,
         };
+        let edge = self.transitions.insert_edge::<B>(source, registries);
+        let (target, bundle_id) = (edge.target, edge.bundle);
         if target == source {
-            let Archetype { columns, insert_edges, .. } = self.archetypes.get_mut(source);
+            let table = self.archetypes.get_mut(source);
             // SAFETY: the edge's `bundle_columns` hold the target column of each bundle
             // element's component id, in tuple order; here the target is this table.
-            unsafe { bundle.write_at(columns, &insert_edges[&bundle_id].bundle_columns, row, now) };
-            if self.archetypes.get(source).hooks.adds_or_inserts() {
+            unsafe { bundle.write_at(&mut table.columns, &edge.bundle_columns, row, now) };
+            if table.hooks.adds_or_inserts() {
                 self.hooks_after_write(bundle_id, entity, source);
             }
             return Ok(());
         }
         let [from, to] = self.archetypes.get_two_mut(source, target);
-        let Archetype { columns: from_columns, entities: from_entities, insert_edges, .. } = from;
-        let edge = &insert_edges[&bundle_id];
         let new_row = to.len();
-        for (column, &dst) in from_columns.iter_mut().zip(edge.moves.iter()) {
+        for (column, &dst) in from.columns.iter_mut().zip(edge.moves.iter()) {
             column.swap_remove_into(row, &mut *to.columns[dst], now);
         }
-        from_entities.swap_remove(row);
-        if let Some(&moved) = from_entities.get(row) {
+        if let Some(moved) = from.swap_remove_entity(row) {
             self.entities.set_location(moved.index(), location);
         }
         to.entities.push(entity);
@@ -569,31 +580,10 @@ impl World {
         // element's component id, in tuple order.
         unsafe { bundle.write_at(&mut to.columns, &edge.bundle_columns, new_row, now) };
         self.moves.push(Move { entity, from: Some(source), to: Some(target) });
-        if self.archetypes.get(target).hooks.adds_or_inserts() {
+        if to.hooks.adds_or_inserts() {
             self.hooks_after_write(bundle_id, entity, source);
         }
         Ok(())
-    }
-
-    #[cold]
-    fn build_insert_edge(&mut self, source: ArchetypeId, bundle: BundleId) -> ArchetypeId {
-        let info = self.bundles.info(bundle);
-        let mut union: Vec<_> = self.archetypes.get(source).components().to_vec();
-        union.extend_from_slice(&info.sorted);
-        union.sort_unstable();
-        union.dedup();
-        let target = self.archetypes.get_or_create(&union, &self.components, self.change_tick());
-        let to = self.archetypes.get(target);
-        let column_in_target = |c| to.column_index(c).expect("target has every source and bundle component");
-        let bundle_columns = info.ids.iter().map(|&c| column_in_target(c)).collect();
-        let moves = if target == source {
-            Box::default()
-        } else {
-            self.archetypes.get(source).components().iter().map(|&c| column_in_target(c)).collect()
-        };
-        let edge = InsertEdge { target, bundle_columns, moves };
-        self.archetypes.get_mut(source).insert_edges.insert(bundle, edge);
-        target
     }
 
     /// Removes the components of bundle `B` from `entity` and returns them.
@@ -611,32 +601,43 @@ impl World {
         let location = self.locate(entity)?;
         self.maintain_ticks();
         let now = self.change_tick();
-        let bundle_id = self.bundles.id_or_register::<B>(&mut self.components);
         let source = location.archetype;
         let row = location.row.index();
-        if !self.archetypes.get(source).remove_edges.contains_key(&bundle_id) {
-            self.build_remove_edge(source, bundle_id);
-        }
-        let target = match &self.archetypes.get(source).remove_edges[&bundle_id] {
-            RemoveEdge::Valid { target, .. } => *target,
+        let registries = Registries {
+            archetypes: &mut self.archetypes,
+            bundles: &mut self.bundles,
+            components: &mut self.components,
+            now,
+        };
+        let edge = self.transitions.remove_edge::<B>(source, registries);
+        let (bundle_id, target) = match edge {
+            RemoveEdge::Valid { bundle, target, .. } => (*bundle, *target),
             RemoveEdge::Missing(component) => {
                 let component = self.components.info(*component).name;
                 return Err(MissingComponent { entity, component }.into());
             }
         };
         let hooked = self.archetypes.get(source).hooks.has(HookKind::Remove);
-        if hooked {
+        let edge = if hooked {
             self.hooks_before_removal(entity, RemovedIds::Bundle(bundle_id));
-        }
+            // Hooks defer their structural changes, so the edge is the one found above.
+            let registries = Registries {
+                archetypes: &mut self.archetypes,
+                bundles: &mut self.bundles,
+                components: &mut self.components,
+                now,
+            };
+            self.transitions.remove_edge::<B>(source, registries)
+        } else {
+            edge
+        };
+        let RemoveEdge::Valid { bundle_columns, moves, .. } = edge else { unreachable!("checked above") };
         if target == source {
             // Only the empty bundle removes nothing and stays put.
             // SAFETY: the empty bundle has no elements, so no column is touched.
             return Ok(unsafe { B::take(&mut [], &[], row, now) });
         }
         let [from, to] = self.archetypes.get_two_mut(source, target);
-        let RemoveEdge::Valid { bundle_columns, moves, .. } = &from.remove_edges[&bundle_id] else {
-            unreachable!("checked above")
-        };
         // SAFETY: the edge's `bundle_columns` hold the source column of each bundle
         // element's component id, in tuple order.
         let removed = unsafe { B::take(&mut from.columns, bundle_columns, row, now) };
@@ -657,24 +658,6 @@ impl World {
             self.apply_hook_commands();
         }
         Ok(removed)
-    }
-
-    #[cold]
-    fn build_remove_edge(&mut self, source: ArchetypeId, bundle: BundleId) {
-        let info = self.bundles.info(bundle);
-        let from = self.archetypes.get(source);
-        let edge = if let Some(&missing) = info.ids.iter().find(|&&c| !from.has(c)) {
-            RemoveEdge::Missing(missing)
-        } else {
-            let rest: Vec<_> =
-                from.components().iter().copied().filter(|c| info.sorted.binary_search(c).is_err()).collect();
-            let bundle_columns = info.ids.iter().map(|&c| from.column_index(c).expect("checked present")).collect();
-            let target = self.archetypes.get_or_create(&rest, &self.components, self.change_tick());
-            let to = self.archetypes.get(target);
-            let moves = self.archetypes.get(source).components().iter().map(|&c| to.column_index(c)).collect();
-            RemoveEdge::Valid { target, bundle_columns, moves }
-        };
-        self.archetypes.get_mut(source).remove_edges.insert(bundle, edge);
     }
 
     /// Runs the `on_add` hooks of the bundle's components that `source` lacked, then

@@ -182,3 +182,26 @@ fn a_bundle_of_sixteen_components_spawns_and_removes_whole() {
     assert_eq!(removed.7, C(7));
     assert!(!world.entity(e).unwrap().has::<C<0>>() && world.entity(e).unwrap().has::<C<8>>());
 }
+
+#[test]
+fn bundles_of_the_same_types_in_another_order_keep_each_value_in_its_column() {
+    // Transitions are cached per bundle type: (Pos, Vel) and (Vel, Pos) lead to the same
+    // table, but each must put its own elements into the right columns.
+    #[derive(Debug, PartialEq)]
+    struct Vel(i32);
+    let mut world = World::new();
+    let first = world.spawn((Tag,));
+    let second = world.spawn((Tag,));
+    world.insert(first, (Pos(1), Vel(10))).unwrap();
+    world.insert(second, (Vel(20), Pos(2))).unwrap();
+    assert_eq!((world.get::<Pos>(first), world.get::<Vel>(first)), (Ok(&Pos(1)), Ok(&Vel(10))));
+    assert_eq!((world.get::<Pos>(second), world.get::<Vel>(second)), (Ok(&Pos(2)), Ok(&Vel(20))));
+    assert_eq!(world.remove::<(Vel, Pos)>(first), Ok((Vel(10), Pos(1))));
+    assert_eq!(world.remove::<(Pos, Vel)>(second), Ok((Pos(2), Vel(20))));
+    assert!(world.entity(first).unwrap().has::<Tag>() && !world.entity(second).unwrap().has::<Pos>());
+    // A missing component is reported from the cached transition too, every time.
+    for _ in 0..2 {
+        assert!(matches!(world.remove::<(Pos, Tag)>(first), Err(ComponentError::MissingComponent(_))));
+    }
+    assert!(world.entity(first).unwrap().has::<Tag>());
+}

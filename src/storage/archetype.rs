@@ -1,36 +1,11 @@
 //! One archetype table: a column per component type plus the entity of each row.
 
-use crate::bundle::BundleId;
 use crate::change::Tick;
 use crate::component::ComponentId;
 use crate::entity::Entity;
-use crate::hash::IdMap;
 use crate::hook::HookFlags;
 
 use super::{ArchetypeId, Column};
-
-/// A cached insert transition from one archetype.
-pub(crate) struct InsertEdge {
-    pub(crate) target: ArchetypeId,
-    /// For each bundle element, in the bundle's order, its column in the target.
-    pub(crate) bundle_columns: Box<[usize]>,
-    /// For each source column, its column in the target.
-    pub(crate) moves: Box<[usize]>,
-}
-
-/// A cached remove transition from one archetype.
-pub(crate) enum RemoveEdge {
-    /// Every bundle element is present.
-    Valid {
-        target: ArchetypeId,
-        /// For each bundle element, in the bundle's order, its column in the source.
-        bundle_columns: Box<[usize]>,
-        /// For each source column, its column in the target, or `None` if removed.
-        moves: Box<[Option<usize>]>,
-    },
-    /// The archetype lacks this component of the bundle.
-    Missing(ComponentId),
-}
 
 /// The table for one exact set of component types.
 ///
@@ -41,23 +16,13 @@ pub struct Archetype {
     components: Box<[ComponentId]>,
     pub(crate) columns: Box<[Box<dyn Column>]>,
     pub(crate) entities: Vec<Entity>,
-    pub(crate) insert_edges: IdMap<BundleId, InsertEdge>,
-    pub(crate) remove_edges: IdMap<BundleId, RemoveEdge>,
     /// Which kinds of hook some component of this table has.
     pub(crate) hooks: HookFlags,
 }
 
 impl Archetype {
     pub(crate) fn new(id: ArchetypeId, components: Box<[ComponentId]>, columns: Box<[Box<dyn Column>]>) -> Self {
-        Archetype {
-            id,
-            components,
-            columns,
-            entities: Vec::new(),
-            insert_edges: IdMap::default(),
-            remove_edges: IdMap::default(),
-            hooks: HookFlags::NONE,
-        }
+        Archetype { id, components, columns, entities: Vec::new(), hooks: HookFlags::NONE }
     }
 
     /// This archetype's id.

@@ -2,17 +2,19 @@
 //!
 //! Tables are created lazily the first time a set is seen and never freed: they are
 //! pools whose column capacity survives churn, so steady spawning and despawning
-//! allocates nothing. Each table caches its transitions (`+bundle → table`,
-//! `-bundle → table`) so that a repeated insert or remove is one hash lookup.
+//! allocates nothing. Transitions between tables (`+bundle → table`,
+//! `-bundle → table`) are cached so that a repeated insert or remove is one hash
+//! lookup.
 
 mod archetype;
 mod column;
+mod transitions;
 
 pub use archetype::Archetype;
-pub(crate) use archetype::{InsertEdge, RemoveEdge};
 pub(crate) use column::TickPtrs;
 pub use column::{Column, TypedColumn};
 pub(crate) use column::{downcast, downcast_mut, downcast_mut_unchecked, downcast_unchecked};
+pub(crate) use transitions::{Registries, RemoveEdge, Transitions};
 
 use std::collections::HashMap;
 
