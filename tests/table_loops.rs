@@ -92,26 +92,30 @@ fn tracked_loop_with_a_second_written_column_marks_only_the_tracked_one() {
 
 #[test]
 fn a_panic_in_the_tracked_loop_keeps_the_rows_written_before_it() {
-    let mut world = World::new();
-    let entities = spawn_rows(&mut world, 100);
-    let mut observer = world.query_filtered::<Entity, Changed<Pos>>();
-    changed(&world, &mut observer);
-    let mut query = world.query::<(&Vel, &mut Pos)>();
-    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        query.for_each_mut(&mut world, |(vel, mut pos)| {
-            if vel.0 == 70 {
-                panic!("stop at row 70");
-            }
-            if vel.0 % 2 == 0 {
-                pos.0 += 1;
-            }
-        });
-    }));
-    assert!(outcome.is_err());
-    let expected: BTreeSet<Entity> = entities
-        .iter()
-        .copied()
-        .filter(|e| world.get::<Vel>(*e).unwrap().0 % 2 == 0 && world.get::<Vel>(*e).unwrap().0 < 70)
-        .collect();
-    assert_eq!(changed(&world, &mut observer), expected);
+    // Rows are visited in chunks of eight; a panic may come at any slot of a chunk, in
+    // any chunk of a leaf, or in the short last chunk of a table (150 = 2 × 64 + 22).
+    for stop in [5, 70, 85, 127, 146] {
+        let mut world = World::new();
+        let entities = spawn_rows(&mut world, 150);
+        let mut observer = world.query_filtered::<Entity, Changed<Pos>>();
+        changed(&world, &mut observer);
+        let mut query = world.query::<(&Vel, &mut Pos)>();
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            query.for_each_mut(&mut world, |(vel, mut pos)| {
+                if vel.0 == stop {
+                    panic!("stop at row {stop}");
+                }
+                if vel.0 % 2 == 0 {
+                    pos.0 += 1;
+                }
+            });
+        }));
+        assert!(outcome.is_err());
+        let expected: BTreeSet<Entity> = entities
+            .iter()
+            .copied()
+            .filter(|e| world.get::<Vel>(*e).unwrap().0 % 2 == 0 && world.get::<Vel>(*e).unwrap().0 < stop)
+            .collect();
+        assert_eq!(changed(&world, &mut observer), expected, "stopped at row {stop}");
+    }
 }

@@ -60,21 +60,36 @@ enum RunKind {
 /// does when the items reach their columns through parameters it knows to be
 /// distinct, see [`QueryData::with_rows`]). Eight rather than four: a loop the compiler
 /// would vectorize on its own (a swap of two `f32` columns) otherwise pays its loop
-/// overhead every four rows. `fetch` gets each row with its lane, the row's offset
-/// from `rows.start` modulo [`LANES`]: per-row bookkeeping kept per lane does not make
-/// the side-by-side rows wait for each other.
+/// overhead every four rows.
+///
+/// `fetch` gets each row with its slot, the row's offset from the start of its chunk
+/// (below [`UNROLL`]); `after_chunk` gets each chunk's first row once the chunk's rows
+/// are visited (the last chunk may be shorter). In the unrolled loop the slot is a
+/// constant, so per-row bookkeeping keyed by slot (a bit per slot, one accumulator per
+/// slot modulo [`LANES`]) costs the rows nothing when `f` writes unconditionally, and
+/// does not make the side-by-side rows wait for each other when it does not.
 #[inline(always)]
-fn visit_unrolled<I>(rows: Range<usize>, mut fetch: impl FnMut(usize, usize) -> I, mut f: impl FnMut(usize, I)) {
+fn visit_unrolled<I>(
+    rows: Range<usize>,
+    mut fetch: impl FnMut(usize, usize) -> I,
+    mut f: impl FnMut(usize, I),
+    mut after_chunk: impl FnMut(usize),
+) {
     let mut row = rows.start;
     while row + UNROLL <= rows.end {
-        for k in 0..UNROLL {
-            f(row + k, fetch(row + k, k % LANES));
+        for slot in 0..UNROLL {
+            f(row + slot, fetch(row + slot, slot));
         }
+        after_chunk(row);
         row += UNROLL;
     }
-    while row < rows.end {
-        f(row, fetch(row, (row - rows.start) % LANES));
-        row += 1;
+    if row < rows.end {
+        let chunk = row;
+        while row < rows.end {
+            f(row, fetch(row, row - chunk));
+            row += 1;
+        }
+        after_chunk(chunk);
     }
 }
 
@@ -638,7 +653,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
                     // SAFETY: `row < len`, each row fetched once; no tracked column is
                     // written.
                     let fetch_row = |row, _| unsafe { Q::fetch_untracked(fetch, row) };
-                    visit_unrolled(0..len, fetch_row, |row, item| f(table, row, item));
+                    visit_unrolled(0..len, fetch_row, |row, item| f(table, row, item), |_| {});
                     f
                 };
                 // SAFETY: `len` is the table's length; the table is reached only through
@@ -688,7 +703,14 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             // loop's own function; `f` moves in and back, as in `run_tables`.
             let visit_leaves = move |fetch: &Q::Fetch<'w>| {
                 let written: [Cell<u64>; LANES] = Default::default();
-                let guard = StampGuard::<Q> { fetch, len, leaf: Cell::new(0), written: &written };
+                let guard = StampGuard::<Q> {
+                    fetch,
+                    len,
+                    leaf: Cell::new(0),
+                    leaf_rows: Cell::new(0),
+                    chunk: Cell::new(0),
+                    written: &written,
+                };
                 // The tracked column is the only one written: items need not look which
                 // of their columns is tracked, so the loop has no branch on it.
                 let only_write = Q::writes(fetch) == 1;
@@ -696,12 +718,21 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
                     guard.leaf.set(start / LEAF);
                     let rows = start..(start + LEAF).min(len);
                     if mode == Mode::Tables && only_write {
+                        // A write sets its slot's bit in its lane's accumulator: a
+                        // constant per slot, so a loop whose rows are all written folds
+                        // the marks away. Each chunk's bits join the leaf's at its offset.
                         // SAFETY: `row < len`, each row fetched once; `written` outlives
                         // the items; the fetch's one written column is the tracked one.
-                        let fetch_row = |row, lane| unsafe {
-                            Q::fetch_accumulating::<true>(fetch, row, &written[lane], row - start)
+                        let fetch_row = |row, slot: usize| unsafe {
+                            Q::fetch_accumulating::<true>(fetch, row, &written[slot % LANES], slot)
                         };
-                        visit_unrolled(rows, fetch_row, |row, item| f(table, row, item));
+                        let after_chunk = |chunk: usize| {
+                            guard.leaf_rows.set(guard.leaf_rows.get() | take_written(&written) << (chunk - start));
+                            // The next chunk's offset (0 once the leaf is full: nothing
+                            // is left to shift then).
+                            guard.chunk.set((chunk + UNROLL - start) % LEAF);
+                        };
+                        visit_unrolled(rows, fetch_row, |row, item| f(table, row, item), after_chunk);
                     } else {
                         for row in rows {
                             // SAFETY: `row < len`, each row fetched once; `written`
@@ -714,7 +745,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
                         }
                     }
                     // SAFETY: the loop is done with this leaf's rows.
-                    unsafe { Q::stamp_written(fetch, len, start / LEAF, take_written(&written)) };
+                    unsafe { Q::stamp_written(fetch, len, start / LEAF, guard.take_leaf()) };
                 }
                 drop(guard);
                 f
@@ -1040,21 +1071,36 @@ impl<Q: QueryData> Drop for FinishTable<'_, Q> {
 struct StampGuard<'a, 'w, Q: QueryData> {
     fetch: &'a Q::Fetch<'w>,
     len: usize,
+    /// The leaf in progress.
     leaf: Cell<usize>,
+    /// Rows of the leaf marked in chunks already folded (bit `i` for the leaf's row `i`).
+    leaf_rows: Cell<u64>,
+    /// The offset in the leaf of the chunk whose marks are still in `written`.
+    chunk: Cell<usize>,
+    /// The accumulators: bit `i` for the chunk's row `i` (or, in the row-at-a-time
+    /// loop, the leaf's row `i`, with `chunk` 0).
     written: &'a [Cell<u64>; LANES],
 }
 
-/// The rows of a leaf marked in the lanes' accumulators (bit `i` for the leaf's row
-/// `i`); clears the accumulators.
+impl<Q: QueryData> StampGuard<'_, '_, Q> {
+    /// The rows of the leaf in progress marked so far; clears the record.
+    #[inline(always)]
+    fn take_leaf(&self) -> u64 {
+        self.leaf_rows.replace(0) | take_written(self.written) << self.chunk.replace(0)
+    }
+}
+
+/// The bits marked in the lanes' accumulators; clears them.
 #[inline(always)]
 fn take_written(written: &[Cell<u64>; LANES]) -> u64 {
     written.iter().fold(0, |all, lane| all | lane.replace(0))
 }
+
 impl<Q: QueryData> Drop for StampGuard<'_, '_, Q> {
     fn drop(&mut self) {
         // SAFETY: no item of this leaf is in use any more (the loop is over or
         // unwinding), and the run holds the table alone.
-        unsafe { Q::stamp_written(self.fetch, self.len, self.leaf.get(), take_written(self.written)) };
+        unsafe { Q::stamp_written(self.fetch, self.len, self.leaf.get(), self.take_leaf()) };
     }
 }
 
