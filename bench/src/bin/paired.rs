@@ -1,5 +1,6 @@
 //! Paired ratios for the workloads where ripple and the best peers meet the same floor:
-//! simple_iter, frag_iter, heavy_compute and add_remove.
+//! simple_iter, frag_iter, heavy_compute and add_remove, and of ripple's tracked
+//! simple_iter pass to its untracked one.
 //!
 //! criterion measures one library after another, each for a couple of seconds. On a
 //! shared machine the load drifts between those windows, which moves a ratio of two
@@ -42,8 +43,9 @@ fn main() {
     writeln!(table, "|---|---|---:|---:|---:|---:|").unwrap();
     /// Builds a workload's prepared worlds.
     type Make = fn() -> Workload;
-    let workloads: [(&str, Make); 4] = [
+    let workloads: [(&str, Make); 5] = [
         ("simple_iter", simple_iter),
+        ("simple_iter_tracked", simple_iter_tracked),
         ("frag_iter", frag_iter),
         ("heavy_compute", heavy_compute),
         ("add_remove", add_remove),
@@ -144,6 +146,21 @@ fn simple_iter() -> Workload {
         black_box(&mut poss);
     });
     Workload { name: "simple_iter", ripple, others: vec![("hecs", hecs), ("legion", legion), ("ideal", ideal)] }
+}
+
+/// simple_iter with Position tracked (every write marks its row), against ripple's own
+/// untracked pass: the cost of change tracking (BENCHMARKS.md §C), as a paired ratio.
+fn simple_iter_tracked() -> Workload {
+    let pass = |tracked: bool| -> Pass {
+        let mut world = ripple::World::new();
+        if tracked {
+            world.track::<Position>();
+        }
+        world.spawn_batch((0..N_ENTITIES).map(|_| tprv()));
+        let mut query = world.query::<(&Velocity, &mut Position)>();
+        Box::new(move || query.for_each_mut(&mut world, |(vel, mut pos)| pos.0 += vel.0))
+    };
+    Workload { name: "simple_iter_tracked", ripple: pass(true), others: vec![("ripple untracked", pass(false))] }
 }
 
 /// frag_iter: `data *= 2` over 26 tables of 20 entities, as in `benches/frag_iter.rs`.
