@@ -491,46 +491,47 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         const AHEAD: usize = 16;
         // Not a run: judged against the last run, writes stamped with the current tick.
         let ticks = RunTicks { last_run: self.last_run(), this_run: world.change_tick(), defer: false };
-        let mut open: Option<(ArchetypeId, Q::Fetch<'w>, F::Fetch<'w>)> = None;
+        // The table of the previous entity. Dropping it (when the next entity is in
+        // another table, at the end, or while a panic unwinds) stamps what it recorded.
+        let mut open: Option<OpenTable<'w, Q, F>> = None;
         let mut visited = 0;
         for (index, &entity) in entities.iter().enumerate() {
             if let Some(&ahead) = entities.get(index + AHEAD) {
                 world.entities.prefetch(ahead);
             }
-            if let (Some(&soon), Some((archetype, fetch, _))) = (entities.get(index + AHEAD / 2), open.as_ref()) {
+            if let (Some(&soon), Some(table)) = (entities.get(index + AHEAD / 2), open.as_ref()) {
                 if let Some(location) = world.entities.get(soon) {
-                    if location.archetype == *archetype {
-                        Q::prefetch(fetch, location.row.index());
+                    if location.archetype == table.archetype {
+                        Q::prefetch(&table.fetch, location.row.index());
                     }
                 }
             }
             let Some(location) = world.entities.get(entity) else { continue };
-            if open.as_ref().is_none_or(|(archetype, _, _)| *archetype != location.archetype) {
+            if open.as_ref().is_none_or(|table| table.archetype != location.archetype) {
                 let Ok(index) = self.matched.binary_search_by_key(&location.archetype, |m| m.archetype) else {
                     continue;
                 };
                 let matched = &self.matched[index];
                 let table = world.archetypes.get(matched.archetype);
                 // SAFETY: resolved for this table; access per the caller.
-                open = Some(unsafe {
-                    (
-                        matched.archetype,
-                        Q::fetch_archetype(matched.data, table, ticks),
-                        F::fetch_archetype(matched.filter, table, ticks),
-                    )
-                });
+                let (fetch, filter) = unsafe {
+                    (Q::fetch_archetype(matched.data, table, ticks), F::fetch_archetype(matched.filter, table, ticks))
+                };
+                // Replacing the previous table stamps its last leaf.
+                open = Some(OpenTable::new(matched.archetype, table.len(), fetch, filter));
             }
-            let Some((_, fetch, filter)) = open.as_ref() else { continue };
+            let Some(table) = open.as_ref() else { continue };
             let row = location.row.index();
             // SAFETY: `row` is the entity's live row; items are handed to `f` one at a
-            // time and cannot outlive its call.
+            // time and cannot outlive its call, which ends before `open` changes.
             unsafe {
-                if F::IS_ARCHETYPAL || F::filter_row(filter, row) {
-                    f(Q::fetch(fetch, row));
+                if F::IS_ARCHETYPAL || F::filter_row(&table.filter, row) {
+                    f(table.fetch_row(row));
                     visited += 1;
                 }
             }
         }
+        drop(open);
         visited
     }
 
@@ -1101,6 +1102,71 @@ impl<Q: QueryData> Drop for StampGuard<'_, '_, Q> {
         // SAFETY: no item of this leaf is in use any more (the loop is over or
         // unwinding), and the run holds the table alone.
         unsafe { Q::stamp_written(self.fetch, self.len, self.leaf.get(), self.take_leaf()) };
+    }
+}
+
+/// The table a `for_each_of` loop is in. With one tracked column written, consecutive
+/// writes to one leaf of it are recorded in an accumulator and stamped together (the
+/// row ticks and the summary's leaf once) when the loop moves to another leaf or table,
+/// ends, or unwinds: entities listed in row order then cost the summary one update per
+/// leaf instead of one per write.
+struct OpenTable<'w, Q: QueryData, F: QueryFilter> {
+    archetype: ArchetypeId,
+    len: usize,
+    fetch: Q::Fetch<'w>,
+    filter: F::Fetch<'w>,
+    /// Whether writes accumulate (exactly one tracked column is written).
+    accumulates: bool,
+    /// The leaf whose rows `written` records (bit `i` for its row `i`).
+    leaf: Cell<usize>,
+    written: Cell<u64>,
+}
+
+impl<'w, Q: QueryData, F: QueryFilter> OpenTable<'w, Q, F> {
+    fn new(archetype: ArchetypeId, len: usize, fetch: Q::Fetch<'w>, filter: F::Fetch<'w>) -> Self {
+        let accumulates = Q::tracked_writes(&fetch) == 1;
+        OpenTable { archetype, len, fetch, filter, accumulates, leaf: Cell::new(0), written: Cell::new(0) }
+    }
+
+    /// The item of `row`.
+    ///
+    /// # Safety
+    /// As `QueryData::fetch`; no item of this table is alive (so none of the leaf whose
+    /// writes are stamped here when `row` is in another), and the item is gone before
+    /// `self` is (it records its write in `self`).
+    #[inline]
+    unsafe fn fetch_row(&self, row: usize) -> Q::Item<'w> {
+        if !self.accumulates {
+            // SAFETY: per the caller.
+            return unsafe { Q::fetch(&self.fetch, row) };
+        }
+        if row / LEAF != self.leaf.get() {
+            // SAFETY: no item is alive (caller).
+            unsafe { self.stamp() };
+            self.leaf.set(row / LEAF);
+        }
+        // SAFETY: per the caller; `written` outlives the item (caller).
+        unsafe { Q::fetch_accumulating::<false>(&self.fetch, row, &self.written, row % LEAF) }
+    }
+
+    /// Stamps the rows recorded for the current leaf and clears the record.
+    ///
+    /// # Safety
+    /// No item of this table is alive.
+    #[inline]
+    unsafe fn stamp(&self) {
+        let written = self.written.replace(0);
+        if written != 0 {
+            // SAFETY: the recorded rows are below `len`, and no item uses them (caller).
+            unsafe { Q::stamp_written(&self.fetch, self.len, self.leaf.get(), written) };
+        }
+    }
+}
+
+impl<Q: QueryData, F: QueryFilter> Drop for OpenTable<'_, Q, F> {
+    fn drop(&mut self) {
+        // SAFETY: items are gone before the table is (`fetch_row`'s contract).
+        unsafe { self.stamp() };
     }
 }
 
