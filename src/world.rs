@@ -364,6 +364,7 @@ impl World {
         }
     }
 
+    /// Puts every reserved entity into the empty table.
     #[cold]
     fn flush_reserved_now(&mut self) {
         let table = self.archetypes.get_mut(ArchetypeId::EMPTY);
@@ -620,7 +621,8 @@ impl World {
         let hooked = self.archetypes.get(source).hooks.has(HookKind::Remove);
         let edge = if hooked {
             self.hooks_before_removal(entity, RemovedIds::Bundle(bundle_id));
-            // Hooks defer their structural changes, so the edge is the one found above.
+            // Looked up again only because the hooks borrow the world; they see it
+            // shared and defer their structural changes, so it is the edge found above.
             let registries = Registries {
                 archetypes: &mut self.archetypes,
                 bundles: &mut self.bundles,

@@ -196,7 +196,10 @@ fn bundles_of_the_same_types_in_another_order_keep_each_value_in_its_column() {
     world.insert(second, (Vel(20), Pos(2))).unwrap();
     assert_eq!((world.get::<Pos>(first), world.get::<Vel>(first)), (Ok(&Pos(1)), Ok(&Vel(10))));
     assert_eq!((world.get::<Pos>(second), world.get::<Vel>(second)), (Ok(&Pos(2)), Ok(&Vel(20))));
-    assert_eq!(world.remove::<(Vel, Pos)>(first), Ok((Vel(10), Pos(1))));
+    // Into a table that has both already: written in place, each in its column.
+    world.insert(first, (Vel(11), Pos(12))).unwrap();
+    assert_eq!((world.get::<Pos>(first), world.get::<Vel>(first)), (Ok(&Pos(12)), Ok(&Vel(11))));
+    assert_eq!(world.remove::<(Vel, Pos)>(first), Ok((Vel(11), Pos(12))));
     assert_eq!(world.remove::<(Pos, Vel)>(second), Ok((Pos(2), Vel(20))));
     assert!(world.entity(first).unwrap().has::<Tag>() && !world.entity(second).unwrap().has::<Pos>());
     // A missing component is reported from the cached transition too, every time.

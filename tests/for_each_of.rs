@@ -109,3 +109,60 @@ fn a_panic_part_way_keeps_the_rows_written_before_it() {
         assert_eq!(changed(&world, &mut observer), written, "stopped after {stop} items");
     }
 }
+
+#[test]
+fn a_change_filter_with_an_entity_listed_twice_visits_it_twice() {
+    let (mut world, entities) = world();
+    let mut observer = world.query_filtered::<Entity, Changed<Pos>>();
+    changed(&world, &mut observer);
+    // A per-row filter on the written column: the list's visits follow the filter,
+    // and every visit writes.
+    let mut changed_only = world.query_filtered::<&mut Pos, Changed<Pos>>();
+    changed_only.for_each_mut(&mut world, |_| {});
+    let list = [entities[3], entities[3], entities[4]];
+    let visited = changed_only.for_each_of_mut(&mut world, &list, |mut pos| pos.0 += 1);
+    assert_eq!(visited, 0, "nothing changed since the filter's last run");
+    world.get_mut::<Pos>(entities[3]).unwrap().0 += 1;
+    let visited = changed_only.for_each_of_mut(&mut world, &list, |mut pos| pos.0 += 1);
+    assert_eq!(visited, 2, "entities[3], twice; entities[4] is unchanged");
+    assert_eq!(world.get::<Pos>(entities[3]), Ok(&Pos(3)));
+}
+
+#[test]
+fn two_tracked_columns_are_both_marked() {
+    let mut world = World::new();
+    let entities: Vec<Entity> = (0..130).map(|i| world.spawn((Pos(i), Vel(i)))).collect();
+    let mut pos_observer = world.query_filtered::<Entity, Changed<Pos>>();
+    let mut vel_observer = world.query_filtered::<Entity, Changed<Vel>>();
+    pos_observer.iter(&world).count();
+    vel_observer.iter(&world).count();
+    let list: Vec<Entity> = entities.iter().rev().step_by(3).copied().collect();
+    let mut query = world.query::<(&mut Vel, &mut Pos)>();
+    query.for_each_of_mut(&mut world, &list, |(mut vel, pos)| {
+        vel.0 += 1;
+        std::hint::black_box(pos.0);
+    });
+    let expected: BTreeSet<Entity> = list.iter().copied().collect();
+    assert_eq!(vel_observer.iter(&world).collect::<BTreeSet<_>>(), expected);
+    assert!(pos_observer.iter(&world).next().is_none(), "Pos was only read");
+}
+
+#[test]
+fn a_panic_in_a_sorted_list_stamps_the_open_leaf() {
+    let (mut world, entities) = world();
+    let mut observer = world.query_filtered::<Entity, Changed<Pos>>();
+    changed(&world, &mut observer);
+    let mut query = world.query::<(Entity, &mut Pos)>();
+    let mut written = BTreeSet::new();
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        query.for_each_of_mut(&mut world, &entities, |(e, mut pos)| {
+            if written.len() == 100 {
+                panic!("stop in the second leaf");
+            }
+            pos.0 += 1;
+            written.insert(e);
+        });
+    }));
+    assert!(outcome.is_err());
+    assert_eq!(changed(&world, &mut observer), written);
+}

@@ -15,8 +15,9 @@ use super::tick::Tick;
 pub(crate) struct TickSlot {
     changed: *mut Tick,
     summary: *const Summary,
-    /// In an accumulating loop: the loop's record of the rows of the current leaf
-    /// written so far; the loop stamps their ticks when it leaves the leaf.
+    /// In an accumulating loop: the loop's record of the rows written so far (a bit
+    /// per row of the current leaf, or per slot of the current chunk); the loop
+    /// stamps their ticks once it is done with the leaf.
     written: *const Cell<u64>,
     /// The row; in an accumulating slot, the bit to set in the accumulator.
     row: usize,

@@ -141,8 +141,9 @@ pub unsafe trait QueryData: sealed::Sealed {
         0
     }
     /// Like `fetch`, but a write to the (single) tracked column only sets bit `bit`
-    /// (below 64) of `written`, which the loop keeps for the row; it stamps the leaf
-    /// with `stamp_written` when it leaves it. With `ONLY_WRITE` the caller promises
+    /// (below 64) of `written`; the loop maps the bit back to the row (a row of the
+    /// current leaf, or a slot of the current chunk) and stamps the leaf with
+    /// `stamp_written` once it is done with it. With `ONLY_WRITE` the caller promises
     /// that the tracked column is the only one the fetch writes (`writes` is 1), so no
     /// element needs to look whether it is tracked.
     ///

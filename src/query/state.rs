@@ -523,7 +523,8 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             let Some(table) = open.as_ref() else { continue };
             let row = location.row.index();
             // SAFETY: `row` is the entity's live row; items are handed to `f` one at a
-            // time and cannot outlive its call, which ends before `open` changes.
+            // time and cannot outlive its call (`f` takes items of any lifetime), which
+            // ends before `open` is replaced or dropped.
             unsafe {
                 if F::IS_ARCHETYPAL || F::filter_row(&table.filter, row) {
                     f(table.fetch_row(row));
@@ -698,8 +699,9 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             // One tracked column: writes set a bit in a local accumulator (kept in a
             // register, one per lane of the unrolled loop so that the lanes' marks do
             // not wait for each other) and each leaf's rows are stamped and folded at
-            // once. The guard stamps the leaf in progress if a closure panics; the
-            // column was not flagged pending, so only that leaf is outstanding. All of
+            // once. The guard stamps the leaf in progress if a closure panics (earlier
+            // leaves are stamped already; a pending flag left set is cleared by the
+            // column's next fold). All of
             // it runs inside `with_rows`, so that the accumulators are local to the
             // loop's own function; `f` moves in and back, as in `run_tables`.
             let visit_leaves = move |fetch: &Q::Fetch<'w>| {
@@ -1115,7 +1117,8 @@ struct OpenTable<'w, Q: QueryData, F: QueryFilter> {
     len: usize,
     fetch: Q::Fetch<'w>,
     filter: F::Fetch<'w>,
-    /// Whether writes accumulate (exactly one tracked column is written).
+    /// Whether writes accumulate (exactly one tracked column is written, and no per-row
+    /// filter reads ticks before the leaf is stamped).
     accumulates: bool,
     /// The leaf whose rows `written` records (bit `i` for its row `i`).
     leaf: Cell<usize>,
@@ -1124,7 +1127,11 @@ struct OpenTable<'w, Q: QueryData, F: QueryFilter> {
 
 impl<'w, Q: QueryData, F: QueryFilter> OpenTable<'w, Q, F> {
     fn new(archetype: ArchetypeId, len: usize, fetch: Q::Fetch<'w>, filter: F::Fetch<'w>) -> Self {
-        let accumulates = Q::tracked_writes(&fetch) == 1;
+        // Only without a per-row filter, which could read the written column's ticks
+        // before the leaf is stamped. (ripple's change filters would give the same
+        // answers: a write can only make a row pass `Changed`, and a written row passed
+        // already. A filter implemented elsewhere need not be so.)
+        let accumulates = F::IS_ARCHETYPAL && Q::tracked_writes(&fetch) == 1;
         OpenTable { archetype, len, fetch, filter, accumulates, leaf: Cell::new(0), written: Cell::new(0) }
     }
 
@@ -1133,7 +1140,7 @@ impl<'w, Q: QueryData, F: QueryFilter> OpenTable<'w, Q, F> {
     /// # Safety
     /// As `QueryData::fetch`; no item of this table is alive (so none of the leaf whose
     /// writes are stamped here when `row` is in another), and the item is gone before
-    /// `self` is (it records its write in `self`).
+    /// `self` is moved or dropped (it records its write in `self.written`).
     #[inline]
     unsafe fn fetch_row(&self, row: usize) -> Q::Item<'w> {
         if !self.accumulates {

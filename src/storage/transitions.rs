@@ -63,7 +63,8 @@ impl Transitions {
     /// The transition for inserting `B` into a row of `source`.
     ///
     /// # Panics
-    /// If `B` names a component type twice (on its first use).
+    /// If `B` names a component type twice (such a bundle is never registered nor
+    /// cached, so every use panics, before anything changes).
     #[inline]
     #[track_caller]
     pub(crate) fn insert_edge<B: Bundle>(&mut self, source: ArchetypeId, world: Registries<'_>) -> &InsertEdge {
@@ -76,7 +77,7 @@ impl Transitions {
     /// The transition for removing `B` from a row of `source`.
     ///
     /// # Panics
-    /// If `B` names a component type twice (on its first use).
+    /// As [`insert_edge`](Self::insert_edge).
     #[inline]
     #[track_caller]
     pub(crate) fn remove_edge<B: Bundle>(&mut self, source: ArchetypeId, world: Registries<'_>) -> &RemoveEdge {
