@@ -274,7 +274,27 @@ impl World {
         &self.removals[id.index()]
     }
 
-    /// Records that `entity` lost the components of `table` at `now`, for readers.
+    /// Moves `entity`'s handle from its row of `from` (at `location`) to a new last
+    /// row of `to`, whose values the caller moves alongside, and updates its location
+    /// and that of the entity swapped into its old row. Returns the new row.
+    #[inline]
+    fn move_handle(
+        entities: &mut Entities,
+        entity: Entity,
+        location: Location,
+        from: &mut Archetype,
+        to: &mut Archetype,
+    ) -> usize {
+        if let Some(moved) = from.swap_remove_entity(location.row.index()) {
+            entities.set_location(moved.index(), location);
+        }
+        let new_row = to.len();
+        to.entities.push(entity);
+        entities.set_location(entity.index(), Location { archetype: to.id(), row: Row(new_row as u32) });
+        new_row
+    }
+
+    /// Records that `entity` lost the components `ids` at `now`, for readers.
     #[inline]
     fn record_removals(removals: &mut [EventLog<(Entity, Tick)>], ids: &[ComponentId], entity: Entity, now: Tick) {
         for id in ids {
@@ -568,15 +588,10 @@ impl World {
             return Ok(());
         }
         let [from, to] = self.archetypes.get_two_mut(source, target);
-        let new_row = to.len();
         for (column, &dst) in from.columns.iter_mut().zip(edge.moves.iter()) {
             column.swap_remove_into(row, &mut *to.columns[dst], now);
         }
-        if let Some(moved) = from.swap_remove_entity(row) {
-            self.entities.set_location(moved.index(), location);
-        }
-        to.entities.push(entity);
-        self.entities.set_location(entity.index(), Location { archetype: target, row: Row(new_row as u32) });
+        let new_row = Self::move_handle(&mut self.entities, entity, location, from, to);
         // SAFETY: the edge's `bundle_columns` hold the target column of each bundle
         // element's component id, in tuple order.
         unsafe { bundle.write_at(&mut to.columns, &edge.bundle_columns, new_row, now) };
@@ -643,17 +658,12 @@ impl World {
         // SAFETY: the edge's `bundle_columns` hold the source column of each bundle
         // element's component id, in tuple order.
         let removed = unsafe { B::take(&mut from.columns, bundle_columns, row, now) };
-        let new_row = to.len();
         for (column, dst) in from.columns.iter_mut().zip(moves.iter()) {
             if let Some(dst) = *dst {
                 column.swap_remove_into(row, &mut *to.columns[dst], now);
             }
         }
-        if let Some(moved) = from.swap_remove_entity(row) {
-            self.entities.set_location(moved.index(), location);
-        }
-        to.entities.push(entity);
-        self.entities.set_location(entity.index(), Location { archetype: target, row: Row(new_row as u32) });
+        Self::move_handle(&mut self.entities, entity, location, from, to);
         Self::record_removals(&mut self.removals, &self.bundles.info(bundle_id).ids, entity, now);
         self.moves.push(Move { entity, from: Some(source), to: Some(target) });
         if hooked {
