@@ -51,3 +51,44 @@ fn state_from_another_world() {
 fn bundle_with_duplicate_type() {
     World::new().spawn((A, B, A));
 }
+
+/// A counter component, to see that a refused bundle changed nothing.
+struct Count(u32);
+
+/// The message of a caught panic.
+fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
+    match payload.downcast::<String>() {
+        Ok(message) => *message,
+        Err(payload) => payload.downcast::<&str>().map(|s| s.to_string()).unwrap_or_default(),
+    }
+}
+
+/// `insert` and `remove` refuse a bundle naming a type twice, as `spawn` does, before
+/// anything changes: the entity keeps exactly its components, and the world (and the
+/// cached transitions of its tables) keep working.
+#[test]
+fn insert_and_remove_refuse_a_duplicate_type_and_change_nothing() {
+    use std::panic::{AssertUnwindSafe, catch_unwind};
+    let mut world = World::new();
+    let entity = world.spawn((B, Count(1)));
+
+    let insert = catch_unwind(AssertUnwindSafe(|| world.insert(entity, (A, Count(2), A)).is_ok()));
+    let message = panic_message(insert.unwrap_err());
+    assert!(message.contains("names component `aliasing::A` more than once"), "{message}");
+
+    let remove = catch_unwind(AssertUnwindSafe(|| world.remove::<(Count, B, Count)>(entity).is_ok()));
+    let message = panic_message(remove.unwrap_err());
+    assert!(message.contains("names component `aliasing::Count` more than once"), "{message}");
+
+    assert_eq!(world.get::<Count>(entity).unwrap().0, 1);
+    let view = world.entity(entity).unwrap();
+    assert!(view.has::<B>() && !view.has::<A>());
+    assert_eq!(world.len(), 1);
+
+    // The same table's valid transitions still work afterwards.
+    world.insert(entity, (A, Count(3))).unwrap();
+    assert_eq!(world.get::<Count>(entity).unwrap().0, 3);
+    let (_, count) = world.remove::<(A, Count)>(entity).unwrap();
+    assert_eq!(count.0, 3);
+    assert!(world.entity(entity).unwrap().has::<B>());
+}
