@@ -144,6 +144,60 @@ fn par_for_each_visits_small_and_odd_tables_whole() {
     }
 }
 
+/// A tag that puts its entities in a table of their own.
+struct Table<const N: usize>;
+
+#[test]
+fn par_for_each_claims_span_tables_of_every_size() {
+    // Tables of 1, 0 (emptied), 3, 1,000, 9, 0, 40 and 1 rows: the threads' claims
+    // start and end inside tables and run across several short ones.
+    let mut world = World::new();
+    let mut next = 0;
+    let mut fill = |world: &mut World, rows: u32, spawn: &dyn Fn(&mut World, u32) -> Entity| {
+        let entities: Vec<Entity> = (next..next + rows.max(1)).map(|i| spawn(world, i)).collect();
+        next += rows.max(1);
+        if rows == 0 {
+            entities.into_iter().for_each(|e| world.despawn(e).unwrap());
+        }
+    };
+    fill(&mut world, 1, &|w, i| w.spawn((A(i), B(0), Table::<0>)));
+    fill(&mut world, 0, &|w, i| w.spawn((A(i), B(0), Table::<1>)));
+    fill(&mut world, 3, &|w, i| w.spawn((A(i), B(0), Table::<2>)));
+    fill(&mut world, 1_000, &|w, i| w.spawn((A(i), B(0), Table::<3>)));
+    fill(&mut world, 9, &|w, i| w.spawn((A(i), B(0), Table::<4>)));
+    fill(&mut world, 0, &|w, i| w.spawn((A(i), B(0), Table::<5>)));
+    fill(&mut world, 40, &|w, i| w.spawn((A(i), B(0), Table::<6>)));
+    fill(&mut world, 1, &|w, i| w.spawn((A(i), B(0), Table::<7>)));
+    assert_eq!(world.len(), 1_054);
+
+    let mut q = world.query::<(&A, &mut B)>();
+    for pass in 1..=3 {
+        q.par_for_each_mut(&mut world, |(a, mut b)| b.0 += a.0 + 1);
+        assert!(world.query::<(&A, &B)>().iter(&world).all(|(a, b)| b.0 == pass * (a.0 + 1)), "pass {pass}");
+    }
+
+    // A filter tested row by row (a change filter's first run), then gathered
+    // candidates spread over the tables.
+    let mut changed = world.query_filtered::<Entity, ripple::Changed<B>>();
+    let visited = AtomicUsize::new(0);
+    changed.par_for_each(&world, |_| {
+        visited.fetch_add(1, Ordering::Relaxed);
+    });
+    assert_eq!(visited.swap(0, Ordering::Relaxed), 1_054);
+    let marked: Vec<Entity> =
+        world.query::<(Entity, &A)>().iter(&world).filter(|(_, a)| a.0 % 7 == 0).map(|(e, _)| e).collect();
+    for &e in &marked {
+        world.get_mut::<B>(e).unwrap().0 = 0;
+    }
+    let seen = std::sync::Mutex::new(Vec::new());
+    changed.par_for_each(&world, |e| seen.lock().unwrap().push(e));
+    let mut seen = seen.into_inner().unwrap();
+    seen.sort();
+    let mut marked = marked;
+    marked.sort();
+    assert_eq!(seen, marked);
+}
+
 #[test]
 fn predicate_helpers() {
     let mut world = World::new();

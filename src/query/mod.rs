@@ -31,6 +31,7 @@ mod change_filter;
 mod fetch;
 mod filter;
 mod iter;
+mod parallel;
 mod state;
 
 pub use change_filter::{Added, Changed, Dirty};

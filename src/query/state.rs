@@ -6,8 +6,6 @@ use std::ops::Range;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use rayon::prelude::*;
-
 use crate::change::{LEAF, Move, RunTicks, Tick};
 use crate::entity::Entity;
 use crate::error::{NoSuchEntity, QueryEntityError};
@@ -19,6 +17,7 @@ use super::change_filter::DirtyState;
 use super::fetch::{QueryData, ReadOnlyQueryData};
 use super::filter::QueryFilter;
 use super::iter::QueryIter;
+use super::parallel::SharedRows;
 
 /// One matched table and what the query resolved for it.
 pub(crate) struct Matched<QA, FA> {
@@ -115,26 +114,6 @@ fn table_groups(mut rest: &[Candidate]) -> impl Iterator<Item = (usize, &[Candid
         let (group, tail) = rest.split_at(count);
         rest = tail;
         Some((index as usize, group))
-    })
-}
-
-/// The fewest rows (or candidates) a parallel task is cut down to: a quarter of a
-/// summary leaf, so that tasks rarely share a cache line of values or ticks, and each
-/// task's fetch is paid for by its rows.
-const MIN_PARALLEL_ROWS: usize = 16;
-
-/// `0..len` cut into parallel tasks of consecutive rows. Rayon's adaptive splitting
-/// cuts a range into a few tasks per thread up front and halves a task again only when
-/// another thread steals it: cheap rows stay in a few long runs, while costly rows are
-/// cut finer near the end, so the threads finish together. (Fixed batches of 64 rows
-/// left one thread idle for up to a batch's time at the end of a heavy pass.)
-fn parallel_ranges(len: usize) -> impl ParallelIterator<Item = std::ops::Range<usize>> {
-    rayon::iter::split(0..len, |rows| {
-        if rows.len() < 2 * MIN_PARALLEL_ROWS {
-            return (rows, None);
-        }
-        let mid = rows.start + rows.len() / 2;
-        (rows.start..mid, Some(mid..rows.end))
     })
 }
 
@@ -389,9 +368,10 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         unsafe { self.par_run_unchecked(world, ticks, mode, &f) }
     }
 
-    /// Like [`for_each_mut`](Self::for_each_mut), spread over rayon's threads. Tables
-    /// are split into ranges of rows while threads are idle; each row is visited by
-    /// exactly one task. One run.
+    /// Like [`for_each_mut`](Self::for_each_mut), spread over rayon's threads: each
+    /// thread takes chunks of rows from one shared counter until none are left, the
+    /// chunks shrinking as the rows run out so that the threads finish together; each
+    /// row is visited by exactly one thread. One run.
     /// As there, items cannot outlive the call that receives them.
     #[track_caller]
     pub fn par_for_each_mut(&mut self, world: &mut World, f: impl for<'a> Fn(Q::Item<'a>) + Send + Sync) {
@@ -819,6 +799,9 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         }
     }
 
+    /// Shares the run's rows out to rayon's threads ([`SharedRows`]): the rows of
+    /// every matched table one after another, or the gathered candidates.
+    ///
     /// # Safety
     /// As `run_unchecked`; the items may be made on several threads at once, each row
     /// on exactly one.
@@ -826,39 +809,80 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     where
         G: Fn(Q::Item<'w>) + Send + Sync,
     {
-        // Folds what the tasks stamped once they are all done, also if one panicked.
+        // Folds what the participants stamped once they are all done, also if one
+        // panicked.
         let _fold = FoldAfterParallel { state: self, world, ticks, mode };
-        // The tasks stamp rows only; the fold above writes the summaries.
-        let task_ticks = RunTicks { defer: true, ..ticks };
-        let ticks = task_ticks;
+        // The participants stamp rows only; the fold above writes the summaries.
+        let ticks = RunTicks { defer: true, ..ticks };
+        let threads = rayon::current_num_threads();
         if mode == Mode::Candidates {
-            parallel_ranges(self.candidates.len()).for_each(|range| {
-                // SAFETY: forwarded from the caller; ranges are disjoint.
-                unsafe { self.par_candidates(world, ticks, &self.candidates[range], f) };
+            SharedRows::new(self.candidates.len(), threads).run(&|rows: &SharedRows| {
+                while let Some(claim) = rows.claim() {
+                    // SAFETY: forwarded from the caller; claims are disjoint.
+                    unsafe { self.par_candidates(world, ticks, &self.candidates[claim], f) };
+                }
             });
             return;
         }
-        self.matched.par_iter().for_each(|matched| {
-            let table = world.archetypes.get(matched.archetype);
-            parallel_ranges(table.len()).for_each(|rows| {
-                // SAFETY: resolved for this table; access per the caller. Pointers made
-                // here are used only for this task's rows.
-                let fetch = unsafe { Q::fetch_archetype(matched.data, table, ticks) };
-                // SAFETY: resolved for this table.
-                let filter = unsafe { F::fetch_archetype(matched.filter, table, ticks) };
-                for row in rows {
-                    // SAFETY: `row < len`; ranges are disjoint, so each row is fetched
-                    // by one task once.
-                    if mode == Mode::Tables || unsafe { F::filter_row(&filter, row) } {
-                        // SAFETY: as above.
-                        f(unsafe { Q::fetch(&fetch, row) });
+        let table = |index: usize| world.archetypes.get(self.matched[index].archetype);
+        let len = (0..self.matched.len()).map(|index| table(index).len()).sum();
+        SharedRows::new(len, threads).run(&|rows: &SharedRows| {
+            // The table this participant is in, and the run's row where that table
+            // starts: a participant's claims only move forward.
+            let (mut index, mut table_start) = (0, 0);
+            while let Some(claim) = rows.claim() {
+                let mut start = claim.start;
+                while start < claim.end {
+                    let table_end = table_start + table(index).len();
+                    if start >= table_end {
+                        (index, table_start) = (index + 1, table_end);
+                        continue;
                     }
+                    let end = claim.end.min(table_end);
+                    // SAFETY: forwarded from the caller; claims are disjoint, so these
+                    // rows of this table are visited by this participant alone.
+                    unsafe { self.par_rows(world, ticks, mode, index, start - table_start..end - table_start, f) };
+                    start = end;
                 }
-            });
+            }
         });
     }
 
-    /// Visits `candidates` on one parallel task; summaries are folded by the caller.
+    /// Visits `rows` of matched table `index` for one participant of a parallel run;
+    /// summaries are folded by the caller.
+    ///
+    /// # Safety
+    /// As `run_unchecked`; `rows` lie in the table, and no other participant visits
+    /// them.
+    unsafe fn par_rows<'w, G>(
+        &self,
+        world: &'w World,
+        ticks: RunTicks,
+        mode: Mode,
+        index: usize,
+        rows: Range<usize>,
+        f: &G,
+    ) where
+        G: Fn(Q::Item<'w>) + Send + Sync,
+    {
+        let matched = &self.matched[index];
+        let table = world.archetypes.get(matched.archetype);
+        // SAFETY: resolved for this table; access per the caller. Pointers made here are
+        // used only for these rows.
+        let fetch = unsafe { Q::fetch_archetype(matched.data, table, ticks) };
+        // SAFETY: resolved for this table.
+        let filter = unsafe { F::fetch_archetype(matched.filter, table, ticks) };
+        for row in rows {
+            // SAFETY: `row < len`, visited by this participant alone, once.
+            if mode == Mode::Tables || unsafe { F::filter_row(&filter, row) } {
+                // SAFETY: as above.
+                f(unsafe { Q::fetch(&fetch, row) });
+            }
+        }
+    }
+
+    /// Visits `candidates` for one participant of a parallel run; summaries are folded
+    /// by the caller.
     ///
     /// # Safety
     /// As `run_candidates`; other tasks get other candidates.
