@@ -18,15 +18,17 @@ struct Damage {
     target: u32,
     amount: u64,
 }
-/// Merged over more keys than a merge policy looks up on send (it appends past 16,384
-/// and coalesces at the sync point, in buffers of its own).
+/// Merged over more keys than a merge policy looks up at once (past 262,144 it looks
+/// each send up a few dozen sends late, with a buffer of its own), in a burst every
+/// [`SPLASH_EVERY`] frames.
 #[derive(Clone, Copy)]
 struct Splash {
     target: u32,
     amount: u64,
 }
-const SPLASH_KEYS: u32 = 17_000;
-const SPLASH_SENDS: u32 = 20_000;
+const SPLASH_KEYS: u32 = 270_000;
+const SPLASH_SENDS: u32 = 300_000;
+const SPLASH_EVERY: u32 = 50;
 /// Has hooks: each spawn and despawn of one runs them, and they queue commands.
 struct Shell(u32);
 struct Tagged;
@@ -77,12 +79,20 @@ fn build(world: &mut World) -> Schedule {
     schedule
         .add_system(
             world,
-            (|mut pings: EventWriter<Ping>, mut hits: EventWriter<Damage>, mut splashes: EventWriter<Splash>| {
+            (|mut pings: EventWriter<Ping>,
+              mut hits: EventWriter<Damage>,
+              mut splashes: EventWriter<Splash>,
+              mut frame: Local<u32>| {
                 pings.send_batch((0..200).map(Ping));
                 for i in 0..1000 {
                     hits.send(Damage { target: i % 50, amount: 1 });
                 }
-                splashes.send_batch((0..SPLASH_SENDS).map(|i| Splash { target: i % SPLASH_KEYS, amount: 1 }));
+                if *frame % SPLASH_EVERY == 0 {
+                    for i in 0..SPLASH_SENDS {
+                        splashes.send(Splash { target: i % SPLASH_KEYS, amount: 1 });
+                    }
+                }
+                *frame += 1;
             })
             .in_phase(PRE_UPDATE),
         )
@@ -154,8 +164,10 @@ fn steady_frames_with_events_merges_hooks_and_data_commands_allocate_nothing() {
     assert_eq!(world.event_stats::<Damage>().sent, 1000 * 250);
     let totals = world.resource::<Totals>().unwrap();
     assert_eq!(totals.damage, 4 * 1000 * 250, "every merged hit arrives, summed");
-    assert_eq!(totals.splashes, 4 * u64::from(SPLASH_KEYS) * 250, "one splash per key per frame");
-    assert_eq!(totals.splash, 4 * u64::from(SPLASH_SENDS) * 250, "every merged splash arrives, summed");
+    // Bursts in frames 0, 50, .., 200: one before counting, four while counting.
+    let bursts = u64::from(250_u32.div_ceil(SPLASH_EVERY));
+    assert_eq!(totals.splashes, 4 * u64::from(SPLASH_KEYS) * bursts, "one splash per key per burst");
+    assert_eq!(totals.splash, 4 * u64::from(SPLASH_SENDS) * bursts, "every merged splash arrives, summed");
     assert!(totals.hooked >= 50 * 248 && totals.pings > 0);
     assert!(world.api::<Gui>().unwrap().level_complete);
     assert_eq!(allocations, 0, "steady frames allocated {allocations} times");

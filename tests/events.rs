@@ -236,8 +236,9 @@ fn twenty_hits_on_one_enemy_in_one_frame_become_one_damage_event_with_the_sum() 
 
 #[test]
 fn merging_over_many_keys_keeps_first_send_order_and_sums_in_send_order() {
-    // More keys than a merge policy looks up on send (16,384): past them sends append
-    // and the sync point coalesces. The result must be what merging on the spot gives.
+    // Many keys, each sent three times in a scrambled order, over two frames: the key
+    // table grows several times in the first and is reused in the second, and what
+    // readers get must be what merging one send at a time gives.
     const KEYS: u32 = 50_000;
     #[derive(Debug, PartialEq)]
     struct Mark {
@@ -271,7 +272,7 @@ fn merging_over_many_keys_keeps_first_send_order_and_sums_in_send_order() {
         let got: Vec<&Mark> = world.read_events(&mut cursor).collect();
         assert!(got.len() == expected.len() && got.iter().zip(&expected).all(|(g, e)| *g == e), "frame {frame}");
     }
-    // Back under the limit, sends combine on the spot again.
+    // After delivery every key is forgotten.
     world.send_event(Mark { key: 1, trail: 1 });
     world.send_event(Mark { key: 1, trail: 2 });
     world.deliver_events();

@@ -11,11 +11,10 @@ use super::merge::Merge;
 
 /// Events sent since the last sync point, not yet readable.
 pub(crate) struct Outbox<E> {
+    /// Complete only once [settled](Outbox::settle): a merge policy may hold the last
+    /// few sends back.
     pub(crate) waiting: Vec<E>,
     merge: Option<Box<dyn Merge<E>>>,
-    /// The merge policy has switched to appending sends (it has too many keys to look
-    /// them up on send); `waiting` needs a [`settle`](Outbox::settle) before delivery.
-    appending: bool,
     /// Events sent in the world's lifetime (merged sends count too).
     pub(crate) sent: u64,
 }
@@ -25,30 +24,35 @@ impl<E> Outbox<E> {
     pub(crate) fn send(&mut self, event: E) {
         self.sent += 1;
         match &mut self.merge {
-            Some(merge) if !self.appending => self.appending = merge.send(&mut self.waiting, event),
-            _ => self.waiting.push(event),
+            Some(merge) => merge.send(&mut self.waiting, event),
+            None => self.waiting.push(event),
         }
     }
 
     /// Sends every event of `events`, in order: in one `extend` when no merge policy
-    /// looks keys up on send.
+    /// applies.
     pub(crate) fn send_all(&mut self, events: impl IntoIterator<Item = E>) {
-        let mut events = events.into_iter();
-        if let Some(merge) = &mut self.merge {
-            while !self.appending {
-                let Some(event) = events.next() else { return };
-                self.sent += 1;
-                self.appending = merge.send(&mut self.waiting, event);
+        match &mut self.merge {
+            Some(merge) => {
+                let (waiting, mut sent) = (&mut self.waiting, 0);
+                events.into_iter().for_each(|event| {
+                    sent += 1;
+                    merge.send(waiting, event);
+                });
+                self.sent += sent;
+            }
+            None => {
+                let before = self.waiting.len();
+                self.waiting.extend(events);
+                self.sent += (self.waiting.len() - before) as u64;
             }
         }
-        let before = self.waiting.len();
-        self.waiting.extend(events);
-        self.sent += (self.waiting.len() - before) as u64;
     }
 
-    /// Combines appended sends that share a key, leaving one waiting event per key.
+    /// Completes the sends a merge policy holds back, leaving one waiting event per
+    /// key.
     fn settle(&mut self) {
-        if let (Some(merge), true) = (&mut self.merge, self.appending) {
+        if let Some(merge) = &mut self.merge {
             merge.settle(&mut self.waiting);
         }
     }
@@ -58,7 +62,6 @@ impl<E> Outbox<E> {
         if let Some(merge) = &mut self.merge {
             merge.clear();
         }
-        self.appending = false;
     }
 }
 
@@ -89,7 +92,7 @@ unsafe impl<E: Send + Sync> Sync for EventQueue<E> {}
 impl<E: Send + Sync + 'static> Default for EventQueue<E> {
     fn default() -> Self {
         EventQueue {
-            outbox: UnsafeCell::new(Outbox { waiting: Vec::new(), merge: None, appending: false, sent: 0 }),
+            outbox: UnsafeCell::new(Outbox { waiting: Vec::new(), merge: None, sent: 0 }),
             buffer: VecDeque::new(),
             base: 0,
             readers: Vec::new(),
@@ -192,11 +195,10 @@ impl<E: Send + Sync + 'static> EventQueue<E> {
     }
 
     /// Replaces the merge policy. Events already waiting stay as the old policy left
-    /// them (settled, if it was appending), and the new one does not merge them.
+    /// them (settled), and the new one does not merge them.
     pub(crate) fn set_merge(&mut self, merge: Option<Box<dyn Merge<E>>>) {
         let outbox = self.outbox.get_mut();
         outbox.settle();
-        outbox.appending = false;
         outbox.merge = merge;
     }
 
@@ -270,13 +272,14 @@ mod tests {
     }
 
     #[test]
-    fn replacing_an_appending_merge_policy_settles_what_it_appended_first() {
+    fn replacing_a_merge_policy_settles_the_sends_it_held_back_first() {
         let mut queue = EventQueue::<(u32, u32)>::default();
         let reader = queue.register_reader();
         let sum = |first: &mut (u32, u32), e: (u32, u32)| first.1 += e.1;
-        queue.set_merge(Some(Box::new(super::super::merge::MergeBy::with_hashed_keys(|e: &(u32, u32)| e.0, sum, 1))));
+        // Looks sends up late from the first key on: every send is held back a while.
+        queue.set_merge(Some(Box::new(super::super::merge::MergeBy::with_pipeline_from(|e: &(u32, u32)| e.0, sum, 0))));
         queue.outbox().send_all([(1, 1), (2, 1), (1, 1), (2, 1)]);
-        assert_eq!(queue.outbox().waiting.len(), 4, "past one key, sends were appended");
+        assert!(queue.outbox().waiting.is_empty(), "held back by the policy");
         queue.set_merge(None);
         queue.outbox().send((1, 1));
         queue.deliver();

@@ -193,13 +193,17 @@ impl World {
     /// merged retroactively.
     ///
     /// Readers get one event per key, in the order the keys were first sent, each
-    /// combined in send order. Up to 16,384 distinct keys per sync point, sends are
-    /// combined on the spot through a key map; past that, a map lookup would miss the
-    /// cache on most sends, so further sends are appended and the sync point combines
-    /// them in a sort and one walk (the result is the same). A send stays O(1) either
-    /// way, amortized, and costs a few times more at a million keys than at a thousand
-    /// (a map lookup alone costs over ten times more); the waiting events then take
-    /// memory per send, not per key, until the sync point.
+    /// combined in send order. Keys are looked up in an open-addressing table that
+    /// keeps its memory from one sync point to the next; past 262,144 distinct keys in
+    /// one sync point, where the table and the events outgrow the caches, each send is
+    /// looked up a few dozen sends later, with its table slot and event loaded ahead,
+    /// so that lookups overlap their waits for memory (the last sends take effect at
+    /// the sync point; nothing observable changes). A send stays O(1), amortized; it
+    /// costs more at a million keys than at a thousand all the same, since each one
+    /// reaches memory outside the caches (see the `merge_send` benchmark). `combine`
+    /// must not change an event's key. If `key` or `combine` panics, the event being
+    /// merged is lost, and the panic reaches the sender (or, for an event held back,
+    /// whoever settles the queue: a later sender or the sync point).
     ///
     /// ```
     /// # use ripple::World;
