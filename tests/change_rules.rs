@@ -171,6 +171,34 @@ fn r2_writes_before_a_panic_are_not_lost() {
 }
 
 #[test]
+fn r2_writes_before_a_panic_in_a_parallel_run_are_not_lost() {
+    use std::panic::{AssertUnwindSafe, catch_unwind};
+    let mut world = World::new();
+    // Two tables, so the threads' claims cross a table boundary.
+    let mut es: Vec<Entity> = world.spawn_batch((0..3_000).map(|i| (Pos(i),))).collect();
+    es.extend(world.spawn_batch((3_000..6_000).map(|i| (Pos(i), Sprite))));
+    let mut changed = world.query_filtered::<Entity, Changed<Pos>>();
+    run(&mut changed, &world);
+    let mut writer = world.query::<&mut Pos>();
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        writer.par_for_each_mut(&mut world, |mut p| {
+            if p.0 == 4_500 {
+                panic!("stop part-way");
+            }
+            if p.0 % 7 == 0 {
+                p.0 = -p.0 - 1;
+            }
+        });
+    }));
+    assert!(result.is_err(), "the panic reaches the caller");
+    // Every write made before the panic, on either thread, is visible to observers
+    // (the summaries are folded while unwinding), and none other.
+    let want: BTreeSet<Entity> = es.iter().copied().filter(|&e| world.get::<Pos>(e).unwrap().0 < 0).collect();
+    assert!(!want.is_empty());
+    assert_eq!(run(&mut changed, &world), want);
+}
+
+#[test]
 fn r3_adding_is_changing() {
     let mut world = World::new();
     let old = world.spawn((Pos(0),));

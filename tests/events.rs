@@ -280,6 +280,45 @@ fn merging_over_many_keys_keeps_first_send_order_and_sums_in_send_order() {
 }
 
 #[test]
+fn merging_past_the_late_lookup_threshold_gives_what_merging_at_once_gives() {
+    // Past 262,144 keys in one sync point a policy looks each send up a few dozen sends
+    // late; readers must not be able to tell.
+    const KEYS: u64 = 300_000;
+    #[derive(Debug, PartialEq)]
+    struct Mark {
+        key: u64,
+        trail: u64,
+    }
+    let fold = |acc: &mut Mark, m: Mark| acc.trail = acc.trail.wrapping_mul(1_000_003).wrapping_add(m.trail);
+    let mut world = World::new();
+    world.merge_events_by(|m: &Mark| m.key, fold);
+    let mut cursor = world.event_cursor::<Mark>();
+    // Every key twice, scrambled (the multiplier is coprime with KEYS).
+    let sends = || (0..2 * KEYS).map(|i| Mark { key: i.wrapping_mul(2_654_435_761) % KEYS, trail: i });
+    let mut expected: Vec<Mark> = Vec::new();
+    let mut at = vec![usize::MAX; KEYS as usize];
+    for mark in sends() {
+        match at[mark.key as usize] {
+            usize::MAX => {
+                at[mark.key as usize] = expected.len();
+                expected.push(mark);
+            }
+            i => fold(&mut expected[i], mark),
+        }
+    }
+    for frame in 0..2 {
+        let mut writer = sends();
+        // One by one, then the rest as a batch: both paths hold sends back alike.
+        writer.by_ref().take(1_000).for_each(|mark| world.send_event(mark));
+        world.send_events(writer);
+        assert_eq!(world.event_stats::<Mark>().waiting, KEYS as usize, "frame {frame}");
+        world.deliver_events();
+        let got: Vec<&Mark> = world.read_events(&mut cursor).collect();
+        assert!(got.len() == expected.len() && got.iter().zip(&expected).all(|(g, e)| *g == e), "frame {frame}");
+    }
+}
+
+#[test]
 fn a_bounded_queue_drops_the_oldest_and_says_so() {
     let mut world = World::new();
     world.set_event_capacity::<Ping>(Some(3));

@@ -151,7 +151,7 @@ impl KeyTable {
 
     /// Slots allocated (for tests).
     #[cfg(test)]
-    fn capacity(&self) -> usize {
+    pub(crate) fn capacity(&self) -> usize {
         self.slots.len()
     }
 }

@@ -34,12 +34,11 @@ impl<E> Outbox<E> {
     pub(crate) fn send_all(&mut self, events: impl IntoIterator<Item = E>) {
         match &mut self.merge {
             Some(merge) => {
-                let (waiting, mut sent) = (&mut self.waiting, 0);
+                let (waiting, sent) = (&mut self.waiting, &mut self.sent);
                 events.into_iter().for_each(|event| {
-                    sent += 1;
+                    *sent += 1;
                     merge.send(waiting, event);
                 });
-                self.sent += sent;
             }
             None => {
                 let before = self.waiting.len();

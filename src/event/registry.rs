@@ -202,8 +202,11 @@ impl World {
     /// costs more at a million keys than at a thousand all the same, since each one
     /// reaches memory outside the caches (see the `merge_send` benchmark). `combine`
     /// must not change an event's key. If `key` or `combine` panics, the event being
-    /// merged is lost, and the panic reaches the sender (or, for an event held back,
-    /// whoever settles the queue: a later sender or the sync point).
+    /// merged is lost and the panic reaches the sender, or, for an event held back,
+    /// whoever next completes the held-back sends: a later send, [`event_stats`],
+    /// a change of policy, or the sync point.
+    ///
+    /// [`event_stats`]: World::event_stats
     ///
     /// ```
     /// # use ripple::World;

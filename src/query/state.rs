@@ -50,7 +50,7 @@ enum RunKind {
     Serial,
     /// An iterator: rows must be listed up front; writes mark as they go.
     Iterator,
-    /// Parallel tasks: rows listed up front; writes only stamp rows.
+    /// Threads share the rows out: rows listed up front; writes only stamp rows.
     Parallel,
 }
 
@@ -263,7 +263,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             Mode::FilteredTables
         };
         // Deferring pays when a run may write every row of a table, and is needed when
-        // parallel tasks write; a serial run over a few listed rows marks as it goes.
+        // parallel participants write; a serial run over a few listed rows marks as it goes.
         let defer = match kind {
             RunKind::Parallel => true,
             RunKind::Iterator => false,
@@ -377,10 +377,10 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     pub fn par_for_each_mut(&mut self, world: &mut World, f: impl for<'a> Fn(Q::Item<'a>) + Send + Sync) {
         world.maintain_ticks();
         // Parallel writers only stamp rows (no shared summary entries are written
-        // concurrently); the summaries are folded once the tasks are done.
+        // concurrently); the summaries are folded once every participant is done.
         let (ticks, mode) = self.begin_run(world, RunKind::Parallel);
         // SAFETY: `world` is borrowed exclusively for `'w` and `Q` does not alias; the
-        // tasks get disjoint rows.
+        // participants claim disjoint rows.
         unsafe { self.par_run_unchecked(world, ticks, mode, &f) }
     }
 
@@ -885,7 +885,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     /// by the caller.
     ///
     /// # Safety
-    /// As `run_candidates`; other tasks get other candidates.
+    /// As `run_candidates`; other participants get other candidates.
     unsafe fn par_candidates<'w, G>(&self, world: &'w World, ticks: RunTicks, candidates: &[Candidate], f: &G)
     where
         G: Fn(Q::Item<'w>) + Send + Sync,
@@ -899,7 +899,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             let filter = unsafe { F::fetch_archetype(matched.filter, table, ticks) };
             for &(_, row) in group {
                 let row = row as usize;
-                // SAFETY: distinct live rows of this table, one task each.
+                // SAFETY: distinct live rows of this table, one participant each.
                 if F::EXACT || unsafe { F::filter_row(&filter, row) } {
                     // SAFETY: as above.
                     f(unsafe { Q::fetch(&fetch, row) });
@@ -1210,7 +1210,7 @@ impl<Q: QueryData, F: QueryFilter> Drop for OpenTable<'_, Q, F> {
     }
 }
 
-/// Folds every table a parallel run visited, after all its tasks are done.
+/// Folds every table a parallel run visited, after every participant is done.
 struct FoldAfterParallel<'a, 'w, Q: QueryData, F: QueryFilter> {
     state: &'a QueryState<Q, F>,
     world: &'w World,
@@ -1224,7 +1224,7 @@ impl<Q: QueryData, F: QueryFilter> Drop for FoldAfterParallel<'_, '_, Q, F> {
         let fold = |index: usize, rows: Option<&[Candidate]>| {
             let matched = &self.state.matched[index];
             let table = self.world.archetypes.get(matched.archetype);
-            // SAFETY: resolved for this table; the tasks are done (rayon joins them before
+            // SAFETY: resolved for this table; the participants are done (rayon joins them before
             // the parallel loop returns or unwinds), so the run holds the table alone.
             unsafe {
                 let fetch = Q::fetch_archetype(matched.data, table, ticks);

@@ -8,7 +8,7 @@
 //! the lifetime of the pointers, that (a) no structural change happens (the world is
 //! borrowed), and (b) a value is written by at most one accessor and not read by
 //! another meanwhile (aliasing queries are refused when built, and parallel iteration
-//! hands each row to one task). `UnsafeCell` makes those writes through a shared
+//! hands each row to one thread). `UnsafeCell` makes those writes through a shared
 //! reference legal.
 //!
 //! A tracked column also keeps, per row, the tick the value was added and last

@@ -91,10 +91,10 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, '_, Q, F> {
     }
 
     /// Like [`for_each_mut`](Self::for_each_mut), spread over rayon's threads; each row
-    /// is visited by one task. One run.
+    /// is visited by one thread. One run.
     pub fn par_for_each_mut(&mut self, f: impl for<'a> Fn(Q::Item<'a>) + Send + Sync) {
-        // SAFETY: the schedule holds the access this query declared, for `'w`; rows are
-        // split between tasks.
+        // SAFETY: the schedule holds the access this query declared, for `'w`; each row
+        // is claimed by one thread.
         self.state.processed += unsafe { self.state.query.par_for_each_unchecked(self.world, &f) };
     }
 
