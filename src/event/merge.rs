@@ -44,9 +44,10 @@ pub(crate) trait Merge<E>: Send + Sync {
 /// [`PIPELINE_DEPTH`] sends later instead: its table slot is loaded ahead when it is
 /// sent, its waiting event half way, and the lookups of the sends in between overlap
 /// their loads (at a million keys a third less per send, measured on the policy
-/// alone; below about 400,000 keys on the machine measured, looking up at once was
-/// cheaper). The sends still in flight are completed by [`settle`](Merge::settle),
-/// before anything reads the waiting events.
+/// alone). On the machine measured, looking up at once stayed cheaper up to about
+/// 400,000 keys; the limit sits lower for machines with smaller caches. The sends
+/// still in flight are completed by [`settle`](Merge::settle), before anything
+/// reads the waiting events.
 pub(crate) struct MergeBy<E, K, FK, FC> {
     key: FK,
     combine: FC,
