@@ -3,7 +3,6 @@
 
 use std::collections::VecDeque;
 use std::hash::{BuildHasher, BuildHasherDefault, Hash};
-use std::marker::PhantomData;
 
 use super::key_table::KeyTable;
 use crate::hash::IdHasher;
@@ -55,11 +54,10 @@ pub(crate) struct MergeBy<E, K, FK, FC> {
     /// Where this policy's events start in `waiting`: events waiting from before the
     /// policy was set are not its to merge.
     first: usize,
-    /// Sends not looked up yet, with their key's hash, in send order.
-    in_flight: VecDeque<(u64, E)>,
+    /// Sends not looked up yet, with their key and its hash, in send order.
+    in_flight: VecDeque<(u64, K, E)>,
     /// Keys from which sends are looked up late: [`PIPELINE_FROM_KEYS`] but in tests.
     pipeline_from: usize,
-    _key: PhantomData<fn() -> K>,
 }
 
 impl<E, K, FK, FC> MergeBy<E, K, FK, FC> {
@@ -69,15 +67,7 @@ impl<E, K, FK, FC> MergeBy<E, K, FK, FC> {
 
     /// A policy that looks sends up late from `pipeline_from` keys on.
     pub(crate) fn with_pipeline_from(key: FK, combine: FC, pipeline_from: usize) -> Self {
-        MergeBy {
-            key,
-            combine,
-            table: KeyTable::default(),
-            first: 0,
-            in_flight: VecDeque::new(),
-            pipeline_from,
-            _key: PhantomData,
-        }
+        MergeBy { key, combine, table: KeyTable::default(), first: 0, in_flight: VecDeque::new(), pipeline_from }
     }
 }
 
@@ -93,16 +83,16 @@ where
     FK: Fn(&E) -> K,
     FC: Fn(&mut E, E),
 {
-    /// Combines `event` into the waiting event of its key, or appends it.
+    /// Combines `event`, whose key is `key` with hash `hash`, into the waiting event of
+    /// that key, or appends it.
     #[inline]
-    fn apply(&mut self, waiting: &mut Vec<E>, hash: u64, event: E) {
+    fn apply(&mut self, waiting: &mut Vec<E>, hash: u64, key: K, event: E) {
         if self.table.len() == 0 {
             self.first = waiting.len();
         }
         if self.table.is_full() {
             self.grow(waiting);
         }
-        let key = (self.key)(&event);
         let position = u32::try_from(waiting.len()).expect("fewer than 2^32 events wait for one sync point");
         match self.table.find_or_insert(hash, position, |p| (self.key)(&waiting[p as usize]) == key) {
             Some(p) => (self.combine)(&mut waiting[p as usize], event),
@@ -124,35 +114,36 @@ where
 impl<E, K, FK, FC> Merge<E> for MergeBy<E, K, FK, FC>
 where
     E: Send + Sync,
-    K: Hash + Eq,
+    K: Hash + Eq + Send + Sync,
     FK: Fn(&E) -> K + Send + Sync,
     FC: Fn(&mut E, E) + Send + Sync,
 {
     #[inline]
     fn send(&mut self, waiting: &mut Vec<E>, event: E) {
-        let hash = hash_of((self.key)(&event));
+        let key = (self.key)(&event);
+        let hash = hash_of(&key);
         if self.in_flight.is_empty() && self.table.len() < self.pipeline_from {
-            self.apply(waiting, hash, event);
+            self.apply(waiting, hash, key, event);
             return;
         }
         self.table.prefetch(hash);
         // The send made EVENT_AHEAD sends ago, looked up EVENT_AHEAD sends from now.
         let half_way = self.in_flight.len().wrapping_sub(EVENT_AHEAD);
-        if let Some(position) = self.in_flight.get(half_way).and_then(|&(h, _)| self.table.likely_position(h)) {
+        if let Some(position) = self.in_flight.get(half_way).and_then(|&(h, ..)| self.table.likely_position(h)) {
             prefetch(waiting.as_ptr().wrapping_add(position as usize));
         }
         // Queued before the oldest is applied, so that a panic in `key` or `combine`
         // there loses only that one.
-        self.in_flight.push_back((hash, event));
+        self.in_flight.push_back((hash, key, event));
         if self.in_flight.len() > PIPELINE_DEPTH {
-            let (due, event) = self.in_flight.pop_front().expect("the pipeline is over its depth");
-            self.apply(waiting, due, event);
+            let (hash, key, event) = self.in_flight.pop_front().expect("the pipeline is over its depth");
+            self.apply(waiting, hash, key, event);
         }
     }
 
     fn settle(&mut self, waiting: &mut Vec<E>) {
-        while let Some((hash, event)) = self.in_flight.pop_front() {
-            self.apply(waiting, hash, event);
+        while let Some((hash, key, event)) = self.in_flight.pop_front() {
+            self.apply(waiting, hash, key, event);
         }
     }
 

@@ -200,8 +200,10 @@ impl World {
     /// so that lookups overlap their waits for memory (the last sends take effect at
     /// the sync point; nothing observable changes). A send stays O(1), amortized; it
     /// costs more at a million keys than at a thousand all the same, since each one
-    /// reaches memory outside the caches (see the `merge_send` benchmark). `combine`
-    /// must not change an event's key. If `key` or `combine` panics, the event being
+    /// reaches memory outside the caches (see the `merge_send` benchmark). `key` is
+    /// called once per send and once more per waiting event a send is compared with,
+    /// so it should be cheap (a copied field, an `Entity`); `combine` must not change
+    /// an event's key. If `key` or `combine` panics, the event being
     /// merged is lost and the panic reaches the sender, or, for an event held back,
     /// whoever next completes the held-back sends: a later send, [`event_stats`],
     /// a change of policy, or the sync point.

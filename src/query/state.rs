@@ -365,7 +365,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     {
         let (ticks, mode) = self.begin_run(world, RunKind::Parallel);
         // SAFETY: `Q` is read-only and `world` is shared for `'w`, so no one writes.
-        unsafe { self.par_run_unchecked(world, ticks, mode, &f) }
+        unsafe { self.par_run_unchecked(world, ticks, mode, &f) };
     }
 
     /// Like [`for_each_mut`](Self::for_each_mut), spread over rayon's threads: each
@@ -381,7 +381,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         let (ticks, mode) = self.begin_run(world, RunKind::Parallel);
         // SAFETY: `world` is borrowed exclusively for `'w` and `Q` does not alias; the
         // participants claim disjoint rows.
-        unsafe { self.par_run_unchecked(world, ticks, mode, &f) }
+        unsafe { self.par_run_unchecked(world, ticks, mode, &f) };
     }
 
     /// The item of `entity`, if it matches. Change filters are judged against this
@@ -800,12 +800,13 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     }
 
     /// Shares the run's rows out to rayon's threads ([`SharedRows`]): the rows of
-    /// every matched table one after another, or the gathered candidates.
+    /// every matched table one after another, or the gathered candidates. Returns how
+    /// many it shared out.
     ///
     /// # Safety
     /// As `run_unchecked`; the items may be made on several threads at once, each row
     /// on exactly one.
-    unsafe fn par_run_unchecked<'w, G>(&self, world: &'w World, ticks: RunTicks, mode: Mode, f: &G)
+    unsafe fn par_run_unchecked<'w, G>(&self, world: &'w World, ticks: RunTicks, mode: Mode, f: &G) -> usize
     where
         G: Fn(Q::Item<'w>) + Send + Sync,
     {
@@ -822,10 +823,10 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
                     unsafe { self.par_candidates(world, ticks, &self.candidates[claim], f) };
                 }
             });
-            return;
+            return self.candidates.len();
         }
         let table = |index: usize| world.archetypes.get(self.matched[index].archetype);
-        let len = (0..self.matched.len()).map(|index| table(index).len()).sum();
+        let len = self.matched_entities(world);
         SharedRows::new(len, threads).run(&|rows: &SharedRows| {
             // The table this participant is in, and the run's row where that table
             // starts: a participant's claims only move forward.
@@ -846,6 +847,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
                 }
             }
         });
+        len
     }
 
     /// Visits `rows` of matched table `index` for one participant of a parallel run;
@@ -993,11 +995,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     {
         let (ticks, mode) = self.begin_run(world, RunKind::Parallel);
         // SAFETY: per the caller.
-        unsafe { self.par_run_unchecked(world, ticks, mode, f) };
-        match mode {
-            Mode::Candidates => self.candidates.len(),
-            _ => self.matched_entities(world),
-        }
+        unsafe { self.par_run_unchecked(world, ticks, mode, f) }
     }
 
     /// The item of `entity`, not a run.
