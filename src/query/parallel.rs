@@ -29,9 +29,6 @@ pub(crate) struct SharedRows {
     /// Threads that take part: at most the pool's, and no more than there are minimal
     /// claims (a pass of a few rows stays on the calling thread).
     participants: usize,
-    /// A claim takes this fraction of the rows left: `1 / (2 · participants)`, so that
-    /// the first claims are long and the last ones short.
-    divisor: usize,
     /// Set when a participant's closure panicked: the others stop claiming, and the
     /// panic reaches the caller as soon as they have finished their current chunk.
     stopped: AtomicBool,
@@ -41,13 +38,7 @@ impl SharedRows {
     /// Rows `0..len`, to be shared by up to `threads` threads.
     pub(crate) fn new(len: usize, threads: usize) -> Self {
         let participants = threads.min(len.div_ceil(MIN_CLAIM)).max(1);
-        SharedRows {
-            next: AtomicUsize::new(0),
-            len,
-            participants,
-            divisor: 2 * participants,
-            stopped: AtomicBool::new(false),
-        }
+        SharedRows { next: AtomicUsize::new(0), len, participants, stopped: AtomicBool::new(false) }
     }
 
     /// The next chunk of rows, or `None` once every row is claimed or a participant
@@ -62,7 +53,9 @@ impl SharedRows {
                 return None;
             }
             let left = self.len - start;
-            let end = start + (left / self.divisor).max(MIN_CLAIM).min(left);
+            // A claim takes 1 / (2 · participants) of the rows left, so that the first
+            // claims are long and the last ones short.
+            let end = start + (left / (2 * self.participants)).max(MIN_CLAIM).min(left);
             match self.next.compare_exchange_weak(start, end, Ordering::Relaxed, Ordering::Relaxed) {
                 Ok(_) => return Some(start..end),
                 Err(now) => start = now,
