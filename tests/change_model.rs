@@ -3,6 +3,12 @@
 //! several observers with different queries and dirty sets that run at random
 //! moments, against a naive model that logs every change and, per observer, replays
 //! the log since that observer's last run.
+//!
+//! Besides single steps, a case runs bursts of frames in which every observer has
+//! its own rate (some run every frame, some every few, some not at all), each frame
+//! writes and may spawn: enough ticks and writes to overflow each column's record of
+//! recent block changes, while its table grows across 64-row blocks under observers
+//! that last ran before the growth.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -51,7 +57,23 @@ enum Op {
     Mark(usize),
     QueryWrite(u8),
     Observe(usize),
+    Frames(Frames),
 }
+
+/// A burst of frames: each writes `A` on one entity (stepping through the issued
+/// entities), spawns every `spawn_every`-th frame (never if 0), and runs observer `i`
+/// every `rates[i]`-th frame (never if 0).
+#[derive(Clone, Debug)]
+struct Frames {
+    count: u8,
+    first: usize,
+    stride: usize,
+    spawn_every: u8,
+    spawn_mask: u8,
+    rates: [u8; OBSERVERS],
+}
+
+const OBSERVERS: usize = 6;
 
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
@@ -64,8 +86,24 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (any::<usize>(), any::<u8>()).prop_map(|(e, v)| Op::Bypass(e, v)),
         1 => any::<usize>().prop_map(Op::Mark),
         1 => any::<u8>().prop_map(Op::QueryWrite),
-        6 => (0usize..6).prop_map(Op::Observe),
+        6 => (0usize..OBSERVERS).prop_map(Op::Observe),
+        1 => frames().prop_map(Op::Frames),
     ]
+}
+
+fn frames() -> impl Strategy<Value = Frames> {
+    let rate = || prop_oneof![3 => Just(1u8), 3 => 2u8..12, 1 => Just(0u8)];
+    let rates = prop::array::uniform6(rate());
+    (1u8..120, any::<usize>(), 1usize..40, prop_oneof![Just(0u8), 1u8..4], any::<u8>(), rates).prop_map(
+        |(count, first, stride, spawn_every, spawn_mask, rates)| Frames {
+            count,
+            first,
+            stride,
+            spawn_every,
+            spawn_mask,
+            rates,
+        },
+    )
 }
 
 #[derive(Clone, Debug, Default)]
@@ -99,7 +137,7 @@ struct Observers {
     dirty_c_on_a: QueryState<(Entity, &'static A), Dirty<(C,)>>,
     removed_a: RemovedReader<A>,
     /// Position in the model's log of each observer's last run (`None`: never ran).
-    seen: [Option<usize>; 6],
+    seen: [Option<usize>; OBSERVERS],
 }
 
 fn run(prefill: u16, ops: Vec<Op>) {
@@ -125,31 +163,7 @@ fn run(prefill: u16, ops: Vec<Op>) {
     let pick = |issued: &[Entity], i: usize| issued.get(i % issued.len().max(1)).copied();
     for op in ops {
         match op {
-            Op::Spawn(mask, v) => {
-                let e = match mask % 6 {
-                    0 => world.spawn((A(v),)),
-                    1 => world.spawn((B(v),)),
-                    2 => world.spawn((C,)),
-                    3 => world.spawn((A(v), B(v))),
-                    4 => world.spawn((C, A(v))),
-                    _ => world.spawn((A(v), B(v), C)),
-                };
-                let c = match mask % 6 {
-                    0 => (Some(v), None, false),
-                    1 => (None, Some(v), false),
-                    2 => (None, None, true),
-                    3 => (Some(v), Some(v), false),
-                    4 => (Some(v), None, true),
-                    _ => (Some(v), Some(v), true),
-                };
-                model.alive.insert(e, c);
-                for (kind, present) in [(Kind::A, c.0.is_some()), (Kind::B, c.1.is_some()), (Kind::C, c.2)] {
-                    if present {
-                        model.add(e, kind, false);
-                    }
-                }
-                issued.push(e);
-            }
+            Op::Spawn(mask, v) => spawn(&mut world, &mut model, &mut issued, mask, v),
             Op::Despawn(i) => {
                 let Some(e) = pick(&issued, i) else { continue };
                 assert_eq!(world.despawn(e).is_ok(), model.alive.contains_key(&e));
@@ -209,13 +223,7 @@ fn run(prefill: u16, ops: Vec<Op>) {
             }
             Op::Write(i, v) => {
                 let Some(e) = pick(&issued, i) else { continue };
-                if let Ok(mut a) = world.get_mut::<A>(e) {
-                    a.0 = v;
-                    model.alive.get_mut(&e).unwrap().0 = Some(v);
-                    model.log.push(Change { entity: e, kind: Kind::A, what: What::Changed });
-                } else {
-                    assert!(!model.has(e, Kind::A));
-                }
+                write(&mut world, &mut model, e, v);
             }
             Op::SetIfNeq(i, v) => {
                 let Some(e) = pick(&issued, i) else { continue };
@@ -260,11 +268,65 @@ fn run(prefill: u16, ops: Vec<Op>) {
                 }
             }
             Op::Observe(which) => observe(&mut world, &model, &mut obs, which),
+            Op::Frames(frames) => {
+                for frame in 0..usize::from(frames.count) {
+                    let every = |rate: u8| rate != 0 && frame % usize::from(rate) == 0;
+                    if every(frames.spawn_every) {
+                        spawn(&mut world, &mut model, &mut issued, frames.spawn_mask, frame as u8);
+                    }
+                    if let Some(e) = pick(&issued, frames.first.wrapping_add(frame * frames.stride)) {
+                        write(&mut world, &mut model, e, frame as u8);
+                    }
+                    for which in 0..OBSERVERS {
+                        if every(frames.rates[which]) {
+                            observe(&mut world, &model, &mut obs, which);
+                        }
+                    }
+                }
+            }
         }
         assert_eq!(world.len(), model.alive.len());
     }
-    for which in 0..6 {
+    for which in 0..OBSERVERS {
         observe(&mut world, &model, &mut obs, which);
+    }
+}
+
+/// Spawns one of six component sets, chosen by `mask`.
+fn spawn(world: &mut World, model: &mut Model, issued: &mut Vec<Entity>, mask: u8, v: u8) {
+    let e = match mask % 6 {
+        0 => world.spawn((A(v),)),
+        1 => world.spawn((B(v),)),
+        2 => world.spawn((C,)),
+        3 => world.spawn((A(v), B(v))),
+        4 => world.spawn((C, A(v))),
+        _ => world.spawn((A(v), B(v), C)),
+    };
+    let c = match mask % 6 {
+        0 => (Some(v), None, false),
+        1 => (None, Some(v), false),
+        2 => (None, None, true),
+        3 => (Some(v), Some(v), false),
+        4 => (Some(v), None, true),
+        _ => (Some(v), Some(v), true),
+    };
+    model.alive.insert(e, c);
+    for (kind, present) in [(Kind::A, c.0.is_some()), (Kind::B, c.1.is_some()), (Kind::C, c.2)] {
+        if present {
+            model.add(e, kind, false);
+        }
+    }
+    issued.push(e);
+}
+
+/// Writes `A(v)` on `e` through `Mut`, if it has an `A`.
+fn write(world: &mut World, model: &mut Model, e: Entity, v: u8) {
+    if let Ok(mut a) = world.get_mut::<A>(e) {
+        a.0 = v;
+        model.alive.get_mut(&e).unwrap().0 = Some(v);
+        model.log.push(Change { entity: e, kind: Kind::A, what: What::Changed });
+    } else {
+        assert!(!model.has(e, Kind::A));
     }
 }
 
@@ -280,27 +342,28 @@ fn observe(world: &mut World, model: &Model, obs: &mut Observers, which: usize) 
     let touched = |kinds: &[Kind], whats: &[What]| -> BTreeSet<Entity> {
         recent.iter().filter(|c| kinds.contains(&c.kind) && whats.contains(&c.what)).map(|c| c.entity).collect()
     };
-    let matching = |pred: &dyn Fn(Entity) -> bool| -> BTreeSet<Entity> {
-        model.alive.keys().copied().filter(|&e| pred(e)).collect()
-    };
-    let everything_or = |matches: BTreeSet<Entity>, dirty: BTreeSet<Entity>| -> BTreeSet<Entity> {
-        if all { matches } else { matches.intersection(&dirty).copied().collect() }
+    // A first run reports every match; later runs the dirty entities that match.
+    let want = |pred: &dyn Fn(Entity) -> bool, dirty: BTreeSet<Entity>| -> BTreeSet<Entity> {
+        if all {
+            model.alive.keys().copied().filter(|&e| pred(e)).collect()
+        } else {
+            dirty.into_iter().filter(|&e| pred(e)).collect()
+        }
     };
     let written = [What::Added, What::Changed];
     match which {
         0 => {
-            let want = everything_or(matching(&|e| with(e, Kind::A)), touched(&[Kind::A], &written));
+            let want = want(&|e| with(e, Kind::A), touched(&[Kind::A], &written));
             let got: BTreeSet<Entity> = obs.changed_a.iter(world).map(|(e, _)| e).collect();
             assert_eq!(got, want, "Changed<A>");
         }
         1 => {
-            let want = everything_or(matching(&|e| with(e, Kind::B)), touched(&[Kind::B], &[What::Added]));
+            let want = want(&|e| with(e, Kind::B), touched(&[Kind::B], &[What::Added]));
             let got: BTreeSet<Entity> = obs.added_b.iter(world).collect();
             assert_eq!(got, want, "Added<B>");
         }
         2 => {
-            let want =
-                everything_or(matching(&|e| with(e, Kind::A) && !with(e, Kind::C)), touched(&[Kind::A], &written));
+            let want = want(&|e| with(e, Kind::A) && !with(e, Kind::C), touched(&[Kind::A], &written));
             let got: BTreeSet<Entity> = obs.changed_a_without_c.iter(world).collect();
             assert_eq!(got, want, "(Changed<A>, Without<C>)");
         }
@@ -309,7 +372,7 @@ fn observe(world: &mut World, model: &Model, obs: &mut Observers, which: usize) 
             // (C added).
             let mut dirty = touched(&[Kind::A, Kind::B], &[What::Added, What::Changed, What::Removed]);
             dirty.extend(touched(&[Kind::C], &[What::Added]));
-            let want = everything_or(matching(&|e| with(e, Kind::C)), dirty);
+            let want = want(&|e| with(e, Kind::C), dirty);
             let got: BTreeSet<Entity> = obs.dirty_ab_on_c.iter(world).collect();
             assert_eq!(got, want, "(With<C>, Dirty<(A, B)>)");
         }
@@ -318,7 +381,7 @@ fn observe(world: &mut World, model: &Model, obs: &mut Observers, which: usize) 
             // started matching (A added).
             let mut dirty = touched(&[Kind::C], &[What::Added, What::Changed, What::Removed]);
             dirty.extend(touched(&[Kind::A], &[What::Added]));
-            let want = everything_or(matching(&|e| with(e, Kind::A)), dirty);
+            let want = want(&|e| with(e, Kind::A), dirty);
             let got: BTreeSet<Entity> = obs.dirty_c_on_a.iter(world).map(|(e, _)| e).collect();
             assert_eq!(got, want, "Dirty<(C,)> on &A");
         }

@@ -256,6 +256,32 @@ fn r4_each_observer_sees_changes_since_its_own_last_run() {
 }
 
 #[test]
+fn r4_a_spawn_into_a_new_block_reaches_observers_that_ran_before_it() {
+    // A table grows a block while a slow observer lags behind a fast one whose runs
+    // keep a write coming every frame: the slow observer must still see the spawn
+    // after the fast one's writes have filled the column's record of recent changes.
+    let mut world = World::new();
+    let rows: Vec<Entity> = world.spawn_batch((0..64).map(|i| (Pos(i),))).collect();
+    let mut slow_changed = world.query_filtered::<Entity, Changed<Pos>>();
+    let mut slow_added = world.query_filtered::<Entity, Added<Pos>>();
+    let mut fast = world.query_filtered::<Entity, Changed<Pos>>();
+    for _ in 0..60 {
+        run(&mut fast, &world);
+        world.get_mut::<Pos>(rows[0]).unwrap().0 += 1;
+    }
+    run(&mut slow_changed, &world);
+    run(&mut slow_added, &world);
+    let new = world.spawn((Pos(64),)); // row 64: the table's second block
+    for _ in 0..10 {
+        run(&mut fast, &world);
+        world.get_mut::<Pos>(rows[0]).unwrap().0 += 1;
+    }
+    assert_eq!(run(&mut slow_changed, &world), set(&[rows[0], new]));
+    assert_eq!(run(&mut slow_added, &world), set(&[new]));
+    assert_eq!(run(&mut fast, &world), set(&[rows[0]]));
+}
+
+#[test]
 fn r5_an_observer_that_does_not_run_catches_up_once() {
     let mut world = World::new();
     let es: Vec<Entity> = (0..5).map(|i| world.spawn((Pos(i), Sprite))).collect();

@@ -184,13 +184,32 @@ struct LeafBits {
 }
 
 /// Leaves whose maximum advanced, oldest first.
+///
+/// Invariant: every leaf whose maximum is newer than `covers_after` has an entry
+/// `(leaf, maximum)`. A reader that last ran at or after `covers_after` therefore finds
+/// every leaf it must visit among the entries newer than its last run. `covers_after`
+/// only moves forward (until the log restarts, covering only what comes after the
+/// newest tick): moving it back would vouch for leaves that were never logged, such
+/// as those a growth created at its fill tick.
 #[derive(Default)]
 struct LeafLog {
-    /// `(leaf, tick)`: the leaf's maximum became `tick`. Ticks never decrease.
+    /// `(leaf, tick)`: the leaf's maximum became `tick`, newer than `covers_after`.
+    /// Ticks never decrease.
     entries: VecDeque<(u32, u32)>,
-    /// The log holds every advance to a tick newer than this; `None` until the log
-    /// has begun (it then answers nothing).
+    /// See the invariant; `None` until the log has begun (it then answers nothing).
     covers_after: Option<Tick>,
+}
+
+impl LeafLog {
+    /// Covers only what comes after `after` (or after the current bound, if newer) and
+    /// drops the entries that no reader the log answers can need any more.
+    fn cover_after(&mut self, after: Tick, now: Tick) {
+        let after = self.covers_after.map_or(after, |current| newest(current, after, now));
+        self.covers_after = Some(after);
+        while self.entries.front().is_some_and(|&(_, tick)| Tick(tick).age(now) >= after.age(now)) {
+            self.entries.pop_front();
+        }
+    }
 }
 
 /// Per-block maxima of one column's change ticks.
@@ -240,7 +259,7 @@ impl Summary {
             log.entries.reserve_exact(capacity - log.entries.len());
         }
         // New leaves start at `fill` without a log entry: answer from `fill` on.
-        log.covers_after = Some(fill);
+        log.cover_after(fill, fill);
         let mut level = 0;
         loop {
             if self.levels.len() == level {
@@ -292,8 +311,9 @@ impl Summary {
         self.log_advance(block, tick, tick);
     }
 
-    /// Appends "leaf `block` advanced to `tick`" if `tick` keeps the log in order;
-    /// otherwise the log restarts, covering only what comes after `now`.
+    /// Appends "leaf `block` advanced to `tick`" if a reader the log answers can need
+    /// it; an advance older than the newest logged one restarts the log, covering only
+    /// what comes after `now`.
     #[inline]
     fn log_advance(&self, block: usize, tick: Tick, now: Tick) {
         // SAFETY: only the column's single writer calls this (see the `log` field), so
@@ -303,20 +323,19 @@ impl Summary {
         if !in_order || log.covers_after.is_none() {
             log.entries.clear();
             log.covers_after = Some(now);
-            if !in_order || tick.age(now) > 0 {
-                return;
-            }
         }
         if log.entries.len() == log.entries.capacity() {
             // Forget the oldest advance: the log now covers only what came after it.
             if let Some((_, forgotten)) = log.entries.pop_front() {
-                log.covers_after = Some(Tick(forgotten));
-            }
-            if log.entries.capacity() == 0 {
-                return;
+                log.cover_after(Tick(forgotten), now);
             }
         }
-        log.entries.push_back((block as u32, tick.0));
+        // Readers the log answers ran at or after `covers_after`: an advance that is
+        // not newer is no news to any of them.
+        let news = log.covers_after.is_some_and(|after| tick.age(now) < after.age(now));
+        if news && log.entries.len() < log.entries.capacity() {
+            log.entries.push_back((block as u32, tick.0));
+        }
     }
 
     /// Hints the processor to load what [`Summary::mark_newest`] will touch for `row`.
@@ -599,6 +618,38 @@ mod tests {
         let mut both: Vec<usize> = (3..len).step_by(397).chain((5..len).step_by(1000)).collect();
         both.sort();
         assert_eq!(new_rows(&summary, &ticks, Tick(5), Tick(13)), both);
+    }
+
+    #[test]
+    fn the_leaf_log_never_vouches_for_a_leaf_it_did_not_log() {
+        // One leaf, its log filled by a writer that advances every tick; the column
+        // grows a leaf at tick 100 (no log entry), then the writer overflows the log.
+        let mut ticks = vec![Tick(1); LEAF];
+        let mut summary = Summary::default();
+        summary.grow(LEAF, Tick(1));
+        for row in 0..LEAF {
+            summary.raise(row, Tick(1), Tick(1));
+        }
+        // SAFETY: nothing writes the log while the test reads it.
+        let covers = |summary: &Summary| unsafe { &*summary.log.get() }.covers_after.unwrap();
+        for tick in 2..60 {
+            ticks[0] = Tick(tick);
+            summary.mark_newest(0, Tick(tick));
+        }
+        ticks.push(Tick(100));
+        summary.grow(ticks.len(), Tick(100));
+        summary.raise(LEAF, Tick(100), Tick(100));
+        let mut bound = covers(&summary);
+        for tick in 101..300 {
+            ticks[0] = Tick(tick);
+            summary.mark_newest(0, Tick(tick));
+            let now = Tick(tick);
+            assert!(covers(&summary).age(now) <= bound.age(now), "coverage moved back at {tick}");
+            bound = covers(&summary);
+            // A reader that ran between the old entries and the growth.
+            assert_eq!(new_rows(&summary, &ticks, Tick(80), Tick(tick + 1)), vec![0, LEAF], "at {tick}");
+        }
+        assert_consistent(&summary, &ticks, Tick(300));
     }
 
     #[test]
