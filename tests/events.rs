@@ -362,3 +362,110 @@ fn a_bounded_queue_without_readers_reports_no_drops() {
     world.deliver_events();
     assert_eq!(world.event_stats::<Ping>().dropped, 0, "no reader would have read them");
 }
+
+#[test]
+fn a_read_that_stops_early_leaves_the_rest_for_the_next_read() {
+    // Each reader system stops part-way in its own way on the first frame and reads
+    // everything on the second: it must get every event exactly once, in order.
+    type Stop = fn(&mut EventReader<Ping>) -> Vec<Ping>;
+    let stops: [(&str, Stop); 5] = [
+        ("break", |reader| {
+            let mut got = Vec::new();
+            for &ping in reader.read() {
+                got.push(ping);
+                if ping.0 == 2 {
+                    break;
+                }
+            }
+            got
+        }),
+        ("take", |reader| reader.read().take(3).copied().collect()),
+        ("next", |reader| reader.read().next().copied().into_iter().collect()),
+        ("find", |reader| reader.read().find(|p| p.0 == 4).copied().into_iter().collect()),
+        ("nth", |reader| reader.read().nth(1).copied().into_iter().collect()),
+    ];
+    let mut world = world();
+    let mut schedule = Schedule::new();
+    schedule.add_system(&mut world, count_frames.in_phase(PRE_UPDATE)).unwrap();
+    schedule
+        .add_system(
+            &mut world,
+            (|mut out: EventWriter<Ping>, frame: Res<Frame>| {
+                if frame.0 == 1 {
+                    out.send_batch((0..8).map(Ping));
+                }
+            })
+            .in_phase(PRE_UPDATE),
+        )
+        .unwrap();
+    let mut records = Vec::new();
+    for (name, stop) in stops {
+        let seen = Seen::default();
+        let record = seen.clone();
+        schedule
+            .add_system(&mut world, move |mut reader: EventReader<Ping>, frame: Res<Frame>| {
+                let got = if frame.0 == 1 { stop(&mut reader) } else { reader.read().copied().collect() };
+                record.lock().unwrap().extend(got.into_iter().map(|p| (frame.0, p)));
+            })
+            .unwrap();
+        records.push((name, seen));
+    }
+    schedule.run(&mut world);
+    schedule.run(&mut world);
+    let later = |from: u32| (from..8).map(|i| (2, Ping(i)));
+    let first = |upto: u32| (0..upto).map(|i| (1, Ping(i)));
+    let want: [Vec<(u32, Ping)>; 5] = [
+        first(3).chain(later(3)).collect(),
+        first(3).chain(later(3)).collect(),
+        first(1).chain(later(1)).collect(),
+        // `find` and `nth` consume what they pass over: those count as read.
+        [(1, Ping(4))].into_iter().chain(later(5)).collect(),
+        [(1, Ping(1))].into_iter().chain(later(2)).collect(),
+    ];
+    for ((name, seen), want) in records.iter().zip(want) {
+        assert_eq!(*seen.lock().unwrap(), want, "{name}");
+    }
+    assert_eq!(world.event_stats::<Ping>().readable, 0, "every reader is past every event");
+}
+
+#[test]
+fn a_world_cursor_reads_past_what_it_yielded_and_a_panicking_fold_loses_nothing_after() {
+    let mut world = World::new();
+    let mut cursor = world.event_cursor::<Ping>();
+    world.send_events((0..10).map(Ping));
+    world.deliver_events();
+    assert_eq!(world.read_events(&mut cursor).take(2).count(), 2);
+    let mut events = world.read_events(&mut cursor);
+    assert_eq!(events.len(), 8);
+    assert_eq!(events.next(), Some(&Ping(2)));
+    drop(events);
+    // A fold whose closure panics at Ping(5): 3, 4 and 5 were handed to it, and count.
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        world.read_events(&mut cursor).fold(0, |sum, p| if p.0 == 5 { panic!("at 5") } else { sum + p.0 })
+    }));
+    assert!(result.is_err());
+    let rest: Vec<Ping> = world.read_events(&mut cursor).copied().collect();
+    assert_eq!(rest, (6..10).map(Ping).collect::<Vec<_>>());
+    assert_eq!(world.read_events(&mut cursor).count(), 0);
+    // A forgotten iterator reads nothing.
+    world.send_event(Ping(10));
+    world.deliver_events();
+    std::mem::forget(world.read_events(&mut cursor));
+    assert_eq!(world.read_events(&mut cursor).copied().collect::<Vec<_>>(), [Ping(10)]);
+}
+
+#[test]
+fn a_partial_read_of_a_bounded_queue_counts_drops_once() {
+    let mut world = World::new();
+    world.set_event_capacity::<Ping>(Some(4));
+    let mut cursor = world.event_cursor::<Ping>();
+    world.send_events((0..4).map(Ping));
+    world.deliver_events();
+    assert_eq!(world.read_events(&mut cursor).next(), Some(&Ping(0)));
+    world.send_events((4..7).map(Ping)); // the queue keeps 3 to 6: 1 and 2 are dropped unread
+    world.deliver_events();
+    assert_eq!(world.read_events(&mut cursor).next(), Some(&Ping(3)));
+    assert_eq!(cursor.missed(), 2);
+    assert_eq!(world.read_events(&mut cursor).copied().collect::<Vec<_>>(), [Ping(4), Ping(5), Ping(6)]);
+    assert_eq!(cursor.missed(), 2, "the drops were counted once");
+}

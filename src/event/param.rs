@@ -1,7 +1,6 @@
 //! [`EventWriter`] and [`EventReader`]: the system parameters for events.
 
 use std::marker::PhantomData;
-use std::sync::atomic::AtomicU64;
 
 use crate::system::{SystemMeta, SystemParam};
 use crate::world::World;
@@ -70,12 +69,16 @@ impl ReaderState {
         ReaderState { index, cursor, missed: 0 }
     }
 
-    /// The events of `queue` (this reader's) not read yet, oldest first; they count as
-    /// read afterwards.
+    /// The events of `queue` (this reader's) not read yet, oldest first; each counts
+    /// as read once the iterator has yielded it.
     #[inline]
-    pub(crate) fn read<'a, E: Event>(&mut self, queue: &'a EventQueue<E>) -> EventIter<'a, E> {
-        let cursor: &AtomicU64 = &self.cursor;
-        EventIter { inner: queue.read(cursor, &mut self.missed) }
+    pub(crate) fn read<'a, E: Event>(&'a mut self, queue: &'a EventQueue<E>) -> EventIter<'a, E> {
+        queue.read(&self.cursor, &mut self.missed)
+    }
+
+    /// Marks every event of `queue` (this reader's) read.
+    pub(crate) fn read_all<E: Event>(&mut self, queue: &EventQueue<E>) {
+        queue.read_all(&self.cursor, &mut self.missed);
     }
 }
 
@@ -89,9 +92,15 @@ pub struct EventReader<'w, 's, E: Event> {
 }
 
 impl<'w, E: Event> EventReader<'w, '_, E> {
-    /// The events not read yet, oldest first; they count as read afterwards.
+    /// The events not read yet, oldest first. This reader has read the events the
+    /// iterator yields; those it does not yield (a `break`, `take(n)`, `find` or a
+    /// single `next()`) wait for the next read.
+    ///
+    /// A reader added while the schedule runs reads the events delivered from the next
+    /// sync point on, not those already delivered: it cannot tell which of those its
+    /// system was meant to see, so it sees none of them rather than some twice.
     #[inline]
-    pub fn read(&mut self) -> EventIter<'w, E> {
+    pub fn read(&mut self) -> EventIter<'_, E> {
         self.state.read(self.queue)
     }
 
@@ -109,7 +118,7 @@ impl<'w, E: Event> EventReader<'w, '_, E> {
 
     /// Marks every waiting event read without looking at them.
     pub fn clear(&mut self) {
-        self.read();
+        self.state.read_all(self.queue);
     }
 
     /// Events a bounded queue dropped before this reader read them, in its lifetime.

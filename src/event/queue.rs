@@ -3,11 +3,11 @@
 
 use std::cell::UnsafeCell;
 use std::collections::VecDeque;
-use std::collections::vec_deque;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::merge::Merge;
+use super::registry::EventIter;
 
 /// Events sent since the last sync point, not yet readable.
 pub(crate) struct Outbox<E> {
@@ -134,19 +134,33 @@ impl<E: Send + Sync + 'static> EventQueue<E> {
         self.base + self.buffer.len() as u64
     }
 
-    /// The events `cursor` has not read, which it now has; adds to `missed` the
-    /// events a bounded queue dropped before this reader got to them.
+    /// The events `cursor` has not read, oldest first; adds to `missed` the events a
+    /// bounded queue dropped before this reader got to them. The cursor moves past
+    /// each event as the iterator yields it (see [`EventIter`]).
     #[inline]
-    pub(crate) fn read(&self, cursor: &AtomicU64, missed: &mut u64) -> vec_deque::Iter<'_, E> {
-        let at = cursor.load(Ordering::Relaxed);
-        let start = if at < self.base {
-            *missed += self.base - at;
-            self.base
-        } else {
-            at
-        };
+    pub(crate) fn read<'a>(&'a self, cursor: &'a AtomicU64, missed: &mut u64) -> EventIter<'a, E> {
+        let start = self.first_unread(cursor, missed);
+        EventIter { events: self.buffer.range((start - self.base) as usize..), cursor, end: self.end() }
+    }
+
+    /// Marks every readable event read by `cursor`, counting in `missed` what a bounded
+    /// queue dropped before it got to them.
+    pub(crate) fn read_all(&self, cursor: &AtomicU64, missed: &mut u64) {
+        self.first_unread(cursor, missed);
         cursor.store(self.end(), Ordering::Relaxed);
-        self.buffer.range((start - self.base) as usize..)
+    }
+
+    /// Where `cursor` reads next: its position, or the oldest event kept if a bounded
+    /// queue dropped the events in between (counted in `missed`, and skipped).
+    #[inline]
+    fn first_unread(&self, cursor: &AtomicU64, missed: &mut u64) -> u64 {
+        let at = cursor.load(Ordering::Relaxed);
+        if at < self.base {
+            *missed += self.base - at;
+            cursor.store(self.base, Ordering::Relaxed);
+            return self.base;
+        }
+        at
     }
 
     /// How many readable events `cursor` has not read (not counting any a bounded

@@ -4,6 +4,7 @@
 use std::any::{Any, TypeId};
 use std::hash::Hash;
 use std::marker::PhantomData;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::hash::IdMap;
 use crate::world::{World, WorldId};
@@ -96,23 +97,51 @@ impl<E: Event> std::fmt::Debug for EventCursor<E> {
 
 /// The events a reader had not read, oldest first. Made by
 /// [`EventReader::read`](crate::EventReader::read) and [`World::read_events`].
+///
+/// The reader has read exactly the events the iterator yielded: when the iterator is
+/// dropped part-way (a `break`, `take(n)`, `find`, a single `next()`), the events it
+/// did not yield wait for the reader's next read. An iterator that is forgotten
+/// (`std::mem::forget`) leaves every event unread.
 pub struct EventIter<'a, E> {
-    pub(crate) inner: std::collections::vec_deque::Iter<'a, E>,
+    pub(crate) events: std::collections::vec_deque::Iter<'a, E>,
+    /// The reader's position, moved on drop to just past the last event yielded.
+    pub(crate) cursor: &'a AtomicU64,
+    /// The position just past the last readable event.
+    pub(crate) end: u64,
 }
 
 impl<'a, E> Iterator for EventIter<'a, E> {
     type Item = &'a E;
     #[inline]
     fn next(&mut self) -> Option<&'a E> {
-        self.inner.next()
+        self.events.next()
     }
     #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
-        self.inner.size_hint()
+        self.events.size_hint()
     }
     #[inline]
-    fn fold<B, F: FnMut(B, &'a E) -> B>(self, init: B, f: F) -> B {
-        self.inner.fold(init, f)
+    fn nth(&mut self, n: usize) -> Option<&'a E> {
+        self.events.nth(n)
+    }
+    #[inline]
+    fn fold<B, F: FnMut(B, &'a E) -> B>(mut self, init: B, f: F) -> B {
+        // Through the inner iterator's own `try_fold`, which moves it past each event
+        // before `f` sees it: if `f` panics, the events it was given count as read.
+        self.events.by_ref().fold(init, f)
+    }
+}
+
+impl<E> Drop for EventIter<'_, E> {
+    #[inline]
+    fn drop(&mut self) {
+        self.cursor.store(self.end - self.events.len() as u64, Ordering::Relaxed);
+    }
+}
+
+impl<E> std::fmt::Debug for EventIter<'_, E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EventIter").field("remaining", &self.events.len()).finish_non_exhaustive()
     }
 }
 
@@ -165,11 +194,23 @@ impl World {
         EventCursor { state: ReaderState::register::<E>(&mut self.events), world: self.id(), _event: PhantomData }
     }
 
-    /// The events `cursor` has not read yet, oldest first; it has read them afterwards.
+    /// The events `cursor` has not read yet, oldest first. The cursor has read the
+    /// events the iterator yields; those it does not (the iterator dropped part-way)
+    /// wait for the next read.
+    ///
+    /// ```
+    /// # use ripple::World;
+    /// let mut world = World::new();
+    /// let mut cursor = world.event_cursor::<u32>();
+    /// world.send_events([1, 2, 3]);
+    /// world.deliver_events();
+    /// assert_eq!(world.read_events(&mut cursor).next(), Some(&1));
+    /// assert_eq!(world.read_events(&mut cursor).copied().collect::<Vec<_>>(), [2, 3]);
+    /// ```
     ///
     /// # Panics
     /// If `cursor` was made by another world.
-    pub fn read_events<'a, E: Event>(&'a self, cursor: &mut EventCursor<E>) -> EventIter<'a, E> {
+    pub fn read_events<'a, E: Event>(&'a self, cursor: &'a mut EventCursor<E>) -> EventIter<'a, E> {
         assert!(
             cursor.world == self.id(),
             "an EventCursor<{}> was used with another world",
