@@ -52,6 +52,32 @@ fn a_cycle_is_refused_with_its_systems_listed_and_nothing_changes() {
 }
 
 #[test]
+fn removing_a_system_keeps_the_order_that_ran_through_it() {
+    // Added last to first, so insertion order alone would run them backwards; all
+    // three write `Log`, so they conflict and only the ordering keeps them in line.
+    let mut world = world_with_log();
+    let mut schedule = Schedule::new();
+    schedule.add_system(&mut world, log_system("s4").named("s4")).unwrap();
+    schedule.add_system(&mut world, log_system("s3").named("s3").before("s4")).unwrap();
+    let s2 = schedule.add_system(&mut world, log_system("s2").named("s2").before("s3")).unwrap();
+    let s1 = schedule.add_system(&mut world, log_system("s1").named("s1").before("s2")).unwrap();
+    schedule.add_system(&mut world, log_system("s0").named("s0").before("s1")).unwrap();
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Log>().unwrap().0, ["s0", "s1", "s2", "s3", "s4"]);
+    // Two removed in a row: the order through both survives.
+    schedule.remove_system(&mut world, s2).unwrap();
+    schedule.remove_system(&mut world, s1).unwrap();
+    world.resource_mut::<Log>().unwrap().0.clear();
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Log>().unwrap().0, ["s0", "s3", "s4"]);
+    // A system added later may still go between what remains.
+    schedule.add_system(&mut world, log_system("late").named("late").after("s0").before("s3")).unwrap();
+    world.resource_mut::<Log>().unwrap().0.clear();
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Log>().unwrap().0, ["s0", "late", "s3", "s4"]);
+}
+
+#[test]
 fn bad_configurations_get_typed_errors() {
     let mut world = world_with_log();
     let mut schedule = Schedule::new();

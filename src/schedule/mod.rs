@@ -83,6 +83,7 @@ unsafe impl Sync for SlotPtr {}
 /// - Between runs, systems can be **added, removed, enabled and disabled**. A
 ///   disabled system's queries do not run, so when it is enabled again its change
 ///   filters, dirty sets and removal readers report everything it missed, once.
+///   Removing a system keeps the order that ran through it.
 /// - Each system is **profiled**: last, mean and max duration and the entities its
 ///   queries matched and processed ([`report`](Self::report)), and optionally a
 ///   Chrome trace ([`chrome_trace`](Self::chrome_trace)).
@@ -283,6 +284,10 @@ impl Schedule {
     /// Removes a system: applies the commands it still has queued, then calls its
     /// `on_removed` callback.
     ///
+    /// Every order that ran through the removed system is kept: the systems it had to
+    /// follow still run before the systems that had to follow it (with `a`, `b` after
+    /// `a` and `c` after `b`, removing `b` leaves `c` after `a`).
+    ///
     /// # Errors
     /// [`ScheduleError::NoSuchSystem`] if it was already removed (or never added);
     /// [`ScheduleError::WrongWorld`] for another world.
@@ -290,7 +295,7 @@ impl Schedule {
         self.check_world(world)?;
         let slot = self.slots.get_mut(id.0 as usize).and_then(Option::take).ok_or(ScheduleError::NoSuchSystem(id))?;
         self.phases[slot.phase].members.retain(|&m| m != id);
-        self.edges.retain(|&(a, b)| a != id && b != id);
+        self.bridge_edges_through(id);
         self.plans_stale = true;
         let mut slot = slot;
         slot.system.apply_deferred(world);
@@ -469,6 +474,21 @@ impl Schedule {
         }
         // Last, so events sent by commands and entity callbacks are delivered too.
         world.deliver_events();
+    }
+
+    /// Drops the edges of `id`, ordering each system it followed before each system
+    /// that followed it, so the order implied through it survives.
+    fn bridge_edges_through(&mut self, id: SystemId) {
+        let before: Vec<SystemId> = self.edges.iter().filter(|e| e.1 == id).map(|e| e.0).collect();
+        let after: Vec<SystemId> = self.edges.iter().filter(|e| e.0 == id).map(|e| e.1).collect();
+        self.edges.retain(|&(a, b)| a != id && b != id);
+        for &first in &before {
+            for &second in &after {
+                if !self.edges.contains(&(first, second)) {
+                    self.edges.push((first, second));
+                }
+            }
+        }
     }
 
     fn refresh_plans(&mut self) {
