@@ -14,6 +14,37 @@ use crate::world::World;
 /// for any change it wants to make (applied right after the operation that ran the
 /// hook, before that operation returns — unless that operation was itself applied
 /// from hook commands, in which case the running loop applies them next).
+///
+/// # Hook commands apply breadth-first
+/// Commands queued by hooks run in generations: every command the hooks of one
+/// operation queued runs, in order, before any command queued by the hooks those
+/// commands trigger. bevy_ecs applies them depth-first (a command's own consequences
+/// first). ripple never runs a hook's commands inside another command, so a
+/// command sees the world as the commands before it left it, whatever hooks they
+/// triggered, and hooks that keep triggering each other loop instead of deepening the
+/// stack until it overflows.
+///
+/// ```
+/// use std::sync::{Arc, Mutex};
+/// use ripple::World;
+/// struct Crate;
+/// struct Debris;
+/// let log = Arc::new(Mutex::new(Vec::new()));
+/// let mut world = World::new();
+/// let (on_crate, on_debris) = (log.clone(), log.clone());
+/// world.on_add::<Crate>(move |ctx| {
+///     ctx.commands.spawn((Debris,)); // first command: its hook queues "debris"
+///     let log = on_crate.clone();
+///     ctx.commands.add(move |_| log.lock().unwrap().push("crate's second command"));
+/// });
+/// world.on_add::<Debris>(move |ctx| {
+///     let log = on_debris.clone();
+///     ctx.commands.add(move |_| log.lock().unwrap().push("debris"));
+/// });
+/// world.spawn((Crate,));
+/// // Depth-first would give ["debris", "crate's second command"].
+/// assert_eq!(*log.lock().unwrap(), ["crate's second command", "debris"]);
+/// ```
 pub struct HookContext<'w> {
     /// The world, with the operation's effect visible: after it for `on_add` and
     /// `on_insert`, before it for `on_remove` (the value is still there to read).

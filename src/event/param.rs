@@ -86,6 +86,30 @@ impl ReaderState {
 /// reads every event delivered since it was added exactly once — including those
 /// delivered while its system was disabled — unless a bounded queue dropped them,
 /// which [`missed`](Self::missed) counts.
+///
+/// # A new reader starts at the next sync point
+/// A reader added to a running schedule reads the events delivered from the next
+/// sync point on, none of those delivered before it existed. bevy_ecs's readers start
+/// with whatever its buffers still hold (up to two updates' worth). ripple keeps an
+/// event until every reader has read it, so what is still held when a reader arrives
+/// depends on how far behind the other readers are; starting after it gives every new
+/// reader the same, well-defined first event, whatever the others did.
+///
+/// ```
+/// use ripple::{EventReader, EventWriter, IntoSystemConfig, PRE_UPDATE, ResMut, Schedule, World};
+/// struct Hit(u32);
+/// struct Total(u32);
+/// let mut world = World::new();
+/// world.insert_resource(Total(0));
+/// let mut schedule = Schedule::new();
+/// let send = |mut hits: EventWriter<Hit>| hits.send(Hit(1));
+/// schedule.add_system(&mut world, send.in_phase(PRE_UPDATE)).unwrap();
+/// schedule.run(&mut world); // one hit delivered, nobody reads it
+/// let sum = |mut hits: EventReader<Hit>, mut total: ResMut<Total>| total.0 += hits.read().map(|h| h.0).sum::<u32>();
+/// schedule.add_system(&mut world, sum).unwrap();
+/// schedule.run(&mut world); // the reader sees this frame's hit, not the earlier one
+/// assert_eq!(world.resource::<Total>().unwrap().0, 1);
+/// ```
 pub struct EventReader<'w, 's, E: Event> {
     queue: &'w EventQueue<E>,
     state: &'s mut ReaderState,
@@ -95,10 +119,6 @@ impl<'w, E: Event> EventReader<'w, '_, E> {
     /// The events not read yet, oldest first. This reader has read the events the
     /// iterator yields; those it does not yield (a `break`, `take(n)`, `find` or a
     /// single `next()`) wait for the next read.
-    ///
-    /// A reader added while the schedule runs reads the events delivered from the next
-    /// sync point on, not those already delivered: it cannot tell which of those its
-    /// system was meant to see, so it sees none of them rather than some twice.
     #[inline]
     pub fn read(&mut self) -> EventIter<'_, E> {
         self.state.read(self.queue)

@@ -202,7 +202,7 @@ impl World {
     /// # use ripple::World;
     /// let mut world = World::new();
     /// let mut cursor = world.event_cursor::<u32>();
-    /// world.send_events([1, 2, 3]);
+    /// world.send_events([1u32, 2, 3]);
     /// world.deliver_events();
     /// assert_eq!(world.read_events(&mut cursor).next(), Some(&1));
     /// assert_eq!(world.read_events(&mut cursor).copied().collect::<Vec<_>>(), [2, 3]);

@@ -162,6 +162,41 @@ impl Drop for CommandQueue {
 /// once the queue is applied. A command aimed at an entity that no longer exists then
 /// is recorded as a [`CommandError`] (see [`World::failed_commands`]), never a panic.
 ///
+/// # When commands apply
+/// At the sync point that ends the system's phase, and nowhere else: a later system of
+/// the same phase does not see them, **even one ordered `.after()` the system that
+/// queued them**. A system that must see them belongs in a later phase (say
+/// [`POST_UPDATE`](crate::POST_UPDATE)). This differs from bevy_ecs, which inserts a
+/// sync point between two ordered systems when the first has commands. ripple keeps
+/// sync points at fixed places because the systems of a phase share the world in
+/// parallel stages while a structural change needs all of it: what a system sees then
+/// depends on its phase alone, not on how the phase was split into stages, and the
+/// schedule plans each phase once instead of cutting it wherever commands may wait.
+///
+/// ```
+/// use ripple::{Commands, IntoSystemConfig, POST_UPDATE, Query, ResMut, Schedule, World};
+/// struct Hp(u32);
+/// struct Counts(Vec<usize>);
+///
+/// fn spawner(mut commands: Commands) {
+///     commands.spawn((Hp(1),));
+/// }
+/// fn count(mut hp: Query<&Hp>, mut counts: ResMut<Counts>) {
+///     counts.0.push(hp.iter().count());
+/// }
+///
+/// let mut world = World::new();
+/// world.insert_resource(Counts(Vec::new()));
+/// let mut schedule = Schedule::new();
+/// schedule.add_system(&mut world, spawner).unwrap();
+/// // Ordered after the spawner in the same phase: the spawn is not applied yet.
+/// schedule.add_system(&mut world, count.named("same_phase").after("spawner")).unwrap();
+/// // A later phase runs after the sync point: it is.
+/// schedule.add_system(&mut world, count.named("next_phase").in_phase(POST_UPDATE)).unwrap();
+/// schedule.run(&mut world);
+/// assert_eq!(world.resource::<Counts>().unwrap().0, [0, 1]);
+/// ```
+///
 /// ```
 /// use ripple::{CommandQueue, World};
 /// struct Hp(u32);
