@@ -439,6 +439,7 @@ fn a_world_cursor_reads_past_what_it_yielded_and_a_panicking_fold_loses_nothing_
     assert_eq!(events.len(), 8);
     assert_eq!(events.next(), Some(&Ping(2)));
     drop(events);
+    assert_eq!(world.read_events(&mut cursor).len(), 7, "asking the length reads nothing");
     // A fold whose closure panics at Ping(5): 3, 4 and 5 were handed to it, and count.
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         world.read_events(&mut cursor).fold(0, |sum, p| if p.0 == 5 { panic!("at 5") } else { sum + p.0 })
@@ -447,11 +448,18 @@ fn a_world_cursor_reads_past_what_it_yielded_and_a_panicking_fold_loses_nothing_
     let rest: Vec<Ping> = world.read_events(&mut cursor).copied().collect();
     assert_eq!(rest, (6..10).map(Ping).collect::<Vec<_>>());
     assert_eq!(world.read_events(&mut cursor).count(), 0);
+    // Counting reads everything.
+    world.send_events((10..13).map(Ping));
+    world.deliver_events();
+    let mut events = world.read_events(&mut cursor);
+    events.next();
+    assert_eq!(events.count(), 2);
+    assert_eq!(world.read_events(&mut cursor).len(), 0);
     // A forgotten iterator reads nothing.
-    world.send_event(Ping(10));
+    world.send_event(Ping(13));
     world.deliver_events();
     std::mem::forget(world.read_events(&mut cursor));
-    assert_eq!(world.read_events(&mut cursor).copied().collect::<Vec<_>>(), [Ping(10)]);
+    assert_eq!(world.read_events(&mut cursor).copied().collect::<Vec<_>>(), [Ping(13)]);
 }
 
 #[test]

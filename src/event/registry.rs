@@ -100,8 +100,9 @@ impl<E: Event> std::fmt::Debug for EventCursor<E> {
 ///
 /// The reader has read exactly the events the iterator yielded: when the iterator is
 /// dropped part-way (a `break`, `take(n)`, `find`, a single `next()`), the events it
-/// did not yield wait for the reader's next read. An iterator that is forgotten
-/// (`std::mem::forget`) leaves every event unread.
+/// did not yield wait for the reader's next read. Asking the length
+/// ([`ExactSizeIterator::len`]) reads nothing; [`count`](Iterator::count) reads all of
+/// them. An iterator that is forgotten (`std::mem::forget`) leaves every event unread.
 pub struct EventIter<'a, E> {
     pub(crate) events: std::collections::vec_deque::Iter<'a, E>,
     /// The reader's position, moved on drop to just past the last event yielded.
@@ -123,6 +124,13 @@ impl<'a, E> Iterator for EventIter<'a, E> {
     #[inline]
     fn nth(&mut self, n: usize) -> Option<&'a E> {
         self.events.nth(n)
+    }
+    /// Counts the events and reads them all, in O(1).
+    #[inline]
+    fn count(mut self) -> usize {
+        let count = self.events.len();
+        self.events = Default::default();
+        count
     }
     #[inline]
     fn fold<B, F: FnMut(B, &'a E) -> B>(mut self, init: B, f: F) -> B {
