@@ -14,6 +14,7 @@
 //! [`Dirty`](crate::Dirty)); untracked columns carry no tick memory and `&mut T` access
 //! to them writes straight through.
 
+mod leaf_log;
 pub(crate) mod log;
 mod mut_ref;
 mod removals;

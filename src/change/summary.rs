@@ -1,33 +1,33 @@
 //! The hierarchy of per-block maxima over a column's per-row change ticks.
 //!
-//! Level 0 holds one entry per *leaf block* of [`LEAF`] rows, level 1 one per block of
-//! [`FANOUT`] level-0 entries, and so on up to a level with a single entry. Every
-//! entry is at least as new as every tick below it (it may be newer: after a row is
-//! removed its block keeps the old maximum, which only costs a wasted descent).
+//! Each *leaf* of [`LEAF`] rows keeps its maximum (`max`), the *mask* of its rows whose
+//! tick equals that maximum, and *prev*, a tick at least as new as every other row of
+//! the leaf: one 16-byte entry, so recording a write touches one cache line. Above the
+//! leaves, `upper[0]` holds one entry per group of [`FANOUT`] leaves, `upper[1]` one per
+//! group of `FANOUT` of those, and so on up to a level with a single entry. Every entry
+//! is at least as new as every tick below it (it may be newer: after a row is removed
+//! its leaf keeps the old maximum, which only costs a wasted descent).
 //!
-//! Each leaf block also keeps the *mask* of its rows whose tick equals the block's
-//! maximum, and *prev*, a tick at least as new as every other row of the block. A
-//! reader whose last run is not older than `prev` takes the mask as the exact set of
-//! new rows without reading the rows' ticks: in the steady state (a reader that runs
-//! every frame) that is every block, so finding a changed row costs no cache miss on
-//! the tick column.
+//! A reader whose last run is not older than a leaf's `prev` takes the leaf's mask as
+//! the exact set of new rows without reading the rows' ticks: in the steady state (a
+//! reader that runs every frame) that is every leaf, so finding a changed row costs no
+//! cache miss on the tick column.
 //!
-//! In front of the tree sits a *leaf log*: every time a leaf's maximum advances to a
-//! new tick, `(leaf, tick)` is appended, so the log is in tick order. A reader whose
-//! last run the log still covers finds its window by binary search and visits exactly
-//! the leaves listed there, with no tree walk at all; a leaf counts once, when its
-//! current maximum equals the entry's tick. The log has a fixed capacity (one entry
-//! per leaf) and forgets its oldest entries; whatever it cannot answer, the tree does.
+//! In front of the tree sits the [`LeafLog`]: every time a leaf's maximum advances,
+//! `(leaf, tick)` is appended. A reader whose last run the log still covers visits
+//! exactly the leaves listed since then, with no tree walk at all; a leaf counts once,
+//! when its current maximum equals the entry's tick. Whatever the log cannot answer,
+//! the tree does.
 //!
 //! Entries are atomics so that a reader can share the column with other readers;
-//! writers either hold the column exclusively (a run with write access that marks as
-//! it goes), or only stamp row ticks during a parallel run and fold them into the
-//! summary afterwards ([`Summary::fold_rows`]).
+//! writers either hold the column exclusively (a run with write access), or only stamp
+//! row ticks during a parallel run and fold them into the summary afterwards
+//! ([`Summary::fold_rows`]).
 
 use std::cell::UnsafeCell;
-use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
+use super::leaf_log::{LeafLog, newest};
 use super::tick::Tick;
 
 /// Rows per leaf block (one bit each in a `u64` mask).
@@ -173,53 +173,26 @@ mod simd {
     }
 }
 
-/// Per leaf block: `prev`, at least as new as every row not in `mask`, and `mask`, the
-/// rows whose tick equals the block's maximum. Kept together: one cache line serves
-/// a reader that finds the block new.
+/// One leaf of [`LEAF`] rows: its newest tick, a tick at least as new as every row
+/// not in `mask`, and `mask`, the rows whose tick equals `max`. One 16-byte entry: a
+/// write and a reader that finds the leaf new each touch one cache line.
 #[derive(Default)]
 #[repr(C, align(16))]
-struct LeafBits {
+struct Leaf {
+    max: AtomicU32,
     prev: AtomicU32,
     mask: AtomicU64,
-}
-
-/// Leaves whose maximum advanced, oldest first.
-///
-/// Invariant: every leaf whose maximum is newer than `covers_after` has an entry
-/// `(leaf, maximum)`. A reader that last ran at or after `covers_after` therefore finds
-/// every leaf it must visit among the entries newer than its last run. `covers_after`
-/// only moves forward (until the log restarts, covering only what comes after the
-/// newest tick): moving it back would vouch for leaves that were never logged, such
-/// as those a growth created at its fill tick.
-#[derive(Default)]
-struct LeafLog {
-    /// `(leaf, tick)`: the leaf's maximum became `tick`, newer than `covers_after`.
-    /// Ticks never decrease.
-    entries: VecDeque<(u32, u32)>,
-    /// See the invariant; `None` until the log has begun (it then answers nothing).
-    covers_after: Option<Tick>,
-}
-
-impl LeafLog {
-    /// Covers only what comes after `after` (or after the current bound, if newer) and
-    /// drops the entries that no reader the log answers can need any more.
-    fn cover_after(&mut self, after: Tick, now: Tick) {
-        let after = self.covers_after.map_or(after, |current| newest(current, after, now));
-        self.covers_after = Some(after);
-        while self.entries.front().is_some_and(|&(_, tick)| Tick(tick).age(now) >= after.age(now)) {
-            self.entries.pop_front();
-        }
-    }
 }
 
 /// Per-block maxima of one column's change ticks.
 #[derive(Default)]
 pub struct Summary {
-    /// `levels[0][b]`: the newest tick of leaf block `b`; `levels[k]`: the newest of
-    /// each group of `FANOUT` entries of level `k - 1`.
-    levels: Vec<Vec<AtomicU32>>,
-    /// Per leaf block: see [`LeafBits`].
-    leaves: Vec<LeafBits>,
+    /// One entry per leaf of [`LEAF`] rows.
+    leaves: Vec<Leaf>,
+    /// `upper[0][g]`: the newest tick of leaves `g * FANOUT ..`; `upper[k]`: the newest
+    /// of each group of `FANOUT` entries of `upper[k - 1]`; the last level has one entry
+    /// (none at all while there is at most one leaf).
+    upper: Vec<Vec<AtomicU32>>,
     /// Written only by the column's single writer (the same exclusion that guards
     /// the row ticks), read by readers while no writer runs.
     log: UnsafeCell<LeafLog>,
@@ -232,50 +205,40 @@ fn oldest(now: Tick) -> Tick {
     Tick(now.0.wrapping_sub(Tick::MAX_AGE))
 }
 
-/// The newer of two ticks, seen from `now`.
-#[inline]
-fn newest(a: Tick, b: Tick, now: Tick) -> Tick {
-    if a.age(now) <= b.age(now) { a } else { b }
-}
-
 impl Summary {
-    /// Makes room for `rows` rows. New entries start at `fill`, which must be at least
+    /// Makes room for `rows` rows. New leaves start at `fill`, which must be at least
     /// as new as every tick they will cover until raised; their ancestors are raised
     /// to `fill` so every entry stays at least as new as its children.
     pub(crate) fn grow(&mut self, rows: usize, fill: Tick) {
-        let mut needed = rows.div_ceil(LEAF).max(1);
+        let needed = rows.div_ceil(LEAF).max(1);
         if self.leaves.len() >= needed {
-            // Every level is sized with the leaves, in this function only: nothing to do
-            // (the common case, on every push into a tracked column).
+            // The common case, on every push into a tracked column.
             return;
         }
-        while self.leaves.len() < needed {
-            self.leaves.push(LeafBits { prev: AtomicU32::new(oldest(fill).0), mask: AtomicU64::new(0) });
-        }
-        // One entry per leaf: a frame that changes every leaf still fits.
-        let log = self.log.get_mut();
-        let capacity = self.leaves.len().max(64);
-        if log.entries.capacity() < capacity {
-            log.entries.reserve_exact(capacity - log.entries.len());
-        }
+        let mut first_new = self.leaves.len();
+        self.leaves.resize_with(needed, || Leaf {
+            max: AtomicU32::new(fill.0),
+            prev: AtomicU32::new(oldest(fill).0),
+            mask: AtomicU64::new(0),
+        });
         // New leaves start at `fill` without a log entry: answer from `fill` on.
+        let log = self.log.get_mut();
         log.cover_after(fill, fill);
+        log.reserve(needed);
+        let mut below = needed;
         let mut level = 0;
-        loop {
-            if self.levels.len() == level {
-                self.levels.push(Vec::new());
+        while below > 1 {
+            below = below.div_ceil(FANOUT);
+            first_new >>= SHIFT;
+            if self.upper.len() == level {
+                self.upper.push(Vec::new());
             }
-            let old = self.levels[level].len();
-            while self.levels[level].len() < needed {
-                self.levels[level].push(AtomicU32::new(fill.0));
+            let entries = &mut self.upper[level];
+            entries.resize_with(below, || AtomicU32::new(fill.0));
+            // Every entry above a new leaf covers `fill` now (the newest tick there is).
+            for entry in &mut entries[first_new.min(below)..] {
+                *entry.get_mut() = fill.0;
             }
-            for index in old..needed {
-                self.raise_from(level + 1, index >> SHIFT, fill, fill);
-            }
-            if needed == 1 {
-                break;
-            }
-            needed = needed.div_ceil(FANOUT);
             level += 1;
         }
     }
@@ -287,72 +250,42 @@ impl Summary {
         self.stamp_leaf(row >> LEAF_SHIFT, 1u64 << (row & (LEAF - 1)), tick);
     }
 
-    /// Records that the rows `stamped` of leaf `block` were stamped with `tick`, the
+    /// Records that the rows `stamped` of leaf `leaf` were stamped with `tick`, the
     /// newest tick written to this column so far. The caller has no concurrent writer.
     #[inline]
-    pub(crate) fn stamp_leaf(&self, block: usize, stamped: u64, tick: Tick) {
-        let max = &self.levels[0][block];
-        let leaf = &self.leaves[block];
-        let old = max.load(Relaxed);
-        let old_mask = leaf.mask.load(Relaxed);
+    pub(crate) fn stamp_leaf(&self, leaf: usize, stamped: u64, tick: Tick) {
+        let entry = &self.leaves[leaf];
+        let old = entry.max.load(Relaxed);
+        let old_mask = entry.mask.load(Relaxed);
         if old == tick.0 {
-            leaf.mask.store(old_mask | stamped, Relaxed);
-            // Ancestors are at least as new as this entry, and `tick` is the newest.
+            entry.mask.store(old_mask | stamped, Relaxed);
+            // Ancestors are at least as new as this leaf, and `tick` is the newest.
             return;
         }
         // The other rows are at most the old maximum, or at most `prev` if none of them
         // was at the maximum (rows written again, e.g. by a second system).
         if old_mask & !stamped != 0 {
-            leaf.prev.store(old, Relaxed);
+            entry.prev.store(old, Relaxed);
         }
-        max.store(tick.0, Relaxed);
-        leaf.mask.store(stamped, Relaxed);
-        self.mark_above(block, tick);
-        self.log_advance(block, tick, tick);
-    }
-
-    /// Appends "leaf `block` advanced to `tick`" if a reader the log answers can need
-    /// it; an advance older than the newest logged one restarts the log, covering only
-    /// what comes after `now`.
-    #[inline]
-    fn log_advance(&self, block: usize, tick: Tick, now: Tick) {
-        // SAFETY: only the column's single writer calls this (see the `log` field), so
-        // no other reference to the log is live.
-        let log = unsafe { &mut *self.log.get() };
-        let in_order = log.entries.back().is_none_or(|&(_, last)| Tick(last).age(now) >= tick.age(now));
-        if !in_order || log.covers_after.is_none() {
-            log.entries.clear();
-            log.covers_after = Some(now);
-        }
-        if log.entries.len() == log.entries.capacity() {
-            // Forget the oldest advance: the log now covers only what came after it.
-            if let Some((_, forgotten)) = log.entries.pop_front() {
-                log.cover_after(Tick(forgotten), now);
-            }
-        }
-        // Readers the log answers ran at or after `covers_after`: an advance that is
-        // not newer is no news to any of them.
-        let news = log.covers_after.is_some_and(|after| tick.age(now) < after.age(now));
-        if news && log.entries.len() < log.entries.capacity() {
-            log.entries.push_back((block as u32, tick.0));
-        }
+        entry.max.store(tick.0, Relaxed);
+        entry.mask.store(stamped, Relaxed);
+        self.mark_above(leaf, tick);
+        // SAFETY: only the column's single writer gets here (the caller), so no other
+        // reference to the log is live.
+        unsafe { (*self.log.get()).push(leaf, tick, tick) };
     }
 
     /// Hints the processor to load what [`Summary::mark_newest`] will touch for `row`.
     #[inline]
     pub(crate) fn prefetch(&self, row: usize) {
-        let leaf = row >> LEAF_SHIFT;
-        crate::hint::prefetch(self.leaves.as_ptr().wrapping_add(leaf));
-        if let Some(maxima) = self.levels.first() {
-            crate::hint::prefetch(maxima.as_ptr().wrapping_add(leaf));
-        }
+        crate::hint::prefetch(self.leaves.as_ptr().wrapping_add(row >> LEAF_SHIFT));
     }
 
-    /// Raises the inner levels above leaf block `block` to `tick`, the newest tick.
+    /// Raises the upper levels above leaf `leaf` to `tick`, the newest tick.
     #[inline]
-    fn mark_above(&self, block: usize, tick: Tick) {
-        let mut index = block;
-        for level in self.levels.iter().skip(1) {
+    fn mark_above(&self, leaf: usize, tick: Tick) {
+        let mut index = leaf;
+        for level in &self.upper {
             index >>= SHIFT;
             let entry = &level[index];
             if entry.load(Relaxed) == tick.0 {
@@ -365,59 +298,55 @@ impl Summary {
     /// Records that `row` now holds `tick`, which may be older than other ticks in the
     /// column (a row moved in from another table, or into a hole), judged from `now`.
     pub(crate) fn raise(&self, row: usize, tick: Tick, now: Tick) {
-        let block = row >> LEAF_SHIFT;
+        let leaf = row >> LEAF_SHIFT;
         let bit = 1u64 << (row & (LEAF - 1));
-        let max = Tick(self.levels[0][block].load(Relaxed));
-        let prev = &self.leaves[block].prev;
-        let mask = &self.leaves[block].mask;
+        let entry = &self.leaves[leaf];
+        let max = Tick(entry.max.load(Relaxed));
+        let mask = entry.mask.load(Relaxed);
         if tick == max {
-            mask.store(mask.load(Relaxed) | bit, Relaxed);
+            entry.mask.store(mask | bit, Relaxed);
         } else if tick.age(now) < max.age(now) {
             // The row's previous occupant, if it was at the maximum, is gone: only the
             // other rows at the maximum need `prev` to cover them.
-            if mask.load(Relaxed) & !bit != 0 {
-                prev.store(max.0, Relaxed);
+            if mask & !bit != 0 {
+                entry.prev.store(max.0, Relaxed);
             }
-            self.levels[0][block].store(tick.0, Relaxed);
-            mask.store(bit, Relaxed);
-            self.log_advance(block, tick, now);
+            entry.max.store(tick.0, Relaxed);
+            entry.mask.store(bit, Relaxed);
+            // SAFETY: only the column's single writer calls this (see the `log` field).
+            unsafe { (*self.log.get()).push(leaf, tick, now) };
         } else {
-            mask.store(mask.load(Relaxed) & !bit, Relaxed);
-            prev.store(newest(Tick(prev.load(Relaxed)), tick, now).0, Relaxed);
+            entry.mask.store(mask & !bit, Relaxed);
+            entry.prev.store(newest(Tick(entry.prev.load(Relaxed)), tick, now).0, Relaxed);
         }
-        self.raise_from(1, block >> SHIFT, tick, now);
-    }
-
-    /// Raises entry `index` of `level` and its ancestors to at least `tick`.
-    fn raise_from(&self, level: usize, mut index: usize, tick: Tick, now: Tick) {
-        for entries in self.levels.iter().skip(level) {
-            let Some(entry) = entries.get(index) else { return };
-            let current = Tick(entry.load(Relaxed));
-            if current.age(now) > tick.age(now) {
+        let mut index = leaf;
+        for level in &self.upper {
+            index >>= SHIFT;
+            let entry = &level[index];
+            if Tick(entry.load(Relaxed)).age(now) > tick.age(now) {
                 entry.store(tick.0, Relaxed);
             }
-            index >>= SHIFT;
         }
     }
 
     /// Folds rows stamped with `tick` (the newest) during a run that deferred the
-    /// summary: every leaf block in `blocks` is checked against `rows` (the column's
-    /// ticks). The caller has no concurrent writer.
-    pub(crate) fn fold_rows(&self, rows: &[u32], blocks: impl Iterator<Item = usize>, tick: Tick) {
+    /// summary: every leaf in `leaves` is checked against `rows` (the column's ticks).
+    /// The caller has no concurrent writer.
+    pub(crate) fn fold_rows(&self, rows: &[u32], leaves: impl Iterator<Item = usize>, tick: Tick) {
         let mut last = usize::MAX;
-        for block in blocks {
-            if block == last {
+        for leaf in leaves {
+            if leaf == last {
                 continue;
             }
-            last = block;
-            let start = block * LEAF;
+            last = leaf;
+            let start = leaf * LEAF;
             let stop = (start + LEAF).min(rows.len());
             if start >= stop {
                 continue;
             }
             let stamped = equal_mask(&rows[start..stop], tick.0);
             if stamped != 0 {
-                self.stamp_leaf(block, stamped, tick);
+                self.stamp_leaf(leaf, stamped, tick);
             }
         }
     }
@@ -441,7 +370,7 @@ impl Summary {
         this_run: Tick,
         f: &mut impl FnMut(usize),
     ) {
-        if len == 0 || self.levels.is_empty() {
+        if len == 0 || self.leaves.is_empty() {
             return;
         }
         let scan = Scan { this_run: this_run.0, since: last_run.age(this_run) };
@@ -449,43 +378,44 @@ impl Summary {
         let rows = unsafe { std::slice::from_raw_parts(ticks.cast::<u32>(), len) };
         // SAFETY: no concurrent writer (caller), so the log is not being written.
         let log = unsafe { &*self.log.get() };
-        let covered = log.covers_after.is_some_and(|after| after.age(this_run) >= last_run.age(this_run));
-        if covered {
-            // The window: entries newer than the last run, found by their ages.
-            let (front, back) = log.entries.as_slices();
-            let start_front = front.partition_point(|&(_, tick)| !scan.is_new(tick));
-            let start_back = back.partition_point(|&(_, tick)| !scan.is_new(tick));
-            for &(leaf, tick) in front[start_front..].iter().chain(&back[start_back..]) {
-                let leaf = leaf as usize;
-                // A leaf listed several times counts at its latest advance only.
-                if self.levels[0].get(leaf).is_some_and(|max| max.load(Relaxed) == tick) {
-                    self.visit_leaf(leaf, rows, scan, f);
-                }
+        let logged = log.for_each_since(last_run, this_run, |leaf, tick| {
+            // A leaf listed several times counts at its latest advance only.
+            if self.leaves.get(leaf).is_some_and(|entry| entry.max.load(Relaxed) == tick) {
+                self.visit_leaf(leaf, rows, scan, f);
             }
-            return;
+        });
+        if !logged {
+            // SAFETY: no concurrent writer (caller).
+            unsafe { self.descend(self.upper.len(), 0, rows, scan, f) };
         }
-        let top = self.levels.len() - 1;
-        // SAFETY: no concurrent writer (caller).
-        unsafe { self.descend(top, 0, rows, scan, f) };
     }
 
-    /// Visits the children of block `block` at `level` (entries `block * FANOUT ..`),
-    /// descending into the new ones.
+    /// Visits the entries `block * FANOUT ..` of `level` (0: the leaves, `k`:
+    /// `upper[k - 1]`), descending into the new ones.
     ///
     /// # Safety
     /// As [`Summary::for_each_new`].
     unsafe fn descend(&self, level: usize, block: usize, rows: &[u32], scan: Scan, f: &mut impl FnMut(usize)) {
-        let entries = &self.levels[level];
         let first = block * FANOUT;
-        let end = (first + FANOUT).min(entries.len());
-        if first >= end {
-            return;
-        }
-        // SAFETY: `AtomicU32` has the layout of `u32`; no one writes these entries during
-        // the call (caller), so plain reads do not race.
-        let block_entries =
-            unsafe { std::slice::from_raw_parts(entries[first..end].as_ptr().cast::<u32>(), end - first) };
-        let mut mask = scan.mask(block_entries);
+        let mut mask = if level == 0 {
+            let end = (first + FANOUT).min(self.leaves.len());
+            let maxima = self.leaves.get(first..end).unwrap_or_default();
+            maxima
+                .iter()
+                .enumerate()
+                .fold(0u32, |bits, (i, leaf)| bits | u32::from(scan.is_new(leaf.max.load(Relaxed))) << i)
+        } else {
+            let entries = &self.upper[level - 1];
+            let end = (first + FANOUT).min(entries.len());
+            if first >= end {
+                return;
+            }
+            // SAFETY: `AtomicU32` has the layout of `u32`; no one writes these entries during
+            // the call (caller), so plain reads do not race.
+            let block_entries =
+                unsafe { std::slice::from_raw_parts(entries[first..end].as_ptr().cast::<u32>(), end - first) };
+            scan.mask(block_entries)
+        };
         while mask != 0 {
             let child = first + mask.trailing_zeros() as usize;
             mask &= mask - 1;
@@ -498,7 +428,7 @@ impl Summary {
         }
     }
 
-    /// Reports the new rows of a leaf block whose maximum is new.
+    /// Reports the new rows of a leaf whose maximum is new.
     #[inline]
     fn visit_leaf(&self, leaf: usize, rows: &[u32], scan: Scan, f: &mut impl FnMut(usize)) {
         let start = leaf * LEAF;
@@ -507,13 +437,13 @@ impl Summary {
             return;
         }
         let in_range = if stop - start == LEAF { u64::MAX } else { (1u64 << (stop - start)) - 1 };
-        let bits = &self.leaves[leaf];
-        let mut new_rows = if scan.is_new(bits.prev.load(Relaxed)) {
+        let entry = &self.leaves[leaf];
+        let mut new_rows = if scan.is_new(entry.prev.load(Relaxed)) {
             // Older rows may be new too: test each row's tick.
             scan.leaf_mask(&rows[start..stop])
         } else {
-            // Only the rows at the block's maximum can be new, and it is.
-            bits.mask.load(Relaxed) & in_range
+            // Only the rows at the leaf's maximum can be new, and it is.
+            entry.mask.load(Relaxed) & in_range
         };
         while new_rows != 0 {
             f(start + new_rows.trailing_zeros() as usize);
@@ -523,34 +453,33 @@ impl Summary {
 
     /// Drops every entry (the column was cleared).
     pub(crate) fn clear(&mut self) {
-        for level in &mut self.levels {
-            level.clear();
-        }
         self.leaves.clear();
-        let log = self.log.get_mut();
-        log.entries.clear();
-        log.covers_after = None;
+        self.upper.clear();
+        self.log.get_mut().clear();
     }
 
     /// Applies tick maintenance to every entry (the remap keeps order, so maxima stay
     /// maxima and bounds stay bounds).
     pub(crate) fn remap(&mut self, remap: &super::Remap) {
         // Remapping may merge ancient ticks; the log restarts rather than risk it.
-        let log = self.log.get_mut();
-        log.entries.clear();
-        log.covers_after = Some(remap.now());
-        for entry in self.levels.iter_mut().flatten().chain(self.leaves.iter_mut().map(|leaf| &mut leaf.prev)) {
+        self.log.get_mut().restart(remap.now());
+        for leaf in &mut self.leaves {
+            for tick in [leaf.max.get_mut(), leaf.prev.get_mut()] {
+                *tick = remap.apply(Tick(*tick)).0;
+            }
+        }
+        for entry in self.upper.iter_mut().flatten() {
             *entry.get_mut() = remap.apply(Tick(*entry.get_mut())).0;
         }
     }
 
     /// Bytes held by the entries.
     pub(crate) fn heap_bytes(&self) -> usize {
-        let entries: usize = self.levels.iter().map(Vec::capacity).sum();
+        let upper: usize = self.upper.iter().map(Vec::capacity).sum();
         // SAFETY: `&self` here is not shared with a writer of the log (callers hold the
-        // world), and only the capacity is read.
-        let log = unsafe { &*self.log.get() }.entries.capacity();
-        entries * size_of::<AtomicU32>() + self.leaves.capacity() * size_of::<LeafBits>() + log * 8
+        // world), and only its size is read.
+        let log = unsafe { &*self.log.get() }.heap_bytes();
+        upper * size_of::<AtomicU32>() + self.leaves.capacity() * size_of::<Leaf>() + log
     }
 }
 
@@ -562,23 +491,27 @@ mod tests {
     /// rows at the maximum, and `prev` bounds the other rows.
     fn assert_consistent(summary: &Summary, ticks: &[Tick], now: Tick) {
         for (row, tick) in ticks.iter().enumerate() {
-            let block = row >> LEAF_SHIFT;
-            let max = Tick(summary.levels[0][block].load(Relaxed));
+            let leaf = &summary.leaves[row >> LEAF_SHIFT];
+            let max = Tick(leaf.max.load(Relaxed));
             assert!(max.age(now) <= tick.age(now), "row {row}");
-            let in_mask = summary.leaves[block].mask.load(Relaxed) & (1 << (row & (LEAF - 1))) != 0;
+            let in_mask = leaf.mask.load(Relaxed) & (1 << (row & (LEAF - 1))) != 0;
             if in_mask {
                 assert_eq!(*tick, max, "row {row} is in the mask");
             } else {
-                let prev = Tick(summary.leaves[block].prev.load(Relaxed));
+                let prev = Tick(leaf.prev.load(Relaxed));
                 assert!(prev.age(now) <= tick.age(now), "row {row} is bounded by prev");
             }
         }
-        for pair in summary.levels.windows(2) {
-            for (index, child) in pair[0].iter().enumerate() {
-                let parent = Tick(pair[1][index >> SHIFT].load(Relaxed));
-                assert!(parent.age(now) <= Tick(child.load(Relaxed)).age(now));
+        let leaf_maxima: Vec<u32> = summary.leaves.iter().map(|leaf| leaf.max.load(Relaxed)).collect();
+        let mut below = leaf_maxima;
+        for level in &summary.upper {
+            for (index, &child) in below.iter().enumerate() {
+                let parent = Tick(level[index >> SHIFT].load(Relaxed));
+                assert!(parent.age(now) <= Tick(child).age(now));
             }
+            below = level.iter().map(|entry| entry.load(Relaxed)).collect();
         }
+        assert!(below.len() <= 1, "the top level has one entry");
     }
 
     fn new_rows(summary: &Summary, ticks: &[Tick], last: Tick, now: Tick) -> Vec<usize> {
@@ -631,7 +564,7 @@ mod tests {
             summary.raise(row, Tick(1), Tick(1));
         }
         // SAFETY: nothing writes the log while the test reads it.
-        let covers = |summary: &Summary| unsafe { &*summary.log.get() }.covers_after.unwrap();
+        let covers = |summary: &Summary| unsafe { &*summary.log.get() }.covers_after().unwrap();
         for tick in 2..60 {
             ticks[0] = Tick(tick);
             summary.mark_newest(0, Tick(tick));
