@@ -26,6 +26,8 @@ pub(super) struct LeafLog {
     ring: Box<[Entry]>,
     head: usize,
     len: usize,
+    /// The tick of the newest entry, while there is one.
+    last: u32,
     /// See the invariant; `None` until the log has begun (it then answers nothing).
     covers_after: Option<Tick>,
 }
@@ -49,9 +51,15 @@ impl LeafLog {
     pub(super) fn cover_after(&mut self, after: Tick, now: Tick) {
         let after = self.covers_after.map_or(after, |current| newest(current, after, now));
         self.covers_after = Some(after);
-        while self.len > 0 && Tick(self.ring[self.head].1).age(now) >= after.age(now) {
-            self.pop_front();
-        }
+        // Entries are in tick order: drop the run of those not newer than `after`.
+        let stale = |&(_, tick): &Entry| Tick(tick).age(now) >= after.age(now);
+        let (front, back) = self.slices();
+        let drop = match front.partition_point(stale) {
+            all if all == front.len() => all + back.partition_point(stale),
+            some => some,
+        };
+        self.head = (self.head + drop) & (self.ring.len().max(1) - 1);
+        self.len -= drop;
     }
 
     /// Forgets everything and answers only what comes after `now`.
@@ -68,17 +76,26 @@ impl LeafLog {
         self.covers_after = None;
     }
 
-    #[inline]
-    fn pop_front(&mut self) {
-        self.head = (self.head + 1) & (self.ring.len() - 1);
-        self.len -= 1;
-    }
-
     /// Records "`leaf` advanced to `tick`" (`now` is the newest tick), if a reader the
     /// log answers can need it. An advance older than the newest logged one restarts
     /// the log, covering only what comes after `now`.
     #[inline]
     pub(super) fn push(&mut self, leaf: usize, tick: Tick, now: Tick) {
+        // The common case: another leaf advanced to the tick of the last entry (a run
+        // writing rows of many leaves), which is in order and was news already.
+        if self.len != 0 && tick.0 == self.last && self.len < self.ring.len() {
+            let tail = (self.head + self.len) & (self.ring.len() - 1);
+            self.ring[tail] = (leaf as u32, tick.0);
+            self.len += 1;
+            return;
+        }
+        self.push_slow(leaf, tick, now);
+    }
+
+    /// [`push`](Self::push) for an advance to a tick the last entry does not have, or
+    /// into a full log.
+    #[inline(never)]
+    fn push_slow(&mut self, leaf: usize, tick: Tick, now: Tick) {
         let capacity = self.ring.len();
         if capacity == 0 {
             return;
@@ -109,6 +126,7 @@ impl LeafLog {
         }
         self.ring[(self.head + self.len) & mask] = (leaf as u32, tick.0);
         self.len += 1;
+        self.last = tick.0;
     }
 
     /// Calls `f(leaf, tick)` for every entry newer than `last_run` (seen from
@@ -125,7 +143,12 @@ impl LeafLog {
         let (front, back) = self.slices();
         let start_front = front.partition_point(|entry| !is_new(entry));
         let start_back = back.partition_point(|entry| !is_new(entry));
-        for &(leaf, tick) in front[start_front..].iter().chain(&back[start_back..]) {
+        // Two plain loops rather than a chained iterator: this is a reader's whole work
+        // when few rows change.
+        for &(leaf, tick) in &front[start_front..] {
+            f(leaf as usize, tick);
+        }
+        for &(leaf, tick) in &back[start_back..] {
             f(leaf as usize, tick);
         }
         true

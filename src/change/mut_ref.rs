@@ -8,99 +8,99 @@ use std::ops::{Deref, DerefMut};
 use super::summary::Summary;
 use super::tick::Tick;
 
-/// Where a write to a tracked row is recorded: the row's change tick, stamped on
-/// every write, and the column's summary, updated on every write unless the run
-/// defers that to the end of the table (then null).
+/// How a [`Mut`] records a write to a tracked row. Two ways, one per kind of access:
+///
+/// - **batched**: a run that hands items to a closure (which cannot keep them) gives
+///   each item a bit of an accumulator it owns; a write sets the bit, and the run
+///   stamps the row ticks and the summary once per leaf of rows, when it leaves the
+///   leaf (or unwinds);
+/// - **immediate**: an item that may live on after any point a run controls (an
+///   iterator's item, `get_mut`) stamps its row's tick, and the summary if the column
+///   has one, on every write.
+///
+/// An untracked slot records nothing.
 #[derive(Clone, Copy)]
 pub(crate) struct TickSlot {
-    changed: *mut Tick,
-    summary: *const Summary,
-    /// In an accumulating loop: the loop's record of the rows written so far (a bit
-    /// per row of the current leaf, or per slot of the current chunk); the loop
-    /// stamps their ticks once it is done with the leaf.
+    /// Batched: the accumulator; null otherwise.
     written: *const Cell<u64>,
-    /// The row; in an accumulating slot, the bit to set in the accumulator.
-    row: usize,
+    /// Batched: the bit to set. Immediate: the row.
+    bit_or_row: u64,
+    /// Immediate: the row's change tick; null otherwise.
+    changed: *mut Tick,
+    /// Immediate: the column's summary, or null if it keeps none (no observer yet).
+    summary: *const Summary,
     tick: Tick,
 }
 
 impl TickSlot {
-    /// A slot that updates the summary on every write.
+    /// A slot that records a write by setting `bit` in `written`.
     ///
     /// # Safety
-    /// `changed` is the row's change tick and `summary` its column's summary; both stay
-    /// valid while the `Mut` holding the slot lives; no one else accesses this row's
-    /// tick, nor writes the column's summary, meanwhile. `tick` is the newest tick
-    /// written to the column so far.
+    /// `written` outlives the `Mut` holding the slot (items of a batched run cannot
+    /// outlive the call that receives them) and only this thread uses it.
+    #[inline]
+    pub(crate) unsafe fn batched(written: *const Cell<u64>, bit: u64) -> Self {
+        TickSlot { written, bit_or_row: bit, changed: std::ptr::null_mut(), summary: std::ptr::null(), tick: Tick(0) }
+    }
+
+    /// A slot that stamps `row` (its tick at `changed`) and, if `summary` is not null,
+    /// the summary on every write.
+    ///
+    /// # Safety
+    /// `changed` is the row's change tick and `summary` null or its column's summary;
+    /// both stay valid while the `Mut` holding the slot lives; no one else accesses
+    /// this row's tick, nor writes the column's summary, meanwhile. `tick` is the newest
+    /// tick written to the column so far.
     #[inline]
     pub(crate) unsafe fn immediate(changed: *mut Tick, summary: *const Summary, row: usize, tick: Tick) -> Self {
-        TickSlot { changed, summary, written: std::ptr::null(), row, tick }
-    }
-
-    /// A slot that records the write by setting bit `bit` (below 64) of the loop's
-    /// accumulator `written`.
-    ///
-    /// # Safety
-    /// `written` outlives the `Mut` holding the slot (items cannot outlive the call
-    /// that receives them) and only this thread uses it.
-    #[inline]
-    pub(crate) unsafe fn accumulate(written: *const Cell<u64>, bit: usize) -> Self {
-        TickSlot { changed: std::ptr::null_mut(), summary: std::ptr::null(), written, row: bit, tick: Tick(0) }
-    }
-
-    /// A slot that only stamps the row; the run folds the summary when it finishes
-    /// the table (the column was flagged pending when the run fetched it).
-    ///
-    /// # Safety
-    /// `changed` is the row's change tick, valid while the `Mut` holding the slot
-    /// lives, and no one else accesses it meanwhile. `tick` is the newest tick written
-    /// to the column so far.
-    #[inline]
-    pub(crate) unsafe fn deferred(changed: *mut Tick, row: usize, tick: Tick) -> Self {
-        TickSlot { changed, summary: std::ptr::null(), written: std::ptr::null(), row, tick }
+        TickSlot { written: std::ptr::null(), bit_or_row: row as u64, changed, summary, tick }
     }
 
     /// No tracking: writes are not recorded.
     #[inline]
     pub(crate) fn untracked() -> Self {
         TickSlot {
+            written: std::ptr::null(),
+            bit_or_row: 0,
             changed: std::ptr::null_mut(),
             summary: std::ptr::null(),
-            written: std::ptr::null(),
-            row: 0,
             tick: Tick(0),
         }
+    }
+
+    /// Whether writes are recorded.
+    #[inline]
+    fn is_tracked(&self) -> bool {
+        !self.written.is_null() || !self.changed.is_null()
     }
 
     #[inline(always)]
     fn mark(&self) {
         if !self.written.is_null() {
-            // SAFETY: per `accumulate`, the accumulator is alive and this thread's.
+            // SAFETY: per `batched`, the accumulator is alive and this thread's.
             let written = unsafe { &*self.written };
-            written.set(written.get() | (1u64 << (self.row % 64)));
-            return;
-        }
-        if self.changed.is_null() {
-            return;
-        }
-        // SAFETY: per the constructors, `changed` is valid and this row's tick is ours.
-        unsafe { *self.changed = self.tick };
-        if !self.summary.is_null() {
-            // SAFETY: per `immediate`, the summary is valid and has no other writer.
-            unsafe { mark_summary(self.summary, self.row, self.tick) };
+            written.set(written.get() | self.bit_or_row);
+        } else if !self.changed.is_null() {
+            // SAFETY: per `immediate`, the tick and the summary are valid and ours to write.
+            unsafe { stamp_now(self.changed, self.summary, self.bit_or_row as usize, self.tick) };
         }
     }
 }
 
-/// The summary part of an immediate mark, out of line: inlined, it would make every
-/// write's code too large for the loops around it to inline their closures.
+/// An immediate mark, out of line: inlined, it would make every write's code too large
+/// for the loops around it to inline their closures.
 ///
 /// # Safety
 /// As for [`TickSlot::immediate`].
 #[inline(never)]
-unsafe fn mark_summary(summary: *const Summary, row: usize, tick: Tick) {
+unsafe fn stamp_now(changed: *mut Tick, summary: *const Summary, row: usize, tick: Tick) {
     // SAFETY: forwarded from the caller.
-    unsafe { (*summary).mark_newest(row, tick) };
+    unsafe {
+        *changed = tick;
+        if !summary.is_null() {
+            (*summary).mark_newest(row, tick);
+        }
+    }
 }
 
 /// Mutable access to a component. For a tracked component type, writing through it
@@ -168,7 +168,7 @@ impl<'w, T> Mut<'w, T> {
     /// Whether the component type is tracked (writes are being recorded).
     #[inline]
     pub fn is_tracked(&self) -> bool {
-        !self.ticks.changed.is_null() || !self.ticks.written.is_null()
+        self.ticks.is_tracked()
     }
 }
 

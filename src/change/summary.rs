@@ -245,14 +245,14 @@ impl Summary {
 
     /// Records that `row` was stamped with `tick`, the newest tick written to this
     /// column so far. The caller has no concurrent writer of this column.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn mark_newest(&self, row: usize, tick: Tick) {
         self.stamp_leaf(row >> LEAF_SHIFT, 1u64 << (row & (LEAF - 1)), tick);
     }
 
     /// Records that the rows `stamped` of leaf `leaf` were stamped with `tick`, the
     /// newest tick written to this column so far. The caller has no concurrent writer.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn stamp_leaf(&self, leaf: usize, stamped: u64, tick: Tick) {
         let entry = &self.leaves[leaf];
         let old = entry.max.load(Relaxed);
@@ -429,22 +429,27 @@ impl Summary {
     }
 
     /// Reports the new rows of a leaf whose maximum is new.
-    #[inline]
+    #[inline(always)]
     fn visit_leaf(&self, leaf: usize, rows: &[u32], scan: Scan, f: &mut impl FnMut(usize)) {
         let start = leaf * LEAF;
-        let stop = (start + LEAF).min(rows.len());
-        if start >= stop {
-            return;
-        }
-        let in_range = if stop - start == LEAF { u64::MAX } else { (1u64 << (stop - start)) - 1 };
         let entry = &self.leaves[leaf];
         let mut new_rows = if scan.is_new(entry.prev.load(Relaxed)) {
-            // Older rows may be new too: test each row's tick.
-            scan.leaf_mask(&rows[start..stop])
+            // Older rows may be new too: test each row's tick (rarely: a reader that did
+            // not run since several writes to this leaf).
+            match rows.get(start..) {
+                Some(rest) => scan.leaf_mask(&rest[..rest.len().min(LEAF)]),
+                None => 0,
+            }
         } else {
             // Only the rows at the leaf's maximum can be new, and it is.
-            entry.mask.load(Relaxed) & in_range
+            entry.mask.load(Relaxed)
         };
+        if start + LEAF > rows.len() {
+            // The last leaf, or one past the rows: rows removed from the end of the
+            // column may have left their bits behind.
+            let valid = rows.len().saturating_sub(start);
+            new_rows &= if valid == 0 { 0 } else { u64::MAX >> (LEAF - valid) };
+        }
         while new_rows != 0 {
             f(start + new_rows.trailing_zeros() as usize);
             new_rows &= new_rows - 1;

@@ -103,9 +103,6 @@ pub struct RunTicks {
     pub(crate) last_run: Option<Tick>,
     /// This run's tick; writes made during the run are stamped with it.
     pub(crate) this_run: Tick,
-    /// Writes only stamp rows and the run folds summaries per table at its end (set for
-    /// `for_each_mut` and parallel runs).
-    pub(crate) defer: bool,
 }
 
 impl RunTicks {

@@ -1,6 +1,7 @@
 //! What a query fetches per entity: `&T`, `&mut T`, `Option<..>`, `Entity`, tuples.
 
 use std::any::type_name;
+use std::cell::Cell;
 
 use crate::change::{Mut, RunTicks, Tick, TickSlot};
 use crate::component::{Component, ComponentId};
@@ -105,27 +106,6 @@ pub unsafe trait QueryData: sealed::Sealed {
     /// same row.
     #[doc(hidden)]
     unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, row: usize) -> Self::Item<'w>;
-    /// Ends a deferring run's visit of a table of `len` rows: folds rows stamped
-    /// during it into the change summaries (all rows, or the `(table, row)` pairs of
-    /// `rows`).
-    ///
-    /// # Safety
-    /// No item made from `fetch` is used any more, and no one else accesses the table.
-    #[doc(hidden)]
-    unsafe fn finish_table(fetch: &Self::Fetch<'_>, len: usize, rows: Option<&[(u32, u32)]>) {
-        let _ = (fetch, len, rows);
-    }
-    /// In a deferring run over whole tables, folds leaf `leaf` (rows `leaf * 64 ..`)
-    /// right after the run visited it, while its ticks are in cache.
-    ///
-    /// # Safety
-    /// No item made from `fetch` for these rows is used any more, and no one else
-    /// accesses the table.
-    #[doc(hidden)]
-    #[inline]
-    unsafe fn finish_leaf(fetch: &Self::Fetch<'_>, len: usize, leaf: usize) {
-        let _ = (fetch, len, leaf);
-    }
     /// Hints the processor to load what `fetch(row)` will touch (a visit of a list of
     /// entities overlaps their cache misses this way). Never faults.
     #[doc(hidden)]
@@ -140,27 +120,12 @@ pub unsafe trait QueryData: sealed::Sealed {
         let _ = fetch;
         0
     }
-    /// Like `fetch`, but a write to the (single) tracked column only sets bit `bit`
-    /// (below 64) of `written`; the loop maps the bit back to the row (a row of the
-    /// current leaf, or a slot of the current chunk) and stamps the leaf with
-    /// `stamp_written` once it is done with it. With `ONLY_WRITE` the caller promises
-    /// that the tracked column is the only one the fetch writes (`writes` is 1), so no
-    /// element needs to look whether it is tracked.
-    ///
-    /// # Safety
-    /// As `fetch`; the fetch writes exactly one tracked column; `written` outlives the
-    /// item (items cannot outlive the call that receives them).
+    /// How many columns this fetch writes, tracked or not.
     #[doc(hidden)]
     #[inline]
-    unsafe fn fetch_accumulating<'w, const ONLY_WRITE: bool>(
-        fetch: &Self::Fetch<'w>,
-        row: usize,
-        written: &std::cell::Cell<u64>,
-        bit: usize,
-    ) -> Self::Item<'w> {
-        let _ = (written, bit);
-        // SAFETY: forwarded from the caller.
-        unsafe { Self::fetch(fetch, row) }
+    fn writes(fetch: &Self::Fetch<'_>) -> usize {
+        let _ = fetch;
+        0
     }
     /// Like `fetch`, for a fetch that writes no tracked column (`tracked_writes` is 0):
     /// items are made knowing that, so a loop over them has no branch on tracking.
@@ -173,30 +138,58 @@ pub unsafe trait QueryData: sealed::Sealed {
         // SAFETY: forwarded from the caller.
         unsafe { Self::fetch(fetch, row) }
     }
-    /// How many columns this fetch writes, tracked or not.
-    #[doc(hidden)]
-    #[inline]
-    fn writes(fetch: &Self::Fetch<'_>) -> usize {
-        let _ = fetch;
-        0
-    }
-    /// Stamps the rows of leaf `leaf` recorded in `written` in the tracked column this
-    /// fetch writes.
+    /// Like `fetch`, for a batched run: a write to a tracked column sets bit `slot`
+    /// (below 64) of that column's record in `fetch`, and the run stamps the rows
+    /// with [`end_leaf`](Self::end_leaf). The run decides what a slot is: the row's
+    /// place in its leaf, or in a chunk of the leaf that it then folds in with
+    /// [`end_chunk`](Self::end_chunk). With `ALL_TRACKED` the caller promises that every
+    /// column the fetch writes is tracked (`writes == tracked_writes`), so items need
+    /// not look.
     ///
     /// # Safety
-    /// As `finish_leaf`.
+    /// As `fetch`; items cannot outlive the call that receives them (they point into
+    /// `fetch`).
     #[doc(hidden)]
     #[inline]
-    unsafe fn stamp_written(fetch: &Self::Fetch<'_>, len: usize, leaf: usize, written: u64) {
-        let _ = (fetch, len, leaf, written);
+    unsafe fn fetch_batched<'w, const ALL_TRACKED: bool>(
+        fetch: &Self::Fetch<'w>,
+        row: usize,
+        slot: usize,
+    ) -> Self::Item<'w> {
+        let _ = slot;
+        // SAFETY: forwarded from the caller.
+        unsafe { Self::fetch(fetch, row) }
     }
-    /// Whether `finish_leaf` does anything for this fetch (a tracked column written
-    /// by a deferring run).
+    /// Folds the slots written since the last call, a chunk of rows starting `offset`
+    /// rows into the current leaf, into the leaf's record.
     #[doc(hidden)]
     #[inline]
-    fn folds_leaves(fetch: &Self::Fetch<'_>) -> bool {
-        let _ = fetch;
-        false
+    fn end_chunk(fetch: &Self::Fetch<'_>, offset: usize) {
+        let _ = (fetch, offset);
+    }
+    /// Stamps the rows of leaf `leaf` written in this batched run — the leaf's record,
+    /// and the slots not folded yet as a chunk `offset` rows into the leaf (0 where
+    /// slots are places in the leaf) — and clears the record. With `summary`, records
+    /// them in the column's summary too; a parallel run's participants pass `false`
+    /// and the run calls [`fold_table`](Self::fold_table) once they are done.
+    ///
+    /// # Safety
+    /// The fetch was made for a table of `len` rows; no item of this leaf is in use any
+    /// more, and no one else accesses these rows (with `summary`, the column).
+    #[doc(hidden)]
+    #[inline]
+    unsafe fn end_leaf(fetch: &Self::Fetch<'_>, len: usize, leaf: usize, offset: usize, summary: bool) {
+        let _ = (fetch, len, leaf, offset, summary);
+    }
+    /// Folds rows stamped by a parallel run's participants into the summaries: all rows
+    /// of the table, or the `(table, row)` pairs of `rows`.
+    ///
+    /// # Safety
+    /// The fetch was made for a table of `len` rows; the participants are done and no
+    /// one else accesses the table.
+    #[doc(hidden)]
+    unsafe fn fold_table(fetch: &Self::Fetch<'_>, len: usize, rows: Option<&[(u32, u32)]>) {
+        let _ = (fetch, len, rows);
     }
     /// One table's rows of this fetch as plain references: `&[T]` for `&T`, `&mut [T]`
     /// for `&mut T` (its values; ticks are reached as before), the entity list for
@@ -344,7 +337,17 @@ pub struct MutFetch<T> {
     values: *mut T,
     ticks: Option<TickPtrs>,
     tick: Tick,
-    defer: bool,
+    /// Batched runs: the slots written since the run last folded them (bit `i` for
+    /// slot `i`).
+    slots: Cell<u64>,
+    /// Batched runs: the current leaf's rows written in chunks already folded.
+    leaf: Cell<u64>,
+}
+
+impl<T> MutFetch<T> {
+    fn new(values: *mut T, ticks: Option<TickPtrs>, tick: Tick) -> Self {
+        MutFetch { values, ticks, tick, slots: Cell::new(0), leaf: Cell::new(0) }
+    }
 }
 
 // SAFETY: declares a write of `T` and only touches `T`'s column and its ticks.
@@ -370,14 +373,7 @@ unsafe impl<T: Component> QueryData for &mut T {
         // SAFETY: resolved for this table of the borrowed world (caller).
         let column = unsafe { column.get() };
         debug_assert_eq!(column.len(), archetype.len());
-        let pointers = column.tick_ptrs();
-        if let (Some(pointers), true) = (pointers, ticks.defer && pointers.is_some_and(|p| p.live)) {
-            // A deferring run folds the whole table when it finishes it; flag it now
-            // rather than on every write.
-            // SAFETY: the flag belongs to this column, valid for `'w`.
-            unsafe { (*pointers.pending).store(true, std::sync::atomic::Ordering::Relaxed) };
-        }
-        MutFetch { values: column.get_ptr(), ticks: pointers, tick: ticks.this_run, defer: ticks.defer }
+        MutFetch::new(column.get_ptr(), column.tick_ptrs(), ticks.this_run)
     }
     #[inline]
     unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, row: usize) -> Self::Item<'w> {
@@ -386,25 +382,15 @@ unsafe impl<T: Component> QueryData for &mut T {
         // during `'w`; `this_run` is the newest tick for the column (caller).
         let slot = match fetch.ticks {
             // SAFETY: as below; the row's tick is as exclusively ours as its value, and
-            // an immediate slot is only made by a run that excludes other writers of the
-            // summary.
+            // an item made by `fetch` belongs to a serial run, which excludes other
+            // writers of the summary.
             Some(ticks) => unsafe {
-                let changed = ticks.changed.add(row);
-                // Unobserved columns (no summary yet) only stamp rows, like deferred ones.
-                if fetch.defer || !ticks.live {
-                    TickSlot::deferred(changed, row, fetch.tick)
-                } else {
-                    TickSlot::immediate(changed, ticks.summary, row, fetch.tick)
-                }
+                TickSlot::immediate(ticks.changed.add(row), ticks.live_summary(), row, fetch.tick)
             },
             None => TickSlot::untracked(),
         };
         // SAFETY: see above; the slot's pointers are valid for `'w`.
         unsafe { Mut::new(&mut *fetch.values.add(row), slot) }
-    }
-    #[inline]
-    fn folds_leaves(fetch: &Self::Fetch<'_>) -> bool {
-        fetch.ticks.is_some_and(|ticks| ticks.live) && fetch.defer
     }
     type Rows<'w> = &'w mut [T];
     #[inline]
@@ -417,28 +403,15 @@ unsafe impl<T: Component> QueryData for &mut T {
     }
     #[inline]
     fn fetch_rows<'w>(rows: Self::Rows<'w>, like: &Self::Fetch<'w>) -> Self::Fetch<'w> {
-        MutFetch { values: rows.as_mut_ptr(), ..*like }
+        MutFetch::new(rows.as_mut_ptr(), like.ticks, like.tick)
     }
     #[inline]
     fn tracked_writes(fetch: &Self::Fetch<'_>) -> usize {
         usize::from(fetch.ticks.is_some())
     }
     #[inline]
-    unsafe fn fetch_accumulating<'w, const ONLY_WRITE: bool>(
-        fetch: &Self::Fetch<'w>,
-        row: usize,
-        written: &std::cell::Cell<u64>,
-        bit: usize,
-    ) -> Self::Item<'w> {
-        // With `ONLY_WRITE`, this is the one tracked column the caller promises.
-        let slot = if ONLY_WRITE || fetch.ticks.is_some() {
-            // SAFETY: `written` outlives the item (caller).
-            unsafe { TickSlot::accumulate(written, bit) }
-        } else {
-            TickSlot::untracked()
-        };
-        // SAFETY: `row` is in bounds and fetched once (caller), as in `fetch`.
-        unsafe { Mut::new(&mut *fetch.values.add(row), slot) }
+    fn writes(_: &Self::Fetch<'_>) -> usize {
+        1
     }
     #[inline]
     unsafe fn fetch_untracked<'w>(fetch: &Self::Fetch<'w>, row: usize) -> Self::Item<'w> {
@@ -447,14 +420,42 @@ unsafe impl<T: Component> QueryData for &mut T {
         unsafe { Mut::new(&mut *fetch.values.add(row), TickSlot::untracked()) }
     }
     #[inline]
-    fn writes(_: &Self::Fetch<'_>) -> usize {
-        1
+    unsafe fn fetch_batched<'w, const ALL_TRACKED: bool>(
+        fetch: &Self::Fetch<'w>,
+        row: usize,
+        slot: usize,
+    ) -> Self::Item<'w> {
+        let mark = if ALL_TRACKED || fetch.ticks.is_some() {
+            // SAFETY: the accumulator lives in `fetch`, which outlives the item (caller).
+            unsafe { TickSlot::batched(&fetch.slots, 1 << slot) }
+        } else {
+            TickSlot::untracked()
+        };
+        // SAFETY: `row` is in bounds and fetched once (caller), as in `fetch`.
+        unsafe { Mut::new(&mut *fetch.values.add(row), mark) }
     }
     #[inline]
-    unsafe fn stamp_written(fetch: &Self::Fetch<'_>, len: usize, leaf: usize, written: u64) {
-        if let (Some(ticks), true) = (fetch.ticks, written != 0) {
-            // SAFETY: the loop is done with these rows (caller).
-            unsafe { ticks.stamp_leaf(len, leaf, written, fetch.tick) };
+    fn end_chunk(fetch: &Self::Fetch<'_>, offset: usize) {
+        if fetch.ticks.is_some() {
+            fetch.leaf.set(fetch.leaf.get() | fetch.slots.replace(0) << offset);
+        }
+    }
+    #[inline]
+    unsafe fn end_leaf(fetch: &Self::Fetch<'_>, len: usize, leaf: usize, offset: usize, summary: bool) {
+        if let Some(ticks) = fetch.ticks {
+            let written = fetch.leaf.replace(0) | fetch.slots.replace(0) << offset;
+            if written != 0 {
+                // SAFETY: the run is done with these rows (caller), which lie in the leaf.
+                unsafe { ticks.stamp_leaf(len, leaf, written, fetch.tick, summary) };
+            }
+        }
+    }
+    unsafe fn fold_table(fetch: &Self::Fetch<'_>, len: usize, rows: Option<&[(u32, u32)]>) {
+        if let Some(ticks) = fetch.ticks {
+            let mut rows = rows.map(|rows| rows.iter().map(|&(_, row)| row as usize));
+            // SAFETY: the participants are done with this table (caller), whose column
+            // holds `len` rows.
+            unsafe { ticks.fold(len, fetch.tick, rows.as_mut().map(|r| r as &mut dyn Iterator<Item = usize>)) };
         }
     }
     #[inline]
@@ -462,26 +463,10 @@ unsafe impl<T: Component> QueryData for &mut T {
         crate::hint::prefetch(fetch.values.wrapping_add(row));
         if let Some(ticks) = fetch.ticks {
             crate::hint::prefetch(ticks.changed.wrapping_add(row));
-            if !fetch.defer && ticks.live {
+            if ticks.live {
                 // SAFETY: the summary lives as long as the column, valid for `'w`.
                 unsafe { (*ticks.summary).prefetch(row) };
             }
-        }
-    }
-    #[inline]
-    unsafe fn finish_leaf(fetch: &Self::Fetch<'_>, len: usize, leaf: usize) {
-        if let (Some(ticks), true) = (fetch.ticks, fetch.defer) {
-            // SAFETY: the run is done with these rows (caller).
-            unsafe { ticks.fold_leaf(len, leaf, fetch.tick) };
-        }
-    }
-    #[inline]
-    unsafe fn finish_table(fetch: &Self::Fetch<'_>, len: usize, rows: Option<&[(u32, u32)]>) {
-        if let (Some(ticks), true) = (fetch.ticks, fetch.defer) {
-            let mut rows = rows.map(|rows| rows.iter().map(|&(_, row)| row as usize));
-            // SAFETY: the run is done with this table (caller), whose column holds `len`
-            // rows.
-            unsafe { ticks.fold(len, fetch.tick, rows.as_mut().map(|r| r as &mut dyn Iterator<Item = usize>)) };
         }
     }
 }
@@ -520,24 +505,6 @@ unsafe impl<Q: QueryData> QueryData for Option<Q> {
         // SAFETY: forwarded from the caller.
         fetch.as_ref().map(|inner| unsafe { Q::fetch(inner, row) })
     }
-    #[inline]
-    unsafe fn finish_table(fetch: &Self::Fetch<'_>, len: usize, rows: Option<&[(u32, u32)]>) {
-        if let Some(inner) = fetch {
-            // SAFETY: forwarded from the caller.
-            unsafe { Q::finish_table(inner, len, rows) };
-        }
-    }
-    #[inline]
-    unsafe fn finish_leaf(fetch: &Self::Fetch<'_>, len: usize, leaf: usize) {
-        if let Some(inner) = fetch {
-            // SAFETY: forwarded from the caller.
-            unsafe { Q::finish_leaf(inner, len, leaf) };
-        }
-    }
-    #[inline]
-    fn folds_leaves(fetch: &Self::Fetch<'_>) -> bool {
-        fetch.as_ref().is_some_and(Q::folds_leaves)
-    }
     type Rows<'w> = Option<Q::Rows<'w>>;
     #[inline]
     unsafe fn rows<'w>(fetch: &Self::Fetch<'w>, len: usize) -> Self::Rows<'w> {
@@ -553,14 +520,8 @@ unsafe impl<Q: QueryData> QueryData for Option<Q> {
         fetch.as_ref().map_or(0, Q::tracked_writes)
     }
     #[inline]
-    unsafe fn fetch_accumulating<'w, const ONLY_WRITE: bool>(
-        fetch: &Self::Fetch<'w>,
-        row: usize,
-        written: &std::cell::Cell<u64>,
-        bit: usize,
-    ) -> Self::Item<'w> {
-        // SAFETY: forwarded from the caller.
-        fetch.as_ref().map(|inner| unsafe { Q::fetch_accumulating::<ONLY_WRITE>(inner, row, written, bit) })
+    fn writes(fetch: &Self::Fetch<'_>) -> usize {
+        fetch.as_ref().map_or(0, Q::writes)
     }
     #[inline]
     unsafe fn fetch_untracked<'w>(fetch: &Self::Fetch<'w>, row: usize) -> Self::Item<'w> {
@@ -568,14 +529,31 @@ unsafe impl<Q: QueryData> QueryData for Option<Q> {
         fetch.as_ref().map(|inner| unsafe { Q::fetch_untracked(inner, row) })
     }
     #[inline]
-    fn writes(fetch: &Self::Fetch<'_>) -> usize {
-        fetch.as_ref().map_or(0, Q::writes)
+    unsafe fn fetch_batched<'w, const ALL_TRACKED: bool>(
+        fetch: &Self::Fetch<'w>,
+        row: usize,
+        slot: usize,
+    ) -> Self::Item<'w> {
+        // SAFETY: forwarded from the caller.
+        fetch.as_ref().map(|inner| unsafe { Q::fetch_batched::<ALL_TRACKED>(inner, row, slot) })
     }
     #[inline]
-    unsafe fn stamp_written(fetch: &Self::Fetch<'_>, len: usize, leaf: usize, written: u64) {
+    fn end_chunk(fetch: &Self::Fetch<'_>, offset: usize) {
+        if let Some(inner) = fetch {
+            Q::end_chunk(inner, offset);
+        }
+    }
+    #[inline]
+    unsafe fn end_leaf(fetch: &Self::Fetch<'_>, len: usize, leaf: usize, offset: usize, summary: bool) {
         if let Some(inner) = fetch {
             // SAFETY: forwarded from the caller.
-            unsafe { Q::stamp_written(inner, len, leaf, written) };
+            unsafe { Q::end_leaf(inner, len, leaf, offset, summary) };
+        }
+    }
+    unsafe fn fold_table(fetch: &Self::Fetch<'_>, len: usize, rows: Option<&[(u32, u32)]>) {
+        if let Some(inner) = fetch {
+            // SAFETY: forwarded from the caller.
+            unsafe { Q::fold_table(inner, len, rows) };
         }
     }
     #[inline]
@@ -629,25 +607,6 @@ macro_rules! impl_query_data_tuple {
                 // SAFETY: forwarded from the caller, element by element.
                 unsafe { ($($name::fetch(&fetch.$index, row),)*) }
             }
-            #[inline]
-            #[allow(unused_unsafe, reason = "the empty tuple has nothing to forward")]
-            unsafe fn finish_table(fetch: &Self::Fetch<'_>, len: usize, rows: Option<&[(u32, u32)]>) {
-                let _ = (&fetch, len, rows);
-                // SAFETY: forwarded from the caller, element by element.
-                unsafe { $($name::finish_table(&fetch.$index, len, rows);)* }
-            }
-            #[inline]
-            #[allow(unused_unsafe, reason = "the empty tuple has nothing to forward")]
-            unsafe fn finish_leaf(fetch: &Self::Fetch<'_>, len: usize, leaf: usize) {
-                let _ = (&fetch, len, leaf);
-                // SAFETY: forwarded from the caller, element by element.
-                unsafe { $($name::finish_leaf(&fetch.$index, len, leaf);)* }
-            }
-            #[inline]
-            fn folds_leaves(fetch: &Self::Fetch<'_>) -> bool {
-                let _ = &fetch;
-                false $(|| $name::folds_leaves(&fetch.$index))*
-            }
             type Rows<'w> = ($($name::Rows<'w>,)*);
             #[inline]
             #[allow(clippy::unused_unit, unused_unsafe, reason = "the empty tuple has nothing to forward")]
@@ -682,13 +641,9 @@ macro_rules! impl_query_data_tuple {
                 0 $(+ $name::tracked_writes(&fetch.$index))*
             }
             #[inline]
-            #[allow(clippy::unused_unit, unused_unsafe, reason = "the empty tuple has nothing to forward")]
-            unsafe fn fetch_accumulating<'w, const ONLY_WRITE: bool>(fetch: &Self::Fetch<'w>, row: usize, written: &std::cell::Cell<u64>, bit: usize) -> Self::Item<'w> {
-                let _ = (&fetch, row, written, bit);
-                // SAFETY: forwarded from the caller; at most one element writes a tracked
-                // column, so one accumulator serves; with `ONLY_WRITE`, it is the only
-                // element that writes at all.
-                unsafe { ($($name::fetch_accumulating::<ONLY_WRITE>(&fetch.$index, row, written, bit),)*) }
+            fn writes(fetch: &Self::Fetch<'_>) -> usize {
+                let _ = &fetch;
+                0 $(+ $name::writes(&fetch.$index))*
             }
             #[inline]
             #[allow(clippy::unused_unit, unused_unsafe, reason = "the empty tuple has nothing to forward")]
@@ -698,16 +653,30 @@ macro_rules! impl_query_data_tuple {
                 unsafe { ($($name::fetch_untracked(&fetch.$index, row),)*) }
             }
             #[inline]
-            fn writes(fetch: &Self::Fetch<'_>) -> usize {
-                let _ = &fetch;
-                0 $(+ $name::writes(&fetch.$index))*
+            #[allow(clippy::unused_unit, unused_unsafe, reason = "the empty tuple has nothing to forward")]
+            unsafe fn fetch_batched<'w, const ALL_TRACKED: bool>(fetch: &Self::Fetch<'w>, row: usize, slot: usize) -> Self::Item<'w> {
+                let _ = (&fetch, row, slot);
+                // SAFETY: forwarded from the caller, element by element; each written
+                // column records in its own accumulator.
+                unsafe { ($($name::fetch_batched::<ALL_TRACKED>(&fetch.$index, row, slot),)*) }
+            }
+            #[inline]
+            fn end_chunk(fetch: &Self::Fetch<'_>, offset: usize) {
+                let _ = (&fetch, offset);
+                $($name::end_chunk(&fetch.$index, offset);)*
             }
             #[inline]
             #[allow(unused_unsafe, reason = "the empty tuple has nothing to forward")]
-            unsafe fn stamp_written(fetch: &Self::Fetch<'_>, len: usize, leaf: usize, written: u64) {
-                let _ = (&fetch, len, leaf, written);
-                // SAFETY: forwarded from the caller.
-                unsafe { $($name::stamp_written(&fetch.$index, len, leaf, written);)* }
+            unsafe fn end_leaf(fetch: &Self::Fetch<'_>, len: usize, leaf: usize, offset: usize, summary: bool) {
+                let _ = (&fetch, len, leaf, offset, summary);
+                // SAFETY: forwarded from the caller, element by element.
+                unsafe { $($name::end_leaf(&fetch.$index, len, leaf, offset, summary);)* }
+            }
+            #[allow(unused_unsafe, reason = "the empty tuple has nothing to forward")]
+            unsafe fn fold_table(fetch: &Self::Fetch<'_>, len: usize, rows: Option<&[(u32, u32)]>) {
+                let _ = (&fetch, len, rows);
+                // SAFETY: forwarded from the caller, element by element.
+                unsafe { $($name::fold_table(&fetch.$index, len, rows);)* }
             }
             #[inline]
             fn prefetch(fetch: &Self::Fetch<'_>, row: usize) {

@@ -28,10 +28,15 @@
 
 mod access;
 mod change_filter;
+mod entity_list;
 mod fetch;
 mod filter;
+mod gather;
 mod iter;
 mod parallel;
+mod parallel_run;
+mod serial;
+mod stamper;
 mod state;
 
 pub use change_filter::{Added, Changed, Dirty};

@@ -17,7 +17,6 @@
 
 use std::any::Any;
 use std::cell::UnsafeCell;
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 use crate::change::{Remap, Summary, Tick};
 
@@ -57,9 +56,6 @@ struct ColumnTicks {
     /// Whether `summary` is maintained: only once an observer (a query with a change
     /// filter on this component) exists; until then writes only stamp row ticks.
     live: bool,
-    /// Rows were stamped during a run that defers the summary; it folds them at the
-    /// end of the table.
-    pending: AtomicBool,
 }
 
 impl ColumnTicks {
@@ -93,19 +89,28 @@ pub(crate) struct TickPtrs {
     pub(crate) added: *mut Tick,
     pub(crate) changed: *mut Tick,
     pub(crate) summary: *const Summary,
-    pub(crate) pending: *const AtomicBool,
     /// Whether the summary is maintained (see `ColumnTicks::live`).
     pub(crate) live: bool,
 }
 
 impl TickPtrs {
-    /// Stamps the rows of leaf `leaf` named by `written` with `tick` (the newest) and
-    /// folds them into the summary if it is maintained.
+    /// The summary, if maintained; null otherwise (the form an immediate slot takes).
+    #[inline]
+    pub(crate) fn live_summary(self) -> *const Summary {
+        if self.live { self.summary } else { std::ptr::null() }
+    }
+
+    /// Stamps the rows of leaf `leaf` named by `written` with `tick` (the newest) and,
+    /// with `summary` (a serial run), records them in the summary if it is maintained;
+    /// a parallel run's participants pass `false` and the run folds them afterwards
+    /// ([`TickPtrs::fold`]).
     ///
     /// # Safety
-    /// As [`TickPtrs::fold`]; `written` names rows below `len`.
+    /// The pointers came from a column of at least `len` rows; `written` names rows
+    /// below `len` that no one else accesses during the call; with `summary`, no one
+    /// else writes the summary either.
     #[inline]
-    pub(crate) unsafe fn stamp_leaf(self, len: usize, leaf: usize, written: u64, tick: Tick) {
+    pub(crate) unsafe fn stamp_leaf(self, len: usize, leaf: usize, written: u64, tick: Tick, summary: bool) {
         let start = leaf * crate::change::LEAF;
         debug_assert!(written == 0 || start + (63 - written.leading_zeros() as usize) < len);
         // SAFETY: the rows are below `len` (caller), and unshared.
@@ -119,44 +124,25 @@ impl TickPtrs {
                     bits &= bits - 1;
                 }
             }
-            if self.live {
+            if summary && self.live {
                 (*self.summary).stamp_leaf(leaf, written, tick);
             }
         }
     }
 
-    /// Folds the rows of leaf `leaf` stamped with `tick` into the summary, right after a
-    /// deferring run visited them.
-    ///
-    /// # Safety
-    /// As [`TickPtrs::fold`].
-    #[inline]
-    pub(crate) unsafe fn fold_leaf(self, len: usize, leaf: usize, tick: Tick) {
-        if !self.live {
-            return;
-        }
-        // SAFETY: valid and unshared (caller); `changed` holds `len` ticks.
-        unsafe {
-            let ticks = std::slice::from_raw_parts(self.changed.cast::<u32>(), len);
-            (*self.summary).fold_rows(ticks, std::iter::once(leaf), tick);
-        }
-    }
-
-    /// Folds rows stamped with `tick` during a deferring run into the summary: every
-    /// leaf block of the first `len` rows, or those of `rows`.
+    /// Folds rows stamped with `tick` by a parallel run's participants into the summary:
+    /// every leaf of the first `len` rows, or the leaves of `rows`.
     ///
     /// # Safety
     /// The pointers came from a column of at least `len` rows that no one else
-    /// accesses during the call (the run that stamped the rows has finished).
+    /// accesses during the call (the participants have finished).
     pub(crate) unsafe fn fold(self, len: usize, tick: Tick, rows: Option<&mut dyn Iterator<Item = usize>>) {
-        // SAFETY: valid and unshared (caller).
-        let (pending, summary) = unsafe { (&*self.pending, &*self.summary) };
-        if !self.live || !pending.load(Relaxed) {
+        if !self.live {
             return;
         }
-        pending.store(false, Relaxed);
-        // SAFETY: `changed` holds `len` ticks (caller); `Tick` is a transparent `u32`.
-        let ticks = unsafe { std::slice::from_raw_parts(self.changed.cast::<u32>(), len) };
+        // SAFETY: valid and unshared (caller); `changed` holds `len` ticks and `Tick` is
+        // a transparent `u32`.
+        let (summary, ticks) = unsafe { (&*self.summary, std::slice::from_raw_parts(self.changed.cast::<u32>(), len)) };
         match rows {
             Some(rows) => summary.fold_rows(ticks, rows.map(|row| row / crate::change::LEAF), tick),
             None => summary.fold_rows(ticks, 0..len.div_ceil(crate::change::LEAF), tick),
@@ -226,16 +212,14 @@ impl<T: Send + Sync + 'static> TypedColumn<T> {
         }
     }
 
-    /// Pointers to the added and change ticks, the summary and the pending flag, if
-    /// tracked; valid like [`TypedColumn::get_ptr`], and writable under the module's
-    /// safety model.
+    /// Pointers to the added and change ticks and the summary, if tracked; valid like
+    /// [`TypedColumn::get_ptr`], and writable under the module's safety model.
     #[inline]
     pub(crate) fn tick_ptrs(&self) -> Option<TickPtrs> {
         self.ticks.as_ref().map(|ticks| TickPtrs {
             added: UnsafeCell::raw_get(ticks.added.as_ptr()),
             changed: UnsafeCell::raw_get(ticks.changed.as_ptr()),
             summary: &ticks.summary,
-            pending: &ticks.pending,
             live: ticks.live,
         })
     }
@@ -257,16 +241,11 @@ impl<T: Send + Sync + 'static> TypedColumn<T> {
         let slot = match self.ticks.as_mut() {
             Some(ticks) => {
                 let changed: *mut Tick = ticks.changed[row].get_mut();
+                let summary: *const Summary = if ticks.live { &ticks.summary } else { std::ptr::null() };
                 // SAFETY: `changed` and the summary belong to this column, which is
                 // borrowed exclusively for the returned lifetime; `tick` is the current
                 // tick, the newest there is.
-                unsafe {
-                    if ticks.live {
-                        crate::change::TickSlot::immediate(changed, &ticks.summary, row, tick)
-                    } else {
-                        crate::change::TickSlot::deferred(changed, row, tick)
-                    }
-                }
+                unsafe { crate::change::TickSlot::immediate(changed, summary, row, tick) }
             }
             None => crate::change::TickSlot::untracked(),
         };
@@ -342,7 +321,6 @@ impl<T: Send + Sync + 'static> Column for TypedColumn<T> {
             changed: (0..len).map(|_| UnsafeCell::new(now)).collect(),
             summary: Summary::default(),
             live: false,
-            pending: AtomicBool::new(false),
         });
     }
 

@@ -1,0 +1,74 @@
+//! Gathering a run's candidate rows up front: the rows a driving change filter lists
+//! (for runs that cannot stream them, see `Mode::Candidates`), and a [`Dirty`] filter's
+//! dirty set.
+//!
+//! [`Dirty`]: crate::Dirty
+
+use crate::change::{Move, RunTicks};
+use crate::storage::ArchetypeId;
+use crate::world::World;
+
+use super::change_filter::DirtyState;
+use super::fetch::QueryData;
+use super::filter::QueryFilter;
+use super::state::{Candidate, Matched, QueryState};
+
+impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
+    /// Candidates from the driving change filter, table by table.
+    pub(super) fn gather_driven(&mut self, world: &World, ticks: RunTicks) {
+        let candidates = &mut self.candidates;
+        candidates.clear();
+        for (index, matched) in self.matched.iter().enumerate() {
+            let table = world.archetypes.get(matched.archetype);
+            // SAFETY: resolved for this table; a filter only reads ticks.
+            let filter = unsafe { F::fetch_archetype(matched.filter, table, ticks) };
+            // SAFETY: `filter` was made for this table of `table.len()` rows.
+            unsafe {
+                F::for_each_candidate(&filter, table.len(), &mut |row| candidates.push((index as u32, row as u32)));
+            }
+        }
+    }
+}
+
+/// Candidates for a `Dirty` run: rows whose listed components changed, plus
+/// entities whose structural changes since the last run made them dirty.
+pub(super) fn gather_dirty<QA, FA>(
+    candidates: &mut Vec<Candidate>,
+    matched: &[Matched<QA, FA>],
+    world: &World,
+    ticks: RunTicks,
+    dirty: &DirtyState,
+) {
+    candidates.clear();
+    for (index, matched) in matched.iter().enumerate() {
+        let table = world.archetypes.get(matched.archetype);
+        for &component in dirty.components.iter() {
+            let Some(column) = table.column_index(component) else { continue };
+            let Some((changed, summary)) = table.column(column).change_ticks() else { continue };
+            let Some(last_run) = ticks.last_run else { continue };
+            // SAFETY: `changed` holds one tick per row of the table; the run reads the
+            // listed columns' ticks while no writer of them runs (a `Dirty` query is a
+            // reader of its listed components).
+            unsafe {
+                summary.for_each_new(changed, table.len(), last_run, ticks.this_run, &mut |row| {
+                    candidates.push((index as u32, row as u32));
+                });
+            }
+        }
+    }
+    let position = |archetype: ArchetypeId| matched.binary_search_by_key(&archetype, |m| m.archetype);
+    let has =
+        |archetype: Option<ArchetypeId>, component| archetype.is_some_and(|a| world.archetypes.get(a).has(component));
+    for Move { entity, from, to } in world.moves.read(&dirty.cursor) {
+        let Some(location) = world.entities.get(entity) else { continue };
+        let started_matching = from.is_none_or(|from| position(from).is_err());
+        let listed_changed = dirty.components.iter().any(|&c| has(from, c) != has(to, c));
+        if started_matching || listed_changed {
+            if let Ok(index) = position(location.archetype) {
+                candidates.push((index as u32, location.row.0));
+            }
+        }
+    }
+    candidates.sort_unstable();
+    candidates.dedup();
+}
