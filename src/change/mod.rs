@@ -1,12 +1,14 @@
-//! Change tracking: ticks, per-row change marks with hierarchical summaries, the
-//! [`Mut`] handle that marks on write, and logs of structural events and removals.
+//! Change tracking: ticks, per-row change ticks with a summary that finds the changed
+//! rows, the [`Mut`] handle that marks on write, and logs of structural events and
+//! removals.
 //!
 //! The world owns a *change tick* that advances once per observer run (each iteration
-//! of a [`QueryState`](crate::QueryState)). A tracked column stores, per row, the tick
-//! at which the value was added and last changed; above the rows sits a tree of
-//! per-block maxima (16 rows per block, 16 blocks per parent, …). An observer that
-//! last ran at tick `L` descends only into blocks whose maximum is newer than `L`, so
-//! finding `K` changed rows among `N` costs about `K · log₁₆ N` block visits, and a
+//! of a [`QueryState`](crate::QueryState) with a change filter). A tracked column
+//! stores, per row, the tick at which the value was added and last changed; beside the
+//! rows, a summary lists the rows written recently, one segment per tick, and keeps a
+//! tree of per-block maxima (64 rows per leaf, 16 entries per parent, …) for what the
+//! list no longer holds. An observer that runs often reads the list: finding `K`
+//! changed rows costs about `K`; one that lags walks the tree, about `K · log₁₆ N`; a
 //! frame with no changes costs one comparison per matched table.
 //!
 //! Tracking is opt-in per component type ([`World::track`](crate::World::track), or a
@@ -14,21 +16,23 @@
 //! [`Dirty`](crate::Dirty)); untracked columns carry no tick memory and `&mut T` access
 //! to them writes straight through.
 
-mod leaf_log;
+mod change_list;
 pub(crate) mod log;
 mod mut_ref;
 mod removals;
 mod summary;
 mod tick;
+mod tree;
 
 pub(crate) use log::EventLog;
 pub use mut_ref::Mut;
 pub(crate) use mut_ref::TickSlot;
 pub use removals::RemovedReader;
-pub(crate) use summary::LEAF;
 pub use summary::Summary;
+pub(crate) use summary::stamp_rows;
 pub use tick::Tick;
 pub(crate) use tick::{CHECK_TICK_THRESHOLD, Remap, RunTicks};
+pub(crate) use tree::LEAF;
 
 use crate::entity::Entity;
 use crate::storage::ArchetypeId;

@@ -11,18 +11,18 @@ use super::tick::Tick;
 /// How a [`Mut`] records a write to a tracked row. Two ways, one per kind of access:
 ///
 /// - **batched**: a run that hands items to a closure (which cannot keep them) gives
-///   each item a bit of an accumulator it owns; a write sets the bit, and the run
+///   each item a bit of a record it owns; a write sets the bit, and the run
 ///   stamps the row ticks and the summary once per leaf of rows, when it leaves the
 ///   leaf (or unwinds);
 /// - **immediate**: an item that may live on after any point a run controls (an
-///   iterator's item, `get_mut`) stamps its row's tick, and the summary if the column
-///   has one, on every write.
+///   iterator's item, `get_mut`) stamps its row's tick, and records it in the summary
+///   if the column has one, on every write.
 ///
 /// An untracked slot records nothing.
 #[derive(Clone, Copy)]
 pub(crate) struct TickSlot {
-    /// Batched: the accumulator; null otherwise.
-    written: *const Cell<u64>,
+    /// Batched: the byte of the run's record to set a bit in; null otherwise.
+    written: *const Cell<u8>,
     /// Batched: the bit to set. Immediate: the row.
     bit_or_row: u64,
     /// Immediate: the row's change tick; null otherwise.
@@ -33,14 +33,20 @@ pub(crate) struct TickSlot {
 }
 
 impl TickSlot {
-    /// A slot that records a write by setting `bit` in `written`.
+    /// A slot that records a write by setting `bit` (a mask) in `written`.
     ///
     /// # Safety
     /// `written` outlives the `Mut` holding the slot (items of a batched run cannot
     /// outlive the call that receives them) and only this thread uses it.
     #[inline]
-    pub(crate) unsafe fn batched(written: *const Cell<u64>, bit: u64) -> Self {
-        TickSlot { written, bit_or_row: bit, changed: std::ptr::null_mut(), summary: std::ptr::null(), tick: Tick(0) }
+    pub(crate) unsafe fn batched(written: *const Cell<u8>, bit: u8) -> Self {
+        TickSlot {
+            written,
+            bit_or_row: u64::from(bit),
+            changed: std::ptr::null_mut(),
+            summary: std::ptr::null(),
+            tick: Tick(0),
+        }
     }
 
     /// A slot that stamps `row` (its tick at `changed`) and, if `summary` is not null,
@@ -77,9 +83,9 @@ impl TickSlot {
     #[inline(always)]
     fn mark(&self) {
         if !self.written.is_null() {
-            // SAFETY: per `batched`, the accumulator is alive and this thread's.
+            // SAFETY: per `batched`, the record is alive and this thread's.
             let written = unsafe { &*self.written };
-            written.set(written.get() | self.bit_or_row);
+            written.set(written.get() | self.bit_or_row as u8);
         } else if !self.changed.is_null() {
             // SAFETY: per `immediate`, the tick and the summary are valid and ours to write.
             unsafe { stamp_now(self.changed, self.summary, self.bit_or_row as usize, self.tick) };
@@ -87,18 +93,24 @@ impl TickSlot {
     }
 }
 
-/// An immediate mark, out of line: inlined, it would make every write's code too large
-/// for the loops around it to inline their closures.
+/// An immediate mark, out of line: inlined, it would make every write's code — in
+/// every loop, since the kind of slot is known only at run time — too large for the
+/// loops around it to inline their closures.
 ///
 /// # Safety
 /// As for [`TickSlot::immediate`].
 #[inline(never)]
 unsafe fn stamp_now(changed: *mut Tick, summary: *const Summary, row: usize, tick: Tick) {
-    // SAFETY: forwarded from the caller.
+    // SAFETY: forwarded from the caller; `changed` is the tick of `row`, so the column's
+    // ticks start `row` ticks before it.
     unsafe {
+        if *changed == tick {
+            // Written at this tick already, and recorded then.
+            return;
+        }
         *changed = tick;
         if !summary.is_null() {
-            (*summary).mark_newest(row, tick);
+            (*summary).record(changed.sub(row), row, tick);
         }
     }
 }

@@ -43,6 +43,19 @@ impl Tick {
     pub fn is_newer_than(self, last_run: Tick, this_run: Tick) -> bool {
         self.age(this_run) < last_run.age(this_run)
     }
+
+    /// The newer of this tick and `other`, seen from `now`.
+    #[inline]
+    pub(crate) fn newest(self, other: Tick, now: Tick) -> Tick {
+        if self.age(now) <= other.age(now) { self } else { other }
+    }
+
+    /// A tick older than every tick that matters at `now` (exactly [`Tick::MAX_AGE`]
+    /// old), which ages like a stored tick, so tick maintenance treats it as one.
+    #[inline]
+    pub(crate) fn oldest(now: Tick) -> Tick {
+        Tick(now.0.wrapping_sub(Tick::MAX_AGE))
+    }
 }
 
 /// The order-preserving compression of ancient ticks that tick maintenance applies.

@@ -9,9 +9,9 @@
 use std::marker::PhantomData;
 
 use crate::bundle::Bundle;
-use crate::change::{RunTicks, Summary, Tick};
+use crate::change::RunTicks;
 use crate::component::{Component, ComponentId};
-use crate::storage::{Archetype, downcast_unchecked};
+use crate::storage::{Archetype, TickPtrs, downcast_unchecked};
 use crate::world::World;
 
 use super::access::Access;
@@ -73,29 +73,22 @@ pub struct Dirty<B>(PhantomData<fn() -> B>);
 /// Per-table pointers for a change filter.
 #[doc(hidden)]
 pub struct ChangeFetch {
-    /// Added or change ticks, per row: what the filter tests.
-    tested: *const Tick,
-    changed: *const Tick,
-    summary: *const Summary,
-    ticks: RunTicks,
+    ticks: TickPtrs,
+    /// Whether the filter tests the added ticks (`Added`) rather than the change ticks.
+    added: bool,
+    run: RunTicks,
 }
 
 /// Builds the fetch for a tracked column of `T`.
 ///
 /// # Safety
 /// `column` is the index of `T`'s component id in `archetype`.
-unsafe fn change_fetch<T: Component>(
-    column: usize,
-    archetype: &Archetype,
-    ticks: RunTicks,
-    added: bool,
-) -> ChangeFetch {
+unsafe fn change_fetch<T: Component>(column: usize, archetype: &Archetype, run: RunTicks, added: bool) -> ChangeFetch {
     // SAFETY: `column` holds `T` (caller).
     let column = unsafe { downcast_unchecked::<T>(archetype.column_unchecked(column)) };
-    let pointers =
+    let ticks =
         column.tick_ptrs().expect("ripple: a change filter's component is tracked from the filter's creation on");
-    let tested = if added { pointers.added } else { pointers.changed };
-    ChangeFetch { tested, changed: pointers.changed, summary: pointers.summary, ticks }
+    ChangeFetch { ticks, added, run }
 }
 
 /// # Safety
@@ -104,22 +97,27 @@ unsafe fn change_fetch<T: Component>(
 unsafe fn passes(fetch: &ChangeFetch, row: usize) -> bool {
     // SAFETY: `row` is in bounds (caller); ticks are only written by an accessor that
     // excludes this read (a change filter declares a read of its component).
-    fetch.ticks.is_new(unsafe { *fetch.tested.add(row) })
+    let tick = unsafe {
+        if fetch.added { *fetch.ticks.added.add(row) } else { fetch.ticks.changed_at(row, fetch.run.this_run) }
+    };
+    fetch.run.is_new(tick)
 }
 
 /// # Safety
 /// `fetch` was made for a table of `len` rows.
 #[inline]
 unsafe fn candidates(fetch: &ChangeFetch, len: usize, f: &mut impl FnMut(usize)) {
-    if fetch.ticks.last_run.is_none() {
+    let Some(last_run) = fetch.run.last_run else {
         (0..len).for_each(f);
         return;
-    }
-    let Some(last_run) = fetch.ticks.last_run else { return };
+    };
     // SAFETY: the summary lives as long as the column, which holds `len` change ticks
-    // (caller); a change filter declares a read of its column, which excludes writers
-    // while the run gathers candidates.
-    unsafe { (*fetch.summary).for_each_new(fetch.changed, len, last_run, fetch.ticks.this_run, f) };
+    // and a stamp per leaf of them (caller); a change filter declares a read of its
+    // column, which excludes writers while the run gathers candidates.
+    unsafe {
+        let ticks = fetch.ticks;
+        (*ticks.summary).for_each_new(ticks.changed, ticks.stamps, len, last_run, fetch.run.this_run, f)
+    };
 }
 
 macro_rules! impl_change_filter {

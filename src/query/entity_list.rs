@@ -1,14 +1,18 @@
 //! The visit of a list of entities ([`QueryState::for_each_of`]): each entity's table
 //! and row looked up, consecutive entities of one table sharing the table's fetch.
 //!
-//! Not a run: like `get_mut` for each entity in turn, an item stamps its row (and the
-//! summary) when written. Batching per leaf, as runs do, pays only where consecutive
-//! entities share a leaf, and a summary update for a leaf already at the current tick
-//! costs a few instructions; for entities spread over many leaves, the usual case of a
-//! list, batching only adds bookkeeping per entity.
+//! Not a run: like `get_mut` for each entity in turn, writes are stamped with the
+//! world's current tick. Each entity's item is a batched run of one row: a write sets
+//! a bit, and the loop records the row once its call returns ([`QueryData::end_row`])
+//! — or while it unwinds. Batching per leaf, as runs do, pays only where consecutive
+//! entities share a leaf; for entities spread over many leaves, the usual case of a
+//! list, it would only add bookkeeping per entity.
+
+use std::cell::Cell;
 
 use crate::change::RunTicks;
 use crate::entity::{Entity, Location};
+use crate::storage::{ArchetypeId, Row};
 use crate::world::World;
 
 use super::fetch::QueryData;
@@ -35,27 +39,23 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     ) -> usize {
         let ticks = RunTicks { last_run: self.last_run(), this_run: world.change_tick() };
         // The locations of entities `index .. index + AHEAD`, entity `i`'s at
-        // `ahead[i % AHEAD]`: each entity is looked up once, `AHEAD` entities early.
-        let mut ahead = [None; AHEAD];
-        for (i, &entity) in entities.iter().take(AHEAD).enumerate() {
-            ahead[i] = world.entities.get(entity);
-        }
-        // Replaces `index`'s location by that of `index + AHEAD`, returning it.
-        let look_ahead = |ahead: &mut [Option<Location>; AHEAD], index: usize| {
-            if let Some(&far) = entities.get(index + 2 * AHEAD) {
-                world.entities.prefetch(far);
-            }
-            let soon = entities.get(index + AHEAD).and_then(|&soon| world.entities.get(soon));
-            ahead[index % AHEAD] = soon;
-            soon
+        // `ahead[i % AHEAD]` (a dead entity's in no table): each entity is looked up once,
+        // `AHEAD` entities early.
+        let locate = |index: usize| {
+            let nowhere = Location { archetype: ArchetypeId::INVALID, row: Row(0) };
+            entities.get(index).and_then(|&entity| world.entities.get(entity)).unwrap_or(nowhere)
         };
+        let mut ahead: [Location; AHEAD] = std::array::from_fn(locate);
         let mut visited = 0;
         let mut index = 0;
         while index < entities.len() {
-            let matched = ahead[index % AHEAD]
-                .and_then(|first| self.matched.binary_search_by_key(&first.archetype, |m| m.archetype).ok());
-            let Some(matched) = matched else {
-                look_ahead(&mut ahead, index);
+            let here = ahead[index % AHEAD];
+            let Ok(matched) = self.matched.binary_search_by_key(&here.archetype, |m| m.archetype) else {
+                // Dead, or in a table the query does not match.
+                if let Some(&far) = entities.get(index + 2 * AHEAD) {
+                    world.entities.prefetch(far);
+                }
+                ahead[index % AHEAD] = locate(index + AHEAD);
                 index += 1;
                 continue;
             };
@@ -65,24 +65,56 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             let (fetch, filter) = unsafe {
                 (Q::fetch_archetype(matched.data, table, ticks), F::fetch_archetype(matched.filter, table, ticks))
             };
+            let record = Q::new_record();
+            let guard = RowGuard::<Q> { fetch: &fetch, record: &record, row: Cell::new(here.row.index()) };
             // This entity and those that follow in this table share its fetch.
-            while let Some(here) = ahead[index % AHEAD].filter(|here| here.archetype == matched.archetype) {
-                let row = here.row.index();
-                if let Some(soon) = look_ahead(&mut ahead, index).filter(|soon| soon.archetype == matched.archetype) {
+            loop {
+                let here = ahead[index % AHEAD];
+                if here.archetype != matched.archetype {
+                    break;
+                }
+                if let Some(&far) = entities.get(index + 2 * AHEAD) {
+                    world.entities.prefetch(far);
+                }
+                let soon = locate(index + AHEAD);
+                ahead[index % AHEAD] = soon;
+                if soon.archetype == matched.archetype {
                     Q::prefetch(&fetch, soon.row.index());
                 }
+                let row = here.row.index();
                 // SAFETY: `row` is the entity's live row; items are handed to `f` one at a
                 // time and cannot outlive its call (an entity listed twice gets a second
-                // item only after the first is gone).
+                // item only after the first is gone, and the first's write is recorded).
                 unsafe {
                     if F::IS_ARCHETYPAL || F::filter_row(&filter, row) {
-                        f(Q::fetch(&fetch, row));
+                        guard.row.set(row);
+                        f(Q::fetch_batched::<false>(&fetch, &record, row, 0, 0));
+                        Q::end_row(&fetch, &record, row);
                         visited += 1;
                     }
                 }
                 index += 1;
+                if index == entities.len() {
+                    break;
+                }
             }
         }
         visited
+    }
+}
+
+/// Records the writes of the entity being visited if its closure panics (on the normal
+/// path there is nothing left to record when it is dropped).
+struct RowGuard<'a, 'w, Q: QueryData> {
+    fetch: &'a Q::Fetch<'w>,
+    record: &'a Q::Record,
+    row: Cell<usize>,
+}
+
+impl<Q: QueryData> Drop for RowGuard<'_, '_, Q> {
+    fn drop(&mut self) {
+        // SAFETY: the row's item is gone (its call returned or is unwinding), and the
+        // visit holds the table's columns alone.
+        unsafe { Q::end_row(self.fetch, self.record, self.row.get()) };
     }
 }

@@ -83,6 +83,16 @@ pub unsafe trait QueryData: sealed::Sealed {
     /// Pointers into one archetype's columns, made per iteration.
     #[doc(hidden)]
     type Fetch<'w>;
+    /// Where a batched run's items record their writes to tracked columns: for each
+    /// written column, the slots written since the run last folded them and the rows
+    /// of the current leaf; nothing for a fetch that writes nothing. Kept apart from the
+    /// fetch's pointers: setting a bit in it must not make the compiler reload them
+    /// (which stops a loop that writes every row from being vectorized).
+    #[doc(hidden)]
+    type Record;
+    /// An empty record, for a batched run's visit of one table.
+    #[doc(hidden)]
+    fn new_record() -> Self::Record;
 
     #[doc(hidden)]
     fn init_state(world: &mut World) -> Self::State;
@@ -138,48 +148,53 @@ pub unsafe trait QueryData: sealed::Sealed {
         // SAFETY: forwarded from the caller.
         unsafe { Self::fetch(fetch, row) }
     }
-    /// Like `fetch`, for a batched run: a write to a tracked column sets bit `slot`
-    /// (below 64) of that column's record in `fetch`, and the run stamps the rows
-    /// with [`end_leaf`](Self::end_leaf). The run decides what a slot is: the row's
-    /// place in its leaf, or in a chunk of the leaf that it then folds in with
-    /// [`end_chunk`](Self::end_chunk). With `ALL_TRACKED` the caller promises that every
-    /// column the fetch writes is tracked (`writes == tracked_writes`), so items need
-    /// not look.
+    /// Like `fetch`, for a batched run: a write to a tracked column sets, in that
+    /// column's part of `record`, the bit of `row`'s place in its leaf (bit `bit` of
+    /// byte `byte`: the leaf's row `8 · byte + bit`), and the run stamps the rows with
+    /// [`end_leaf`](Self::end_leaf). With `ALL_TRACKED` the caller promises that every
+    /// column the fetch writes is tracked (`writes == tracked_writes`), so items need not
+    /// look.
     ///
     /// # Safety
-    /// As `fetch`; items cannot outlive the call that receives them (they point into
-    /// `fetch`).
+    /// As `fetch`; `byte < 8`, `bit < 8`; items cannot outlive the call that receives
+    /// them (they point into `record`).
     #[doc(hidden)]
     #[inline]
     unsafe fn fetch_batched<'w, const ALL_TRACKED: bool>(
         fetch: &Self::Fetch<'w>,
+        record: &Self::Record,
         row: usize,
-        slot: usize,
+        byte: usize,
+        bit: u32,
     ) -> Self::Item<'w> {
-        let _ = slot;
+        let _ = (record, byte, bit);
         // SAFETY: forwarded from the caller.
         unsafe { Self::fetch(fetch, row) }
     }
-    /// Folds the slots written since the last call, a chunk of rows starting `offset`
-    /// rows into the current leaf, into the leaf's record.
-    #[doc(hidden)]
-    #[inline]
-    fn end_chunk(fetch: &Self::Fetch<'_>, offset: usize) {
-        let _ = (fetch, offset);
-    }
-    /// Stamps the rows of leaf `leaf` written in this batched run — the leaf's record,
-    /// and the slots not folded yet as a chunk `offset` rows into the leaf (0 where
-    /// slots are places in the leaf) — and clears the record. With `summary`, records
-    /// them in the column's summary too; a parallel run's participants pass `false`
-    /// and the run calls [`fold_table`](Self::fold_table) once they are done.
+    /// Stamps the rows of leaf `leaf` written in this batched run and clears the
+    /// record. With `summary`, records them in the column's summary too; a parallel
+    /// run's participants pass `false` and the run calls
+    /// [`fold_table`](Self::fold_table) once they are done.
     ///
     /// # Safety
     /// The fetch was made for a table of `len` rows; no item of this leaf is in use any
     /// more, and no one else accesses these rows (with `summary`, the column).
     #[doc(hidden)]
     #[inline]
-    unsafe fn end_leaf(fetch: &Self::Fetch<'_>, len: usize, leaf: usize, offset: usize, summary: bool) {
-        let _ = (fetch, len, leaf, offset, summary);
+    unsafe fn end_leaf(fetch: &Self::Fetch<'_>, record: &Self::Record, len: usize, leaf: usize, summary: bool) {
+        let _ = (fetch, record, len, leaf, summary);
+    }
+    /// Records a write since the last call as a write to `row`: a batched run of one
+    /// row (a visit of a list of entities calls it after each item, made at byte 0,
+    /// bit 0).
+    ///
+    /// # Safety
+    /// The fetch was made for a table with row `row`; no item of it is in use any more,
+    /// and the caller is the only writer of the fetch's columns.
+    #[doc(hidden)]
+    #[inline]
+    unsafe fn end_row(fetch: &Self::Fetch<'_>, record: &Self::Record, row: usize) {
+        let _ = (fetch, record, row);
     }
     /// Folds rows stamped by a parallel run's participants into the summaries: all rows
     /// of the table, or the `(table, row)` pairs of `rows`.
@@ -245,6 +260,9 @@ unsafe impl QueryData for Entity {
     type State = ();
     type ArchState = ();
     type Fetch<'w> = &'w [Entity];
+    type Record = ();
+    #[inline]
+    fn new_record() {}
 
     fn init_state(_: &mut World) {}
     fn access(_: &(), _: &mut Access) {}
@@ -284,6 +302,9 @@ unsafe impl<T: Component> QueryData for &T {
     type State = ComponentId;
     type ArchState = ColumnPtr<T>;
     type Fetch<'w> = *const T;
+    type Record = ();
+    #[inline]
+    fn new_record() {}
 
     fn init_state(world: &mut World) -> ComponentId {
         world.components.id_or_register::<T>()
@@ -337,16 +358,37 @@ pub struct MutFetch<T> {
     values: *mut T,
     ticks: Option<TickPtrs>,
     tick: Tick,
-    /// Batched runs: the slots written since the run last folded them (bit `i` for
-    /// slot `i`).
-    slots: Cell<u64>,
-    /// Batched runs: the current leaf's rows written in chunks already folded.
-    leaf: Cell<u64>,
 }
 
-impl<T> MutFetch<T> {
-    fn new(values: *mut T, ticks: Option<TickPtrs>, tick: Tick) -> Self {
-        MutFetch { values, ticks, tick, slots: Cell::new(0), leaf: Cell::new(0) }
+/// A batched run's record of the writes to one tracked column in the current leaf
+/// (see [`QueryData::Record`]): bit `i` for the leaf's row `i`. Items mark a byte of it
+/// — byte `k` holds the rows `8k ..` — so that the items of an unrolled loop's chunk of
+/// eight rows all mark one byte at constant bits, and a chunk whose rows are all
+/// written costs one store; the run takes the whole word at the end of the leaf.
+#[doc(hidden)]
+#[derive(Default)]
+pub struct WriteRecord {
+    rows: Cell<u64>,
+}
+
+impl WriteRecord {
+    /// Byte `byte` of the record, as rows `8 · byte ..` of the leaf.
+    ///
+    /// # Safety
+    /// `byte < 8`.
+    #[inline(always)]
+    unsafe fn byte(&self, byte: usize) -> *const Cell<u8> {
+        let index = if cfg!(target_endian = "little") { byte } else { 7 - byte };
+        // SAFETY: `Cell<u64>` is an `UnsafeCell<u64>`, whose bytes may be reached through
+        // a pointer derived from it, and `index < 8` (caller); `Cell<u8>` has the layout
+        // of `u8`.
+        unsafe { self.rows.as_ptr().cast::<Cell<u8>>().add(index) }
+    }
+
+    /// The rows of the leaf marked written (bit `i` for row `i`); clears the record.
+    #[inline(always)]
+    fn take(&self) -> u64 {
+        self.rows.replace(0)
     }
 }
 
@@ -357,6 +399,11 @@ unsafe impl<T: Component> QueryData for &mut T {
     type State = ComponentId;
     type ArchState = ColumnPtr<T>;
     type Fetch<'w> = MutFetch<T>;
+    type Record = WriteRecord;
+    #[inline]
+    fn new_record() -> WriteRecord {
+        WriteRecord::default()
+    }
 
     fn init_state(world: &mut World) -> ComponentId {
         world.components.id_or_register::<T>()
@@ -373,7 +420,7 @@ unsafe impl<T: Component> QueryData for &mut T {
         // SAFETY: resolved for this table of the borrowed world (caller).
         let column = unsafe { column.get() };
         debug_assert_eq!(column.len(), archetype.len());
-        MutFetch::new(column.get_ptr(), column.tick_ptrs(), ticks.this_run)
+        MutFetch { values: column.get_ptr(), ticks: column.tick_ptrs(), tick: ticks.this_run }
     }
     #[inline]
     unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, row: usize) -> Self::Item<'w> {
@@ -403,7 +450,7 @@ unsafe impl<T: Component> QueryData for &mut T {
     }
     #[inline]
     fn fetch_rows<'w>(rows: Self::Rows<'w>, like: &Self::Fetch<'w>) -> Self::Fetch<'w> {
-        MutFetch::new(rows.as_mut_ptr(), like.ticks, like.tick)
+        MutFetch { values: rows.as_mut_ptr(), ..*like }
     }
     #[inline]
     fn tracked_writes(fetch: &Self::Fetch<'_>) -> usize {
@@ -422,31 +469,38 @@ unsafe impl<T: Component> QueryData for &mut T {
     #[inline]
     unsafe fn fetch_batched<'w, const ALL_TRACKED: bool>(
         fetch: &Self::Fetch<'w>,
+        record: &WriteRecord,
         row: usize,
-        slot: usize,
+        byte: usize,
+        bit: u32,
     ) -> Self::Item<'w> {
         let mark = if ALL_TRACKED || fetch.ticks.is_some() {
-            // SAFETY: the accumulator lives in `fetch`, which outlives the item (caller).
-            unsafe { TickSlot::batched(&fetch.slots, 1 << slot) }
+            // SAFETY: the record outlives the item (caller); `byte < 8` (caller).
+            unsafe { TickSlot::batched(record.byte(byte), 1 << bit) }
         } else {
             TickSlot::untracked()
         };
         // SAFETY: `row` is in bounds and fetched once (caller), as in `fetch`.
         unsafe { Mut::new(&mut *fetch.values.add(row), mark) }
     }
-    #[inline]
-    fn end_chunk(fetch: &Self::Fetch<'_>, offset: usize) {
-        if fetch.ticks.is_some() {
-            fetch.leaf.set(fetch.leaf.get() | fetch.slots.replace(0) << offset);
-        }
-    }
-    #[inline]
-    unsafe fn end_leaf(fetch: &Self::Fetch<'_>, len: usize, leaf: usize, offset: usize, summary: bool) {
+    // Inlined always: out of line, it would take the record's address, which would then
+    // live in memory instead of registers.
+    #[inline(always)]
+    unsafe fn end_leaf(fetch: &Self::Fetch<'_>, record: &WriteRecord, len: usize, leaf: usize, summary: bool) {
         if let Some(ticks) = fetch.ticks {
-            let written = fetch.leaf.replace(0) | fetch.slots.replace(0) << offset;
+            let written = record.take();
             if written != 0 {
                 // SAFETY: the run is done with these rows (caller), which lie in the leaf.
                 unsafe { ticks.stamp_leaf(len, leaf, written, fetch.tick, summary) };
+            }
+        }
+    }
+    #[inline(always)]
+    unsafe fn end_row(fetch: &Self::Fetch<'_>, record: &WriteRecord, row: usize) {
+        if let Some(ticks) = fetch.ticks {
+            if record.take() != 0 {
+                // SAFETY: the caller is done with the row and the only writer.
+                unsafe { ticks.record_row(row, fetch.tick) };
             }
         }
     }
@@ -463,10 +517,6 @@ unsafe impl<T: Component> QueryData for &mut T {
         crate::hint::prefetch(fetch.values.wrapping_add(row));
         if let Some(ticks) = fetch.ticks {
             crate::hint::prefetch(ticks.changed.wrapping_add(row));
-            if ticks.live {
-                // SAFETY: the summary lives as long as the column, valid for `'w`.
-                unsafe { (*ticks.summary).prefetch(row) };
-            }
         }
     }
 }
@@ -480,6 +530,11 @@ unsafe impl<Q: QueryData> QueryData for Option<Q> {
     type State = Q::State;
     type ArchState = Option<Q::ArchState>;
     type Fetch<'w> = Option<Q::Fetch<'w>>;
+    type Record = Q::Record;
+    #[inline]
+    fn new_record() -> Q::Record {
+        Q::new_record()
+    }
 
     fn init_state(world: &mut World) -> Q::State {
         Q::init_state(world)
@@ -531,23 +586,26 @@ unsafe impl<Q: QueryData> QueryData for Option<Q> {
     #[inline]
     unsafe fn fetch_batched<'w, const ALL_TRACKED: bool>(
         fetch: &Self::Fetch<'w>,
+        record: &Q::Record,
         row: usize,
-        slot: usize,
+        byte: usize,
+        bit: u32,
     ) -> Self::Item<'w> {
         // SAFETY: forwarded from the caller.
-        fetch.as_ref().map(|inner| unsafe { Q::fetch_batched::<ALL_TRACKED>(inner, row, slot) })
+        fetch.as_ref().map(|inner| unsafe { Q::fetch_batched::<ALL_TRACKED>(inner, record, row, byte, bit) })
     }
-    #[inline]
-    fn end_chunk(fetch: &Self::Fetch<'_>, offset: usize) {
-        if let Some(inner) = fetch {
-            Q::end_chunk(inner, offset);
-        }
-    }
-    #[inline]
-    unsafe fn end_leaf(fetch: &Self::Fetch<'_>, len: usize, leaf: usize, offset: usize, summary: bool) {
+    #[inline(always)]
+    unsafe fn end_leaf(fetch: &Self::Fetch<'_>, record: &Q::Record, len: usize, leaf: usize, summary: bool) {
         if let Some(inner) = fetch {
             // SAFETY: forwarded from the caller.
-            unsafe { Q::end_leaf(inner, len, leaf, offset, summary) };
+            unsafe { Q::end_leaf(inner, record, len, leaf, summary) };
+        }
+    }
+    #[inline(always)]
+    unsafe fn end_row(fetch: &Self::Fetch<'_>, record: &Q::Record, row: usize) {
+        if let Some(inner) = fetch {
+            // SAFETY: forwarded from the caller.
+            unsafe { Q::end_row(inner, record, row) };
         }
     }
     unsafe fn fold_table(fetch: &Self::Fetch<'_>, len: usize, rows: Option<&[(u32, u32)]>) {
@@ -578,6 +636,12 @@ macro_rules! impl_query_data_tuple {
             type State = ($($name::State,)*);
             type ArchState = ($($name::ArchState,)*);
             type Fetch<'w> = ($($name::Fetch<'w>,)*);
+            type Record = ($($name::Record,)*);
+            #[inline]
+            #[allow(clippy::unused_unit, reason = "the empty tuple")]
+            fn new_record() -> Self::Record {
+                ($($name::new_record(),)*)
+            }
 
             #[allow(clippy::unused_unit, reason = "the empty tuple")]
             fn init_state(world: &mut World) -> Self::State {
@@ -654,23 +718,25 @@ macro_rules! impl_query_data_tuple {
             }
             #[inline]
             #[allow(clippy::unused_unit, unused_unsafe, reason = "the empty tuple has nothing to forward")]
-            unsafe fn fetch_batched<'w, const ALL_TRACKED: bool>(fetch: &Self::Fetch<'w>, row: usize, slot: usize) -> Self::Item<'w> {
-                let _ = (&fetch, row, slot);
+            unsafe fn fetch_batched<'w, const ALL_TRACKED: bool>(fetch: &Self::Fetch<'w>, record: &Self::Record, row: usize, byte: usize, bit: u32) -> Self::Item<'w> {
+                let _ = (&fetch, record, row, byte, bit);
                 // SAFETY: forwarded from the caller, element by element; each written
-                // column records in its own accumulator.
-                unsafe { ($($name::fetch_batched::<ALL_TRACKED>(&fetch.$index, row, slot),)*) }
+                // column records in its own part of the record.
+                unsafe { ($($name::fetch_batched::<ALL_TRACKED>(&fetch.$index, &record.$index, row, byte, bit),)*) }
             }
-            #[inline]
-            fn end_chunk(fetch: &Self::Fetch<'_>, offset: usize) {
-                let _ = (&fetch, offset);
-                $($name::end_chunk(&fetch.$index, offset);)*
-            }
-            #[inline]
+            #[inline(always)]
             #[allow(unused_unsafe, reason = "the empty tuple has nothing to forward")]
-            unsafe fn end_leaf(fetch: &Self::Fetch<'_>, len: usize, leaf: usize, offset: usize, summary: bool) {
-                let _ = (&fetch, len, leaf, offset, summary);
+            unsafe fn end_leaf(fetch: &Self::Fetch<'_>, record: &Self::Record, len: usize, leaf: usize, summary: bool) {
+                let _ = (&fetch, record, len, leaf, summary);
                 // SAFETY: forwarded from the caller, element by element.
-                unsafe { $($name::end_leaf(&fetch.$index, len, leaf, offset, summary);)* }
+                unsafe { $($name::end_leaf(&fetch.$index, &record.$index, len, leaf, summary);)* }
+            }
+            #[inline(always)]
+            #[allow(unused_unsafe, reason = "the empty tuple has nothing to forward")]
+            unsafe fn end_row(fetch: &Self::Fetch<'_>, record: &Self::Record, row: usize) {
+                let _ = (&fetch, record, row);
+                // SAFETY: forwarded from the caller, element by element.
+                unsafe { $($name::end_row(&fetch.$index, &record.$index, row);)* }
             }
             #[allow(unused_unsafe, reason = "the empty tuple has nothing to forward")]
             unsafe fn fold_table(fetch: &Self::Fetch<'_>, len: usize, rows: Option<&[(u32, u32)]>) {

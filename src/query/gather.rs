@@ -44,15 +44,23 @@ pub(super) fn gather_dirty<QA, FA>(
         let table = world.archetypes.get(matched.archetype);
         for &component in dirty.components.iter() {
             let Some(column) = table.column_index(component) else { continue };
-            let Some((changed, summary)) = table.column(column).change_ticks() else { continue };
+            let Some(column) = table.column(column).change_ticks() else { continue };
             let Some(last_run) = ticks.last_run else { continue };
-            // SAFETY: `changed` holds one tick per row of the table; the run reads the
-            // listed columns' ticks while no writer of them runs (a `Dirty` query is a
-            // reader of its listed components).
+            // SAFETY: the pointers are the column's, one tick per row and one stamp per
+            // leaf; the run reads the listed columns' ticks while no writer of them runs
+            // (a `Dirty` query is a reader of its listed components).
             unsafe {
-                summary.for_each_new(changed, table.len(), last_run, ticks.this_run, &mut |row| {
-                    candidates.push((index as u32, row as u32));
-                });
+                let summary = &*column.summary;
+                summary.for_each_new(
+                    column.changed,
+                    column.stamps,
+                    table.len(),
+                    last_run,
+                    ticks.this_run,
+                    &mut |row| {
+                        candidates.push((index as u32, row as u32));
+                    },
+                );
             }
         }
     }

@@ -8,14 +8,14 @@
 
 use std::ops::Range;
 
-use crate::change::{LEAF, RunTicks};
+use crate::change::RunTicks;
 use crate::world::World;
 
 use super::fetch::QueryData;
 use super::filter::QueryFilter;
 use super::parallel::SharedRows;
 use super::serial::table_groups;
-use super::stamper::{LeafStamper, leaf_of};
+use super::stamper::{LeafStamper, leaf_of, place_of};
 use super::state::{Candidate, Mode, QueryState};
 
 impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
@@ -90,14 +90,16 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         let fetch = unsafe { Q::fetch_archetype(matched.data, table, ticks) };
         // SAFETY: resolved for this table.
         let filter = unsafe { F::fetch_archetype(matched.filter, table, ticks) };
-        let stamper = LeafStamper::<Q>::new(&fetch, table.len(), false);
+        let record = Q::new_record();
+        let stamper = LeafStamper::<Q>::new(&fetch, &record, table.len(), false);
         for row in rows {
             // SAFETY: `row < len`, visited by this participant alone, once; `f` cannot
             // keep items, so none of an earlier leaf is alive.
             unsafe {
                 stamper.enter(leaf_of(row));
                 if mode == Mode::Tables || F::filter_row(&filter, row) {
-                    f(Q::fetch_batched::<false>(&fetch, row, row % LEAF));
+                    let (byte, bit) = place_of(row);
+                    f(Q::fetch_batched::<false>(&fetch, &record, row, byte, bit));
                 }
             }
         }
@@ -118,7 +120,8 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             let fetch = unsafe { Q::fetch_archetype(matched.data, table, ticks) };
             // SAFETY: resolved for this table.
             let filter = unsafe { F::fetch_archetype(matched.filter, table, ticks) };
-            let stamper = LeafStamper::<Q>::new(&fetch, table.len(), false);
+            let record = Q::new_record();
+            let stamper = LeafStamper::<Q>::new(&fetch, &record, table.len(), false);
             for &(_, row) in group {
                 let row = row as usize;
                 // SAFETY: distinct live rows of this table, one participant each; `f`
@@ -126,7 +129,8 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
                 unsafe {
                     stamper.enter(leaf_of(row));
                     if F::EXACT || F::filter_row(&filter, row) {
-                        f(Q::fetch_batched::<false>(&fetch, row, row % LEAF));
+                        let (byte, bit) = place_of(row);
+                        f(Q::fetch_batched::<false>(&fetch, &record, row, byte, bit));
                     }
                 }
             }

@@ -2,8 +2,8 @@
 //! closure, one per [`Mode`] — whole tables, gathered candidate rows, or rows streamed
 //! out of a change summary.
 //!
-//! Writes to tracked columns are batched: items set bits in their fetch's accumulators
-//! and a [`LeafStamper`] stamps each leaf as the loop leaves it (see `stamper.rs`).
+//! Writes to tracked columns are batched: items set bits in the run's record and a
+//! [`LeafStamper`] stamps each leaf as the loop leaves it (see `stamper.rs`).
 
 use std::ops::Range;
 
@@ -13,10 +13,10 @@ use crate::world::World;
 
 use super::fetch::QueryData;
 use super::filter::QueryFilter;
-use super::stamper::{LeafStamper, leaf_of};
+use super::stamper::{LeafStamper, leaf_of, place_of};
 use super::state::{Candidate, Mode, QueryState};
 
-/// Rows a table loop visits side by side (see [`visit_unrolled`]).
+/// Rows a table loop visits side by side (see [`visit_unrolled`]): a byte's worth.
 const UNROLL: usize = 8;
 
 /// Visits `rows` [`UNROLL`] at a time, so that the compiler sees the calls of `f` side
@@ -28,42 +28,31 @@ const UNROLL: usize = 8;
 /// there are four) go side by side too: a table of 20 rows then runs as two chunks and
 /// one vector step with no row-at-a-time loop.
 ///
-/// `fetch` gets each row with its slot, the row's offset from the start of its chunk
-/// (below [`UNROLL`]); `start_chunk` and `end_chunk` get each chunk's first row before
-/// and after its rows are visited (the last chunk may be shorter). In the unrolled loop
-/// the slot is a constant, so per-row bookkeeping keyed by slot (a bit per slot) costs
-/// the rows nothing when `f` writes unconditionally.
+/// `fetch` gets each row as its chunk's first row and its slot, the row's offset from
+/// there (below [`UNROLL`]). In the unrolled loop the slot is a constant, so per-row
+/// bookkeeping keyed by slot (a bit per slot of a byte per chunk) costs the rows
+/// nothing when `f` writes unconditionally.
 #[inline(always)]
-fn visit_unrolled<I>(
-    rows: Range<usize>,
-    mut fetch: impl FnMut(usize, usize) -> I,
-    mut f: impl FnMut(usize, I),
-    mut start_chunk: impl FnMut(usize),
-    mut end_chunk: impl FnMut(usize),
-) {
+fn visit_unrolled<I>(rows: Range<usize>, mut fetch: impl FnMut(usize, usize) -> I, mut f: impl FnMut(usize, I)) {
     let (mut row, end) = (rows.start, rows.end);
     while end - row >= UNROLL {
-        start_chunk(row);
         for slot in 0..UNROLL {
-            f(row + slot, fetch(row + slot, slot));
+            f(row + slot, fetch(row, slot));
         }
-        end_chunk(row);
         row += UNROLL;
     }
     if row < end {
         let chunk = row;
-        start_chunk(chunk);
         if end - row >= UNROLL / 2 {
             for slot in 0..UNROLL / 2 {
-                f(row + slot, fetch(row + slot, slot));
+                f(row + slot, fetch(chunk, slot));
             }
             row += UNROLL / 2;
         }
         while row < end {
-            f(row, fetch(row, row - chunk));
+            f(row, fetch(chunk, row - chunk));
             row += 1;
         }
-        end_chunk(chunk);
     }
 }
 
@@ -172,8 +161,8 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
                 let visit = move |fetch: &Q::Fetch<'w>| {
                     // SAFETY: `row < len`, each row fetched once; no tracked column is
                     // written.
-                    let fetch_row = |row, _| unsafe { Q::fetch_untracked(fetch, row) };
-                    visit_unrolled(0..len, fetch_row, |row, item| f(table, row, item), |_| {}, |_| {});
+                    let fetch_row = |chunk, slot| unsafe { Q::fetch_untracked(fetch, chunk + slot) };
+                    visit_unrolled(0..len, fetch_row, |row, item| f(table, row, item));
                     f
                 };
                 // SAFETY: `len` is the table's length; the table is reached only through
@@ -211,7 +200,8 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             let fetch = unsafe { Q::fetch_archetype(matched.data, table, ticks) };
             // SAFETY: resolved for this table.
             let filter = unsafe { F::fetch_archetype(matched.filter, table, ticks) };
-            let stamper = LeafStamper::<Q>::new(&fetch, table.len(), true);
+            let record = Q::new_record();
+            let stamper = LeafStamper::<Q>::new(&fetch, &record, table.len(), true);
             for &(_, row) in group {
                 let row = row as usize;
                 debug_assert!(row < table.len());
@@ -221,7 +211,8 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
                 unsafe {
                     stamper.enter(leaf_of(row));
                     if F::EXACT || F::filter_row(&filter, row) {
-                        f(table, row, Q::fetch_batched::<false>(&fetch, row, row % LEAF));
+                        let (byte, bit) = place_of(row);
+                        f(table, row, Q::fetch_batched::<false>(&fetch, &record, row, byte, bit));
                     }
                 }
             }
@@ -247,42 +238,55 @@ where
     G: FnMut(&'w Archetype, usize, Q::Item<'w>),
 {
     let len = table.len();
-    // Inside `with_rows`, so that the accumulators live in the loop's own function; `f`
-    // moves in and back, as in `run_tables`.
+    // Inside `with_rows`, so that the record lives in the loop's own function; `f` moves
+    // in and back, as in `run_tables`.
     let visit_leaves = move |fetch: &Q::Fetch<'w>| {
-        let stamper = LeafStamper::<Q>::new(fetch, len, true);
+        let record = Q::new_record();
+        let stamper = LeafStamper::<Q>::new(fetch, &record, len, true);
         // Every written column is tracked: items need not look which, so the loop has no
         // branch on it.
         let all_tracked = Q::writes(fetch) == Q::tracked_writes(fetch);
-        for start in (0..len).step_by(LEAF) {
-            // SAFETY: the previous leaf's items are gone (`f` cannot keep them).
-            unsafe { stamper.enter(leaf_of(start)) };
+        let mut start = 0;
+        while start < len {
             let rows = start..(start + LEAF).min(len);
             if mode == Mode::Tables && all_tracked {
-                // A write sets its slot's bit: a constant per slot, so a loop whose rows
-                // are all written folds the marks away. Each chunk's bits join the
-                // leaf's at its offset.
-                // SAFETY: `row < len`, each row fetched once; the accumulators outlive
-                // the items.
-                let fetch_row = |row, slot| unsafe { Q::fetch_batched::<true>(fetch, row, slot) };
-                visit_unrolled(
-                    rows,
-                    fetch_row,
-                    |row, item| f(table, row, item),
-                    |chunk| stamper.start_chunk(chunk - start),
-                    |chunk| stamper.end_chunk(chunk - start),
-                );
+                // A write sets its slot's bit in its chunk's byte: a constant per slot, so
+                // a loop whose rows are all written folds the marks into one store a chunk.
+                // SAFETY: `row < len`, each row fetched once; the record outlives the
+                // items; a chunk lies in its leaf, so its byte is below 8.
+                let fetch_row = |chunk: usize, slot: usize| unsafe {
+                    Q::fetch_batched::<true>(fetch, &record, chunk + slot, (chunk - start) / UNROLL, slot as u32)
+                };
+                if rows.len() == LEAF {
+                    // A whole leaf: eight chunks of eight, a loop of fixed length (a loop
+                    // that ends with each leaf costs a mispredicted branch per leaf).
+                    for byte in 0..LEAF / UNROLL {
+                        let chunk = start + byte * UNROLL;
+                        for slot in 0..UNROLL {
+                            // SAFETY: as above.
+                            let item =
+                                unsafe { Q::fetch_batched::<true>(fetch, &record, chunk + slot, byte, slot as u32) };
+                            f(table, chunk + slot, item);
+                        }
+                    }
+                } else {
+                    visit_unrolled(rows, fetch_row, |row, item| f(table, row, item));
+                }
             } else {
                 for row in rows {
-                    // SAFETY: `row < len`, each row fetched once; the accumulators outlive
-                    // the item.
+                    // SAFETY: `row < len`, each row fetched once; the record outlives the
+                    // item.
                     unsafe {
                         if mode == Mode::Tables || F::filter_row(filter, row) {
-                            f(table, row, Q::fetch_batched::<false>(fetch, row, row - start));
+                            let (byte, bit) = place_of(row);
+                            f(table, row, Q::fetch_batched::<false>(fetch, &record, row, byte, bit));
                         }
                     }
                 }
             }
+            start += LEAF;
+            // SAFETY: the leaf's items are gone (`f` cannot keep them).
+            unsafe { stamper.next(leaf_of(start)) };
         }
         drop(stamper);
         f

@@ -1,7 +1,7 @@
 //! [`LeafStamper`]: how every run that hands items to a closure records its writes.
 //!
 //! Items of such a run record a write to a tracked column by setting a bit in that
-//! column's record in the table's fetch ([`QueryData::fetch_batched`]). The run
+//! column's part of the run's record ([`QueryData::fetch_batched`]). The run
 //! visits a table's rows leaf by leaf (a leaf is [`LEAF`] rows of the change summary)
 //! and, through this stamper, stamps each leaf's written rows — their ticks, and the
 //! summary in one update per leaf — when it moves on to another leaf, when it is done
@@ -20,22 +20,21 @@ use super::fetch::QueryData;
 /// Stamps the leaves of one table of a batched run; see the module docs.
 pub(crate) struct LeafStamper<'a, 'w, Q: QueryData> {
     fetch: &'a Q::Fetch<'w>,
+    record: &'a Q::Record,
     len: usize,
     /// Whether stamps record in the summary (a serial run) or only stamp rows (a
     /// parallel run's participant).
     summary: bool,
-    /// The leaf whose writes the fetch's accumulators hold.
+    /// The leaf whose writes the record holds.
     leaf: Cell<usize>,
-    /// The place in the leaf of the chunk whose slots are not folded yet (in an unrolled
-    /// loop; 0 where slots are places in the leaf).
-    chunk: Cell<usize>,
 }
 
 impl<'a, 'w, Q: QueryData> LeafStamper<'a, 'w, Q> {
-    /// A stamper for `fetch`, made for a table of `len` rows; the run starts in leaf 0.
+    /// A stamper for `fetch`, made for a table of `len` rows, whose items record their
+    /// writes in `record`; the run starts in leaf 0.
     #[inline]
-    pub(crate) fn new(fetch: &'a Q::Fetch<'w>, len: usize, summary: bool) -> Self {
-        LeafStamper { fetch, len, summary, leaf: Cell::new(0), chunk: Cell::new(0) }
+    pub(crate) fn new(fetch: &'a Q::Fetch<'w>, record: &'a Q::Record, len: usize, summary: bool) -> Self {
+        LeafStamper { fetch, record, len, summary, leaf: Cell::new(0) }
     }
 
     /// Moves to `leaf`, stamping the leaf the run was in if it is another.
@@ -51,34 +50,32 @@ impl<'a, 'w, Q: QueryData> LeafStamper<'a, 'w, Q> {
         }
     }
 
-    /// Marks the start of a chunk `offset` rows into the leaf, whose items' slots are
-    /// places in the chunk.
+    /// Stamps the current leaf, which the run is done with, and moves to `leaf`: for a
+    /// run that visits the leaves in order and knows where each ends.
+    ///
+    /// # Safety
+    /// No item of the current leaf is in use any more.
     #[inline(always)]
-    pub(crate) fn start_chunk(&self, offset: usize) {
-        self.chunk.set(offset);
-    }
-
-    /// Folds the slots of the chunk that starts `offset` rows into the leaf.
-    #[inline(always)]
-    pub(crate) fn end_chunk(&self, offset: usize) {
-        Q::end_chunk(self.fetch, offset);
-        self.chunk.set(0);
+    pub(crate) unsafe fn next(&self, leaf: usize) {
+        // SAFETY: per the caller.
+        unsafe { self.stamp() };
+        self.leaf.set(leaf);
     }
 
     /// Stamps what the current leaf's items recorded so far and clears the record.
     ///
     /// # Safety
     /// No item of the current leaf is in use any more.
-    #[inline]
+    #[inline(always)]
     pub(crate) unsafe fn stamp(&self) {
         // SAFETY: the recorded rows lie in the current leaf of the table the fetch was
         // made for, and no item uses them (caller).
-        unsafe { Q::end_leaf(self.fetch, self.len, self.leaf.get(), self.chunk.replace(0), self.summary) };
+        unsafe { Q::end_leaf(self.fetch, self.record, self.len, self.leaf.get(), self.summary) };
     }
 }
 
 impl<Q: QueryData> Drop for LeafStamper<'_, '_, Q> {
-    #[inline]
+    #[inline(always)]
     fn drop(&mut self) {
         // SAFETY: the run is done with the table, or unwinding from a closure: no item
         // is in use any more either way.
@@ -90,4 +87,12 @@ impl<Q: QueryData> Drop for LeafStamper<'_, '_, Q> {
 #[inline(always)]
 pub(crate) fn leaf_of(row: usize) -> usize {
     row / LEAF
+}
+
+/// Where a batched item of `row` marks its write in the record of its leaf: the byte
+/// and the bit of the row's place in the leaf.
+#[inline(always)]
+pub(crate) fn place_of(row: usize) -> (usize, u32) {
+    let place = row % LEAF;
+    (place / 8, (place % 8) as u32)
 }

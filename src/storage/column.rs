@@ -11,14 +11,16 @@
 //! hands each row to one thread). `UnsafeCell` makes those writes through a shared
 //! reference legal.
 //!
-//! A tracked column also keeps, per row, the tick the value was added and last
-//! changed (same safety model: a row's ticks are written only by the accessor that may
-//! write its value), plus the [`Summary`] of per-block maxima over the change ticks.
+//! A tracked column also keeps its change ticks and their summary ([`ColumnTicks`],
+//! same safety model: a row's ticks are written only by the accessor that may write
+//! its value).
 
 use std::any::Any;
 use std::cell::UnsafeCell;
 
-use crate::change::{Remap, Summary, Tick};
+use crate::change::{Remap, Tick};
+
+use super::column_ticks::{ColumnTicks, TickPtrs};
 
 /// Type-erased operations the world needs on a column without knowing its type.
 pub trait Column: Send + Sync + 'static {
@@ -43,111 +45,9 @@ pub trait Column: Send + Sync + 'static {
     fn remap_ticks(&mut self, remap: &Remap);
     /// Heap bytes used by change tracking (ticks and summaries).
     fn tracking_bytes(&self) -> usize;
-    /// The per-row change ticks and their summary, if tracked. The pointer is valid
-    /// for `len()` ticks until the next structural change.
-    fn change_ticks(&self) -> Option<(*const Tick, &Summary)>;
-}
-
-/// Per-row ticks of a tracked column.
-struct ColumnTicks {
-    added: Vec<UnsafeCell<Tick>>,
-    changed: Vec<UnsafeCell<Tick>>,
-    summary: Summary,
-    /// Whether `summary` is maintained: only once an observer (a query with a change
-    /// filter on this component) exists; until then writes only stamp row ticks.
-    live: bool,
-}
-
-impl ColumnTicks {
-    #[inline]
-    fn push(&mut self, added: Tick, changed: Tick, now: Tick) {
-        let row = self.changed.len();
-        self.added.push(UnsafeCell::new(added));
-        self.changed.push(UnsafeCell::new(changed));
-        if self.live {
-            self.summary.grow(row + 1, now);
-            self.summary.raise(row, changed, now);
-        }
-    }
-
-    #[inline]
-    fn swap_remove(&mut self, row: usize, now: Tick) -> (Tick, Tick) {
-        let added = self.added.swap_remove(row).into_inner();
-        let changed = self.changed.swap_remove(row).into_inner();
-        if let (Some(moved), true) = (self.changed.get_mut(row), self.live) {
-            // The last row's tick now lives in `row`'s block.
-            let moved = *moved.get_mut();
-            self.summary.raise(row, moved, now);
-        }
-        (added, changed)
-    }
-}
-
-/// Raw access to a tracked column's ticks (see [`TypedColumn::tick_ptrs`]).
-#[derive(Clone, Copy)]
-pub(crate) struct TickPtrs {
-    pub(crate) added: *mut Tick,
-    pub(crate) changed: *mut Tick,
-    pub(crate) summary: *const Summary,
-    /// Whether the summary is maintained (see `ColumnTicks::live`).
-    pub(crate) live: bool,
-}
-
-impl TickPtrs {
-    /// The summary, if maintained; null otherwise (the form an immediate slot takes).
-    #[inline]
-    pub(crate) fn live_summary(self) -> *const Summary {
-        if self.live { self.summary } else { std::ptr::null() }
-    }
-
-    /// Stamps the rows of leaf `leaf` named by `written` with `tick` (the newest) and,
-    /// with `summary` (a serial run), records them in the summary if it is maintained;
-    /// a parallel run's participants pass `false` and the run folds them afterwards
-    /// ([`TickPtrs::fold`]).
-    ///
-    /// # Safety
-    /// The pointers came from a column of at least `len` rows; `written` names rows
-    /// below `len` that no one else accesses during the call; with `summary`, no one
-    /// else writes the summary either.
-    #[inline]
-    pub(crate) unsafe fn stamp_leaf(self, len: usize, leaf: usize, written: u64, tick: Tick, summary: bool) {
-        let start = leaf * crate::change::LEAF;
-        debug_assert!(written == 0 || start + (63 - written.leading_zeros() as usize) < len);
-        // SAFETY: the rows are below `len` (caller), and unshared.
-        unsafe {
-            if written == u64::MAX {
-                std::slice::from_raw_parts_mut(self.changed.add(start), crate::change::LEAF).fill(tick);
-            } else {
-                let mut bits = written;
-                while bits != 0 {
-                    *self.changed.add(start + bits.trailing_zeros() as usize) = tick;
-                    bits &= bits - 1;
-                }
-            }
-            if summary && self.live {
-                (*self.summary).stamp_leaf(leaf, written, tick);
-            }
-        }
-    }
-
-    /// Folds rows stamped with `tick` by a parallel run's participants into the summary:
-    /// every leaf of the first `len` rows, or the leaves of `rows`.
-    ///
-    /// # Safety
-    /// The pointers came from a column of at least `len` rows that no one else
-    /// accesses during the call (the participants have finished).
-    pub(crate) unsafe fn fold(self, len: usize, tick: Tick, rows: Option<&mut dyn Iterator<Item = usize>>) {
-        if !self.live {
-            return;
-        }
-        // SAFETY: valid and unshared (caller); `changed` holds `len` ticks and `Tick` is
-        // a transparent `u32`.
-        let (summary, ticks) = unsafe { (&*self.summary, std::slice::from_raw_parts(self.changed.cast::<u32>(), len)) };
-        match rows {
-            Some(rows) => summary.fold_rows(ticks, rows.map(|row| row / crate::change::LEAF), tick),
-            None => summary.fold_rows(ticks, 0..len.div_ceil(crate::change::LEAF), tick),
-        }
-    }
+    /// Raw access to the change ticks and their summary, if tracked; valid until the
+    /// next structural change.
+    fn change_ticks(&self) -> Option<TickPtrs>;
 }
 
 /// A column of `T` values.
@@ -184,10 +84,7 @@ impl<T: Send + Sync + 'static> TypedColumn<T> {
     #[inline]
     pub(crate) fn replace(&mut self, row: usize, value: T, tick: Tick) -> T {
         if let Some(ticks) = &mut self.ticks {
-            *ticks.changed[row].get_mut() = tick;
-            if ticks.live {
-                ticks.summary.mark_newest(row, tick);
-            }
+            ticks.mark(row, tick);
         }
         std::mem::replace(self.data[row].get_mut(), value)
     }
@@ -205,23 +102,15 @@ impl<T: Send + Sync + 'static> TypedColumn<T> {
     #[inline]
     pub(crate) fn mark_changed(&mut self, row: usize, tick: Tick) {
         if let Some(ticks) = &mut self.ticks {
-            *ticks.changed[row].get_mut() = tick;
-            if ticks.live {
-                ticks.summary.mark_newest(row, tick);
-            }
+            ticks.mark(row, tick);
         }
     }
 
-    /// Pointers to the added and change ticks and the summary, if tracked; valid like
-    /// [`TypedColumn::get_ptr`], and writable under the module's safety model.
+    /// Raw access to the ticks, if tracked; valid like [`TypedColumn::get_ptr`], and
+    /// writable under the module's safety model.
     #[inline]
     pub(crate) fn tick_ptrs(&self) -> Option<TickPtrs> {
-        self.ticks.as_ref().map(|ticks| TickPtrs {
-            added: UnsafeCell::raw_get(ticks.added.as_ptr()),
-            changed: UnsafeCell::raw_get(ticks.changed.as_ptr()),
-            summary: &ticks.summary,
-            live: ticks.live,
-        })
+        self.ticks.as_ref().map(ColumnTicks::ptrs)
     }
 
     /// Shared access to the value at `row`.
@@ -238,15 +127,13 @@ impl<T: Send + Sync + 'static> TypedColumn<T> {
     #[inline]
     pub(crate) fn get_mut(&mut self, row: usize, tick: Tick) -> crate::change::Mut<'_, T> {
         let value = self.data[row].get_mut();
-        let slot = match self.ticks.as_mut() {
-            Some(ticks) => {
-                let changed: *mut Tick = ticks.changed[row].get_mut();
-                let summary: *const Summary = if ticks.live { &ticks.summary } else { std::ptr::null() };
-                // SAFETY: `changed` and the summary belong to this column, which is
-                // borrowed exclusively for the returned lifetime; `tick` is the current
-                // tick, the newest there is.
-                unsafe { crate::change::TickSlot::immediate(changed, summary, row, tick) }
-            }
+        let slot = match self.ticks.as_ref().map(ColumnTicks::ptrs) {
+            // SAFETY: the tick and the summary belong to this column, which is borrowed
+            // exclusively for the returned lifetime; `tick` is the current tick, the
+            // newest there is.
+            Some(ticks) => unsafe {
+                crate::change::TickSlot::immediate(ticks.changed.add(row), ticks.live_summary(), row, tick)
+            },
             None => crate::change::TickSlot::untracked(),
         };
         // SAFETY: the slot is valid for the column's exclusive borrow.
@@ -304,57 +191,35 @@ impl<T: Send + Sync + 'static> Column for TypedColumn<T> {
 
     fn clear(&mut self) {
         if let Some(ticks) = &mut self.ticks {
-            ticks.added.clear();
-            ticks.changed.clear();
-            ticks.summary.clear();
+            ticks.clear();
         }
         self.data.clear();
     }
 
     fn enable_tracking(&mut self, now: Tick) {
-        if self.ticks.is_some() {
-            return;
+        if self.ticks.is_none() {
+            self.ticks = Some(ColumnTicks::new(self.data.len(), now));
         }
-        let len = self.data.len();
-        self.ticks = Some(ColumnTicks {
-            added: (0..len).map(|_| UnsafeCell::new(now)).collect(),
-            changed: (0..len).map(|_| UnsafeCell::new(now)).collect(),
-            summary: Summary::default(),
-            live: false,
-        });
     }
 
     fn observe(&mut self, now: Tick) {
-        let Some(ticks) = &mut self.ticks else { return };
-        if ticks.live {
-            return;
+        if let Some(ticks) = &mut self.ticks {
+            ticks.observe(now);
         }
-        let len = ticks.changed.len();
-        ticks.summary.clear();
-        ticks.summary.grow(len, now);
-        for (row, tick) in ticks.changed.iter_mut().enumerate() {
-            ticks.summary.raise(row, *tick.get_mut(), now);
-        }
-        ticks.live = true;
     }
 
     fn remap_ticks(&mut self, remap: &Remap) {
         if let Some(ticks) = &mut self.ticks {
-            for tick in ticks.added.iter_mut().chain(ticks.changed.iter_mut()) {
-                *tick.get_mut() = remap.apply(*tick.get_mut());
-            }
-            ticks.summary.remap(remap);
+            ticks.remap(remap);
         }
     }
 
-    fn change_ticks(&self) -> Option<(*const Tick, &Summary)> {
-        self.ticks.as_ref().map(|ticks| (UnsafeCell::raw_get(ticks.changed.as_ptr()) as *const Tick, &ticks.summary))
+    fn change_ticks(&self) -> Option<TickPtrs> {
+        self.tick_ptrs()
     }
 
     fn tracking_bytes(&self) -> usize {
-        self.ticks.as_ref().map_or(0, |ticks| {
-            (ticks.added.capacity() + ticks.changed.capacity()) * size_of::<Tick>() + ticks.summary.heap_bytes()
-        })
+        self.ticks.as_ref().map_or(0, ColumnTicks::heap_bytes)
     }
 }
 

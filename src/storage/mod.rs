@@ -8,12 +8,13 @@
 
 mod archetype;
 mod column;
+mod column_ticks;
 mod transitions;
 
 pub use archetype::Archetype;
-pub(crate) use column::TickPtrs;
 pub use column::{Column, TypedColumn};
 pub(crate) use column::{downcast, downcast_mut, downcast_mut_unchecked, downcast_unchecked};
+pub(crate) use column_ticks::TickPtrs;
 pub(crate) use transitions::{Registries, RemoveEdge, Transitions};
 
 use std::collections::HashMap;

@@ -1,0 +1,262 @@
+//! [`ChangeList`]: the rows of one column written recently, in the order they were
+//! written, in one segment per tick.
+//!
+//! A write appends its row to the newest segment (or opens a segment for a newer tick):
+//! one store into a ring, where a tree of maxima would update an entry per level. A
+//! reader that ran since the list began visits the segments newer than its last run
+//! and, from each, the rows still at that segment's tick — a row written again later is
+//! reported by its latest segment only — so it costs what changed and reads no tree.
+//! The ring has a fixed capacity; when it is full, its owner folds the oldest segment
+//! into the tree ([`Summary`](super::Summary)).
+
+use std::collections::VecDeque;
+
+use super::tick::Tick;
+
+/// A run of entries appended with one tick.
+#[derive(Clone, Copy, Debug)]
+struct Segment {
+    tick: u32,
+    /// The sequence number of its first entry (entries are numbered in append order).
+    start: u64,
+}
+
+/// See the module docs.
+#[derive(Default)]
+pub(super) struct ChangeList {
+    /// The entries (rows), a ring: `len` of them from `head`; the next goes to `tail`.
+    rows: Box<[u32]>,
+    head: usize,
+    tail: usize,
+    len: usize,
+    /// Appends to the newest segment may go straight to `tail` while it is below this:
+    /// the end of the free run that starts at `tail`, or `tail` itself while the list is
+    /// empty or full (those take the slow path).
+    limit: usize,
+    /// The sequence number of the oldest entry.
+    first: u64,
+    /// The tick of the newest segment, while there is an entry.
+    newest: u32,
+    /// Oldest first; ticks strictly increase.
+    segments: VecDeque<Segment>,
+    /// Segments kept at most (the deque never grows past it, so pushing never
+    /// allocates).
+    segment_capacity: usize,
+}
+
+impl ChangeList {
+    /// Makes room for `capacity` entries in at most `segments` segments, keeping the
+    /// entries.
+    pub(super) fn reserve(&mut self, capacity: usize, segments: usize) {
+        if self.rows.len() < capacity {
+            let mut rows = vec![0; capacity].into_boxed_slice();
+            let (first, second) = self.runs(self.first, self.first + self.len as u64);
+            rows[..first.len()].copy_from_slice(first);
+            rows[first.len()..self.len].copy_from_slice(second);
+            self.rows = rows;
+            self.head = 0;
+            self.tail = self.len;
+            self.set_limit();
+        }
+        if self.segment_capacity < segments {
+            self.segments.reserve_exact(segments - self.segments.len());
+            self.segment_capacity = segments;
+        }
+    }
+
+    /// Recomputes `limit` after `head`, `tail` or `len` changed.
+    fn set_limit(&mut self) {
+        self.limit = if self.len == 0 || self.len == self.rows.len() {
+            self.tail
+        } else if self.head > self.tail {
+            self.head
+        } else {
+            self.rows.len()
+        };
+    }
+
+    /// Whether there is no entry.
+    #[inline]
+    pub(super) fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The tick of the newest segment.
+    #[inline]
+    pub(super) fn newest(&self) -> Option<Tick> {
+        self.segments.back().map(|segment| Tick(segment.tick))
+    }
+
+    /// Appends `row` to the newest segment if it has `tick` and the free run at `tail`
+    /// has room; false otherwise (then [`push`](Self::push) decides).
+    #[inline(always)]
+    pub(super) fn push_to_newest(&mut self, row: usize, tick: Tick) -> bool {
+        let at = self.tail;
+        if tick.0 != self.newest || at >= self.limit {
+            return false;
+        }
+        self.rows[at] = row as u32;
+        self.tail = at + 1;
+        self.len += 1;
+        true
+    }
+
+    /// Appends `row`, written at `tick` (no older than [`newest`](Self::newest)); false
+    /// if the list has no room (its owner folds the oldest segment and tries again).
+    #[inline]
+    pub(super) fn push(&mut self, row: usize, tick: Tick) -> bool {
+        self.push_to_newest(row, tick) || self.push_slow(row, tick)
+    }
+
+    /// [`push`](Self::push) into an empty or full list, across the end of the ring, or
+    /// opening a segment.
+    #[inline(never)]
+    fn push_slow(&mut self, row: usize, tick: Tick) -> bool {
+        let capacity = self.rows.len();
+        if self.len == capacity {
+            return false;
+        }
+        if self.len == 0 || tick.0 != self.newest {
+            if self.segments.len() == self.segment_capacity {
+                return false;
+            }
+            self.segments.push_back(Segment { tick: tick.0, start: self.first + self.len as u64 });
+            self.newest = tick.0;
+        }
+        if self.tail == capacity {
+            self.tail = 0;
+        }
+        self.rows[self.tail] = row as u32;
+        self.tail += 1;
+        self.len += 1;
+        self.set_limit();
+        true
+    }
+
+    /// Removes the oldest segment, calling `f` with each of its rows and its tick;
+    /// returns the tick.
+    pub(super) fn pop_oldest(&mut self, mut f: impl FnMut(usize, Tick)) -> Option<Tick> {
+        let segment = self.segments.pop_front()?;
+        let end = self.segments.front().map_or(self.first + self.len as u64, |next| next.start);
+        let (first, second) = self.runs(segment.start, end);
+        for &row in first.iter().chain(second) {
+            f(row as usize, Tick(segment.tick));
+        }
+        let count = (end - self.first) as usize;
+        self.head = (self.head + count) % self.rows.len().max(1);
+        self.len -= count;
+        self.first = end;
+        self.set_limit();
+        Some(Tick(segment.tick))
+    }
+
+    /// Calls `f(row, tick)` for every entry of a segment newer than `last_run` (seen
+    /// from `this_run`), oldest first: `tick` is the segment's, or `None` for the newest
+    /// segment, whose rows cannot have been written since (a row written again at the
+    /// same tick is not appended twice, at a newer tick it would open a newer segment,
+    /// and a removal or tick maintenance empties the list).
+    #[inline]
+    pub(super) fn for_each_since(&self, last_run: Tick, this_run: Tick, mut f: impl FnMut(usize, Option<Tick>)) {
+        let since = last_run.age(this_run);
+        let is_new = |segment: &Segment| this_run.0.wrapping_sub(segment.tick) < since;
+        let (front, back) = self.segments.as_slices();
+        let skipped = match front.partition_point(|segment| !is_new(segment)) {
+            all if all == front.len() => all + back.partition_point(|segment| !is_new(segment)),
+            some => some,
+        };
+        let end = self.first + self.len as u64;
+        let newest = self.segments.len().saturating_sub(1);
+        for index in skipped..newest {
+            let segment = self.segments[index];
+            let (first, second) = self.runs(segment.start, self.segments[index + 1].start);
+            for &row in first.iter().chain(second) {
+                f(row as usize, Some(Tick(segment.tick)));
+            }
+        }
+        if skipped <= newest && newest < self.segments.len() {
+            // Plain loops over the newest segment's one or two runs of the ring: this is
+            // a reader's whole work when it runs every frame.
+            let (first, second) = self.runs(self.segments[newest].start, end);
+            for &row in first {
+                f(row as usize, None);
+            }
+            for &row in second {
+                f(row as usize, None);
+            }
+        }
+    }
+
+    /// The rows of entries `start .. stop` (sequence numbers within the list), as the
+    /// ring's one or two contiguous runs.
+    #[inline]
+    fn runs(&self, start: u64, stop: u64) -> (&[u32], &[u32]) {
+        let capacity = self.rows.len();
+        let count = (stop - start) as usize;
+        let from = if capacity == 0 { 0 } else { (self.head + (start - self.first) as usize) % capacity };
+        let first_run = count.min(capacity - from);
+        (&self.rows[from..from + first_run], &self.rows[..count - first_run])
+    }
+
+    /// Drops every entry.
+    pub(super) fn clear(&mut self) {
+        self.first += self.len as u64;
+        self.head = 0;
+        self.tail = 0;
+        self.len = 0;
+        self.segments.clear();
+        self.set_limit();
+    }
+
+    /// Bytes held.
+    pub(super) fn heap_bytes(&self) -> usize {
+        self.rows.len() * size_of::<u32>() + self.segments.capacity() * size_of::<Segment>()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The entries newer than `last_run`, each with its segment's tick.
+    fn since(list: &ChangeList, last_run: u32, this_run: u32) -> Vec<(usize, u32)> {
+        let mut found = Vec::new();
+        let newest = list.newest().map_or(0, |tick| tick.0);
+        list.for_each_since(Tick(last_run), Tick(this_run), |row, tick| {
+            found.push((row, tick.map_or(newest, |tick| tick.0)))
+        });
+        found
+    }
+
+    #[test]
+    fn segments_are_read_from_the_first_newer_than_the_last_run() {
+        let mut list = ChangeList::default();
+        list.reserve(8, 4);
+        for (row, tick) in [(1, 5), (2, 5), (3, 7), (1, 9)] {
+            assert!(list.push(row, Tick(tick)));
+        }
+        assert_eq!(since(&list, 4, 10), [(1, 5), (2, 5), (3, 7), (1, 9)]);
+        assert_eq!(since(&list, 5, 10), [(3, 7), (1, 9)]);
+        assert_eq!(since(&list, 9, 10), []);
+        assert_eq!(list.newest(), Some(Tick(9)));
+    }
+
+    #[test]
+    fn a_full_list_refuses_until_its_oldest_segment_is_popped_and_wraps_around() {
+        let mut list = ChangeList::default();
+        list.reserve(4, 2);
+        assert!(list.push(10, Tick(1)) && list.push(11, Tick(1)) && list.push(12, Tick(2)));
+        assert!(!list.push(13, Tick(3)), "a third segment has no room");
+        let mut folded = Vec::new();
+        assert_eq!(list.pop_oldest(|row, tick| folded.push((row, tick.0))), Some(Tick(1)));
+        assert_eq!(folded, [(10, 1), (11, 1)]);
+        assert!(list.push(13, Tick(3)) && list.push(14, Tick(3)) && list.push(15, Tick(3)));
+        assert!(!list.push(16, Tick(3)), "four entries fill it");
+        assert_eq!(since(&list, 0, 4), [(12, 2), (13, 3), (14, 3), (15, 3)]);
+        // Growing keeps the entries in order.
+        list.reserve(16, 8);
+        assert!(list.push(16, Tick(4)));
+        assert_eq!(since(&list, 2, 5), [(13, 3), (14, 3), (15, 3), (16, 4)]);
+        list.clear();
+        assert!(list.is_empty() && since(&list, 0, 5).is_empty());
+    }
+}
