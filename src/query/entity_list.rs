@@ -66,7 +66,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
                 (Q::fetch_archetype(matched.data, table, ticks), F::fetch_archetype(matched.filter, table, ticks))
             };
             let record = Q::new_record();
-            let guard = RowGuard::<Q> { fetch: &fetch, record: &record, row: Cell::new(here.row.index()) };
+            let guard = RowGuard::<Q> { fetch, record: &record, row: Cell::new(here.row.index()) };
             // This entity and those that follow in this table share its fetch.
             loop {
                 let here = ahead[index % AHEAD];
@@ -104,9 +104,10 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
 }
 
 /// Records the writes of the entity being visited if its closure panics (on the normal
-/// path there is nothing left to record when it is dropped).
+/// path there is nothing left to record when it is dropped). It keeps a copy of the
+/// fetch: a reference would pin the loop's fetch to memory.
 struct RowGuard<'a, 'w, Q: QueryData> {
-    fetch: &'a Q::Fetch<'w>,
+    fetch: Q::Fetch<'w>,
     record: &'a Q::Record,
     row: Cell<usize>,
 }
@@ -115,6 +116,6 @@ impl<Q: QueryData> Drop for RowGuard<'_, '_, Q> {
     fn drop(&mut self) {
         // SAFETY: the row's item is gone (its call returned or is unwinding), and the
         // visit holds the table's columns alone.
-        unsafe { Q::end_row(self.fetch, self.record, self.row.get()) };
+        unsafe { Q::end_row(&self.fetch, self.record, self.row.get()) };
     }
 }

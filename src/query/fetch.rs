@@ -80,9 +80,10 @@ pub unsafe trait QueryData: sealed::Sealed {
     /// Resolved once per matched archetype: column indices.
     #[doc(hidden)]
     type ArchState: Copy + Send + Sync + 'static;
-    /// Pointers into one archetype's columns, made per iteration.
+    /// Pointers into one archetype's columns, made per iteration. `Copy`, so that a
+    /// guard can keep its own copy rather than pin the loop's to memory.
     #[doc(hidden)]
-    type Fetch<'w>;
+    type Fetch<'w>: Copy;
     /// Where a batched run's items record their writes to tracked columns: for each
     /// written column, the slots written since the run last folded them and the rows
     /// of the current leaf; nothing for a fetch that writes nothing. Kept apart from the
@@ -360,6 +361,14 @@ pub struct MutFetch<T> {
     tick: Tick,
 }
 
+impl<T> Clone for MutFetch<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for MutFetch<T> {}
+
 /// A batched run's record of the writes to one tracked column in the current leaf
 /// (see [`QueryData::Record`]): bit `i` for the leaf's row `i`. Items mark a byte of it
 /// — byte `k` holds the rows `8k ..` — so that the items of an unrolled loop's chunk of
@@ -498,7 +507,12 @@ unsafe impl<T: Component> QueryData for &mut T {
     #[inline(always)]
     unsafe fn end_row(fetch: &Self::Fetch<'_>, record: &WriteRecord, row: usize) {
         if let Some(ticks) = fetch.ticks {
-            if record.take() != 0 {
+            // Byte 0 only, the one its item marks: a wider read right after a byte was
+            // stored waits for the store to reach the cache instead of taking it from
+            // the store buffer.
+            // SAFETY: byte 0 of the record, which outlives the call.
+            let written = unsafe { (*record.byte(0)).replace(0) };
+            if written != 0 {
                 // SAFETY: the caller is done with the row and the only writer.
                 unsafe { ticks.record_row(row, fetch.tick) };
             }
