@@ -7,10 +7,15 @@
 //! (wrapping sum of a per-entity hash of the entity's original index, kept in Sprite, and
 //! its position bits).
 //!
-//! Two criterion groups per (N, K), one function per line:
+//! Two criterion groups per (N, K), one function per line, and a third at N = 1,000,000,
+//! K = 10,000:
 //! * `crate_topia_render/N=..,K=..`: the renderer step alone; the mover runs untimed
 //!   before each timed renderer call (`iter_custom`, one `Instant` pair per call);
-//! * `crate_topia_frame/N=..,K=..`: mover + renderer, timed together.
+//! * `crate_topia_frame/N=..,K=..`: mover + renderer, timed together;
+//! * `crate_topia_mover/N=1000000,K=10000`: the mover step alone, the renderer untimed
+//!   after it, with `ripple_untracked` (ripple's mover with Position not tracked: the
+//!   cost of finding and writing the entities, with no change tracking) beside the
+//!   lines.
 //!
 //! Lines: `ripple` (`Changed<Position>` on a tracked Position), `bevy_ecs` (`Changed<Position>`
 //! in a `SystemState`), `specs` (`FlaggedStorage` + a `ReaderId` read into a `BitSet`),
@@ -75,6 +80,8 @@ const SIZES: [usize; 2] = [100_000, 1_000_000];
 const CHANGED: [usize; 3] = [0, 100, 10_000];
 /// Checked frames after the warm-up frame.
 const CHECK_FRAMES: usize = 4;
+/// The (N, K) whose mover step is also timed alone (`crate_topia_mover`).
+const MOVER_CASE: (usize, usize) = (1_000_000, 10_000);
 
 /// The components of the entity spawned `i`-th.
 #[inline]
@@ -241,6 +248,37 @@ impl Line for Ripple {
             sum = sum.wrapping_add(entity_hash(s.index, p));
         });
         sum
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// ripple with Position untracked: the mover alone (nothing can render only what changed),
+// for the `crate_topia_mover` group: what ripple's entity lookup and write cost with no
+// change tracking at all, beside the tracked mover.
+
+struct RippleUntracked {
+    world: ripple::World,
+    movers: Vec<ripple::Entity>,
+    mover: ripple::QueryState<&'static mut Position>,
+}
+
+impl RippleUntracked {
+    fn new(n: usize, k: usize) -> Self {
+        let mut world = ripple::World::new();
+        let ids: Vec<ripple::Entity> = world.spawn_batch((0..n).map(spawn_item)).collect();
+        let movers = mover_indices(n, k).into_iter().map(|i| ids[i]).collect();
+        let mover = world.query::<&mut Position>();
+        RippleUntracked { world, movers, mover }
+    }
+}
+
+impl Line for RippleUntracked {
+    fn mover(&mut self) {
+        self.mover.for_each_of_mut(&mut self.world, &self.movers, |mut p| p.x += 1.0);
+    }
+
+    fn render(&mut self) -> u64 {
+        0
     }
 }
 
@@ -517,6 +555,30 @@ fn crate_topia(c: &mut Criterion) {
                 });
             }
             group.finish();
+
+            if (n, k) == MOVER_CASE {
+                // The mover step alone, each line's renderer running untimed after it (so
+                // its change records stay in their steady state), and ripple's mover with
+                // Position untracked beside it.
+                lines.insert(1, ("ripple_untracked", Box::new(RippleUntracked::new(n, k))));
+                let mut group = c.benchmark_group(format!("crate_topia_mover/N={n},K={k}"));
+                configure(&mut group, n);
+                for (name, line) in &mut lines {
+                    group.bench_function(*name, |b| {
+                        b.iter_custom(|iters| {
+                            let mut total = Duration::ZERO;
+                            for _ in 0..iters {
+                                let start = Instant::now();
+                                line.mover();
+                                total += start.elapsed();
+                                black_box(line.render());
+                            }
+                            total
+                        })
+                    });
+                }
+                group.finish();
+            }
         }
     }
 }

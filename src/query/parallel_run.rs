@@ -90,6 +90,18 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         let fetch = unsafe { Q::fetch_archetype(matched.data, table, ticks) };
         // SAFETY: resolved for this table.
         let filter = unsafe { F::fetch_archetype(matched.filter, table, ticks) };
+        if Q::tracked_writes(&fetch) == 0 {
+            for row in rows {
+                // SAFETY: `row < len`, visited by this participant alone, once; no tracked
+                // column is written.
+                unsafe {
+                    if mode == Mode::Tables || F::filter_row(&filter, row) {
+                        f(Q::fetch_untracked(&fetch, row));
+                    }
+                }
+            }
+            return;
+        }
         let record = Q::new_record();
         let stamper = LeafStamper::<Q>::new(&fetch, &record, table.len(), false);
         for row in rows {

@@ -200,6 +200,19 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             let fetch = unsafe { Q::fetch_archetype(matched.data, table, ticks) };
             // SAFETY: resolved for this table.
             let filter = unsafe { F::fetch_archetype(matched.filter, table, ticks) };
+            if Q::tracked_writes(&fetch) == 0 {
+                for &(_, row) in group {
+                    let row = row as usize;
+                    // SAFETY: distinct rows of this table gathered in this run; no tracked
+                    // column is written.
+                    unsafe {
+                        if F::EXACT || F::filter_row(&filter, row) {
+                            f(table, row, Q::fetch_untracked(&fetch, row));
+                        }
+                    }
+                }
+                continue;
+            }
             let record = Q::new_record();
             let stamper = LeafStamper::<Q>::new(&fetch, &record, table.len(), true);
             for &(_, row) in group {

@@ -13,8 +13,12 @@
 //! `ripple_tracked`) is a ripple variant, shown with its ratio to `ripple` and never counted
 //! as a peer; `brute` and `ideal` are reference lines (BENCHMARKS.md §B), shown with
 //! ripple's ratio to them but never counted as the best peer. The Crate-topia groups
-//! (`crate_topia_render/N=..,K=..`, `crate_topia_frame/N=..,K=..`) are ordered by part, N
-//! and K, and summarised at N = 1,000,000 after their tables.
+//! (`crate_topia_render/N=..,K=..`, `crate_topia_frame/N=..,K=..`,
+//! `crate_topia_mover/N=..,K=..`) are ordered by part, N and K, and summarised at
+//! N = 1,000,000 after their tables.
+//!
+//! After the tables comes the standing list of bars (`bars.rs`): every acceptance line so
+//! far, measured in this run, and whether it holds.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -26,6 +30,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use bench::fmt_ns;
 use serde_json::Value;
 
+mod bars;
+
 /// Libraries in row order (after `ripple` come its `ripple_*` variants); then the reference
 /// lines of [`REFERENCE_LINES`], then any other function, by name.
 const LIBRARIES: &[&str] = &["ripple", "bevy_ecs", "hecs", "legion", "shipyard", "specs"];
@@ -35,8 +41,11 @@ const VARIANT_PREFIX: &str = "ripple_";
 /// peers, so never the "best peer".
 const REFERENCE_LINES: &[&str] = &["brute", "ideal", "hash_map"];
 /// Crate-topia's group prefixes (`<prefix>N=..,K=..`), in report order, with the part's label.
-const CRATE_TOPIA_PARTS: &[(&str, &str)] =
-    &[("crate_topia_render/", "renderer step"), ("crate_topia_frame/", "whole frame (mover + renderer)")];
+const CRATE_TOPIA_PARTS: &[(&str, &str)] = &[
+    ("crate_topia_render/", "renderer step"),
+    ("crate_topia_frame/", "whole frame (mover + renderer)"),
+    ("crate_topia_mover/", "mover step"),
+];
 /// The N of Crate-topia's summary.
 const CRATE_TOPIA_SUMMARY_N: u64 = 1_000_000;
 /// Peers that store components in archetype tables, like ripple.
@@ -89,7 +98,8 @@ fn main() {
         std::process::exit(1);
     }
 
-    let body = render_tables(&tables);
+    let mut body = render_tables(&tables);
+    body.push_str(&bars::render(&tables, manifest_dir));
     println!("{body}");
 
     let mut doc = String::new();
@@ -303,6 +313,7 @@ fn render_tables(tables: &[Table]) -> String {
 fn render_crate_topia_summary(tables: &[Table]) -> String {
     const RENDER: usize = 0;
     const FRAME: usize = 1;
+    const MOVER: usize = 2;
     let n = CRATE_TOPIA_SUMMARY_N;
     let median = |part: usize, k: u64, function: &str| -> Option<f64> {
         tables
@@ -339,6 +350,8 @@ fn render_crate_topia_summary(tables: &[Table]) -> String {
     for k in [0, 100, 10_000] {
         let _ = writeln!(s, "| whole frame, K = {}: ripple / specs | {} |", fmt_count(k), ratio(FRAME, k, "specs"));
     }
+    let _ = writeln!(s, "| mover step, K = 10,000: ripple / specs | {} |", ratio(MOVER, 10_000, "specs"));
+    let _ = writeln!(s, "| mover step, K = 10,000: ripple / ripple untracked | {} |", ratio(MOVER, 10_000, "ripple_untracked"));
     let _ = writeln!(s);
     s
 }

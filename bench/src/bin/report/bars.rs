@@ -1,0 +1,257 @@
+//! The standing list of bars: every acceptance line of the project's issues so far that
+//! a benchmark measures, with its value in this run and whether it holds, so that a
+//! regression in an old line shows in every report.
+//!
+//! A bar once met stays met: when a later issue tightens a line, both are listed. Lines
+//! an issue set relative to "today" carry the figure of the run they were set against.
+//! Add each new issue's lines to [`BARS`].
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use bench::fmt_ns;
+
+use super::{Table, crate_topia_params, fmt_ratio};
+
+/// What a bar measures in this run.
+#[derive(Clone, Copy)]
+enum Measure {
+    /// ripple's median over `other`'s in `group` (`other` may be a ripple variant).
+    Ratio { group: &'static str, other: &'static str },
+    /// ripple's median over the best peer's in `group` (`archetype`: bevy_ecs, hecs and
+    /// legion only).
+    BestPeer { group: &'static str, archetype: bool },
+    /// ripple's median in `group`, in nanoseconds.
+    Median { group: &'static str },
+    /// `other`'s median over ripple's in `group`: how many times faster ripple is.
+    Speedup { group: &'static str, other: &'static str },
+    /// ripple's mover (whole frame minus renderer step at N, K) over `other`'s.
+    MoverBySubtraction { n: u64, k: u64, other: &'static str },
+    /// ripple's merged send at the most keys over its cost at the fewest.
+    MergeGrowth,
+    /// The worst, over key counts, of ripple's merged send over a bare hash map's.
+    MergeVsMap,
+    /// A ratio from the paired tool's table (bench/PAIRED.md).
+    Paired { workload: &'static str, other: &'static str },
+}
+
+/// What a bar asks of its measure.
+#[derive(Clone, Copy)]
+enum Limit {
+    AtMost(f64),
+    AtLeast(f64),
+    /// At most `factor` times the figure of the run the line was set against.
+    AtMostTimes { baseline: f64, factor: f64 },
+    /// A line its issue left blocked, with the bar its note proposed.
+    Blocked { proposed: f64 },
+}
+
+struct Bar {
+    issue: u32,
+    line: &'static str,
+    measure: Measure,
+    limit: Limit,
+}
+
+const fn bar(issue: u32, line: &'static str, measure: Measure, limit: Limit) -> Bar {
+    Bar { issue, line, measure, limit }
+}
+
+use Limit::*;
+use Measure::*;
+
+const R_K0: &str = "crate_topia_render/N=1000000,K=0";
+const R_K100: &str = "crate_topia_render/N=1000000,K=100";
+const R_K10K: &str = "crate_topia_render/N=1000000,K=10000";
+const F_K0: &str = "crate_topia_frame/N=1000000,K=0";
+const F_K100: &str = "crate_topia_frame/N=1000000,K=100";
+const F_K10K: &str = "crate_topia_frame/N=1000000,K=10000";
+const M_K10K: &str = "crate_topia_mover/N=1000000,K=10000";
+
+/// Every acceptance line a benchmark measures, by issue. Issue 18's "no line worse than
+/// today by more than 10 %" lines compare ripple / specs with the run that opened the
+/// issue's work on this machine (bench/RESULTS.md at commit 5d86d9d); issue 17's events
+/// lines compare with bench/RESULTS.md before it (commit 96ea84e).
+const BARS: &[Bar] = &[
+    bar(2, "simple_iter / best peer", BestPeer { group: "simple_iter", archetype: false }, AtMost(1.0)),
+    bar(2, "simple_insert / best peer", BestPeer { group: "simple_insert", archetype: false }, AtMost(1.0)),
+    bar(2, "frag_iter / best archetype peer", BestPeer { group: "frag_iter", archetype: true }, AtMost(1.0)),
+    bar(2, "add_remove / best archetype peer", BestPeer { group: "add_remove", archetype: true }, AtMost(1.0)),
+    bar(3, "crate_topia N=1M: renderer, K=0", Median { group: R_K0 }, AtMost(100.0)),
+    bar(3, "crate_topia N=1M: renderer / specs, K=100", Ratio { group: R_K100, other: "specs" }, AtMost(0.5)),
+    bar(3, "crate_topia N=1M: renderer / ideal, K=10,000", Ratio { group: R_K10K, other: "ideal" }, AtMost(2.0)),
+    bar(3, "crate_topia N=1M: frame / specs, K=0", Ratio { group: F_K0, other: "specs" }, AtMost(1.0)),
+    bar(3, "crate_topia N=1M: frame / specs, K=100", Ratio { group: F_K100, other: "specs" }, AtMost(1.0)),
+    bar(3, "crate_topia N=1M: frame / specs, K=10,000", Ratio { group: F_K10K, other: "specs" }, AtMost(1.0)),
+    bar(3, "crate_topia N=1M, K=100: times faster than bevy_ecs", Speedup { group: R_K100, other: "bevy_ecs" }, AtLeast(300.0)),
+    bar(3, "simple_iter tracked / untracked", Ratio { group: "simple_iter", other: "ripple_tracked" }, AtMost(1.25)),
+    bar(4, "schedule / best peer", BestPeer { group: "schedule", archetype: false }, AtMost(1.0)),
+    bar(4, "heavy_compute / best peer", BestPeer { group: "heavy_compute", archetype: false }, AtMost(1.0)),
+    bar(4, "50 empty systems / bevy_ecs", Ratio { group: "empty_systems", other: "bevy_ecs" }, AtMost(0.5)),
+    bar(5, "events / bevy_ecs", Ratio { group: "events", other: "bevy_ecs" }, AtMost(1.0)),
+    bar(5, "events_direct / bevy_ecs", Ratio { group: "events_direct", other: "bevy_ecs" }, AtMost(1.0)),
+    bar(5, "events_merged / bevy_ecs", Ratio { group: "events_merged", other: "bevy_ecs" }, AtMost(1.0)),
+    bar(5, "merged send, 1M keys / 1k keys (\"flat\")", MergeGrowth, Blocked { proposed: 5.0 }),
+    bar(5, "merged send / bare hash map, worst key count", MergeVsMap, Blocked { proposed: 2.0 }),
+    bar(17, "events / bevy_ecs, no worse than before", Ratio { group: "events", other: "bevy_ecs" }, AtMost(0.15)),
+    bar(17, "events_direct / bevy_ecs, no worse than before", Ratio { group: "events_direct", other: "bevy_ecs" }, AtMost(0.42)),
+    bar(17, "events_merged / bevy_ecs, no worse than before", Ratio { group: "events_merged", other: "bevy_ecs" }, AtMost(0.60)),
+    bar(18, "crate_topia N=1M, K=10,000: frame / specs", Ratio { group: F_K10K, other: "specs" }, AtMost(0.7)),
+    bar(18, "crate_topia N=1M, K=10,000: renderer / ideal", Ratio { group: R_K10K, other: "ideal" }, AtMost(1.5)),
+    bar(18, "crate_topia N=1M, K=10,000: mover (frame − renderer) / specs'", MoverBySubtraction { n: 1_000_000, k: 10_000, other: "specs" }, AtMost(0.7)),
+    bar(18, "crate_topia N=1M, K=10,000: mover step / specs'", Ratio { group: M_K10K, other: "specs" }, AtMost(0.7)),
+    bar(18, "crate_topia N=1M, K=0: renderer / specs, ≤ 1.1× before", Ratio { group: R_K0, other: "specs" }, AtMostTimes { baseline: 0.620, factor: 1.1 }),
+    bar(18, "crate_topia N=1M, K=100: renderer / specs, ≤ 1.1× before", Ratio { group: R_K100, other: "specs" }, AtMostTimes { baseline: 0.255, factor: 1.1 }),
+    bar(18, "crate_topia N=1M, K=0: frame / specs, ≤ 1.1× before", Ratio { group: F_K0, other: "specs" }, AtMostTimes { baseline: 0.586, factor: 1.1 }),
+    bar(18, "crate_topia N=1M, K=100: frame / specs, ≤ 1.1× before", Ratio { group: F_K100, other: "specs" }, AtMostTimes { baseline: 0.548, factor: 1.1 }),
+    bar(18, "crate_topia N=100k, K=0: renderer / specs, ≤ 1.1× before", Ratio { group: "crate_topia_render/N=100000,K=0", other: "specs" }, AtMostTimes { baseline: 0.613, factor: 1.1 }),
+    bar(18, "crate_topia N=100k, K=100: renderer / specs, ≤ 1.1× before", Ratio { group: "crate_topia_render/N=100000,K=100", other: "specs" }, AtMostTimes { baseline: 0.445, factor: 1.1 }),
+    bar(18, "crate_topia N=100k, K=0: frame / specs, ≤ 1.1× before", Ratio { group: "crate_topia_frame/N=100000,K=0", other: "specs" }, AtMostTimes { baseline: 0.589, factor: 1.1 }),
+    bar(18, "crate_topia N=100k, K=100: frame / specs, ≤ 1.1× before", Ratio { group: "crate_topia_frame/N=100000,K=100", other: "specs" }, AtMostTimes { baseline: 0.877, factor: 1.1 }),
+    bar(18, "simple_iter tracked / untracked", Ratio { group: "simple_iter", other: "ripple_tracked" }, AtMost(1.2)),
+    bar(18, "simple_iter tracked / untracked, paired", Paired { workload: "simple_iter_tracked", other: "ripple untracked" }, AtMost(1.2)),
+];
+
+/// A measured value and how it reads.
+struct Value {
+    value: f64,
+    shown: String,
+}
+
+/// The median of `function` in the table of `group` (without a parameter value).
+fn median(tables: &[Table], group: &str, function: &str) -> Option<f64> {
+    let table = tables.iter().find(|t| t.group == group && t.value.is_none())?;
+    table.rows.iter().find(|m| m.function == function).map(|m| m.median_ns)
+}
+
+fn measure(tables: &[Table], paired: &str, measure: Measure) -> Result<Value, String> {
+    let ratio = |value: f64, detail: String| Value { value, shown: format!("{} ({detail})", fmt_ratio(value)) };
+    let need = |group: &str, function: &str| {
+        median(tables, group, function).ok_or_else(|| format!("no {function} in {group}"))
+    };
+    match measure {
+        Ratio { group, other } if other.starts_with("ripple_") => {
+            // A ripple variant over ripple.
+            let (r, v) = (need(group, "ripple")?, need(group, other)?);
+            Ok(ratio(v / r, format!("{} vs {}", fmt_ns(v), fmt_ns(r))))
+        }
+        Ratio { group, other } => {
+            let (r, o) = (need(group, "ripple")?, need(group, other)?);
+            Ok(ratio(r / o, format!("{} vs {}", fmt_ns(r), fmt_ns(o))))
+        }
+        BestPeer { group, archetype } => {
+            let peers: &[&str] = if archetype { super::ARCHETYPE_PEERS } else { super::PEERS };
+            let r = need(group, "ripple")?;
+            let best = peers
+                .iter()
+                .filter_map(|p| median(tables, group, p).map(|m| (*p, m)))
+                .min_by(|a, b| a.1.total_cmp(&b.1))
+                .ok_or_else(|| format!("no peer in {group}"))?;
+            Ok(ratio(r / best.1, format!("{} at {}", best.0, fmt_ns(best.1))))
+        }
+        Median { group } => {
+            let r = need(group, "ripple")?;
+            Ok(Value { value: r, shown: fmt_ns(r) })
+        }
+        Speedup { group, other } => {
+            let (r, o) = (need(group, "ripple")?, need(group, other)?);
+            Ok(Value { value: o / r, shown: format!("{:.0}× ({} vs {})", o / r, fmt_ns(r), fmt_ns(o)) })
+        }
+        MoverBySubtraction { n, k, other } => {
+            let find = |part: usize, function: &str| {
+                let table = tables
+                    .iter()
+                    .find(|t| t.value.is_none() && crate_topia_params(&t.group) == Some((part, n, k)))
+                    .ok_or_else(|| format!("no crate_topia tables at N={n}, K={k}"))?;
+                table.rows.iter().find(|m| m.function == function).map(|m| m.median_ns).ok_or(format!("no {function}"))
+            };
+            let mover = |function: &str| -> Result<f64, String> { Ok(find(1, function)? - find(0, function)?) };
+            let (r, o) = (mover("ripple")?, mover(other)?);
+            Ok(ratio(r / o, format!("{} vs {}", fmt_ns(r), fmt_ns(o))))
+        }
+        MergeGrowth | MergeVsMap => {
+            let mut rows: Vec<(u64, f64, Option<f64>)> = tables
+                .iter()
+                .filter(|t| t.group == super::MERGE_SEND)
+                .filter_map(|t| {
+                    let keys: u64 = t.value.as_deref()?.strip_prefix("keys=")?.parse().ok()?;
+                    let of = |f: &str| t.rows.iter().find(|m| m.function == f).map(|m| m.median_ns);
+                    Some((keys, of("ripple")?, of("hash_map")))
+                })
+                .collect();
+            rows.sort_by_key(|r| r.0);
+            let (Some(first), Some(last)) = (rows.first(), rows.last()) else {
+                return Err("no merge_send tables".to_owned());
+            };
+            if let MergeGrowth = measure {
+                // Per send: each key is sent twice.
+                let per = |row: &(u64, f64, Option<f64>)| row.1 / (2 * row.0) as f64;
+                let growth = per(last) / per(first);
+                return Ok(ratio(growth, format!("{} → {} per send", fmt_ns(per(first)), fmt_ns(per(last)))));
+            }
+            let worst = rows
+                .iter()
+                .filter_map(|(keys, r, m)| m.map(|m| (*keys, r / m)))
+                .max_by(|a, b| a.1.total_cmp(&b.1))
+                .ok_or("no hash_map line")?;
+            Ok(ratio(worst.1, format!("at {} keys", worst.0)))
+        }
+        Paired { workload, other } => {
+            // `| workload | other | ripple median | other median | **ratio** | ...`
+            let row = paired
+                .lines()
+                .map(|line| line.split('|').map(str::trim).collect::<Vec<_>>())
+                .find(|cells| cells.len() > 5 && cells[1] == workload && cells[2] == other)
+                .ok_or_else(|| format!("no {workload} / {other} in PAIRED.md"))?;
+            let value: f64 = row[5].trim_matches('*').parse().map_err(|_| "unreadable PAIRED.md".to_owned())?;
+            Ok(ratio(value, "bench/PAIRED.md".to_owned()))
+        }
+    }
+}
+
+/// The standing list, as a markdown section.
+pub(super) fn render(tables: &[Table], manifest_dir: &Path) -> String {
+    let paired = std::fs::read_to_string(manifest_dir.join("PAIRED.md")).unwrap_or_default();
+    let mut s = String::new();
+    let _ = writeln!(s, "## Standing bars\n");
+    let _ = writeln!(
+        s,
+        "Every acceptance line so far that a benchmark measures, in this run (paired lines: \
+         the last `paired` run, bench/PAIRED.md). A bar once met stays met.\n"
+    );
+    let _ = writeln!(s, "| issue | line | measured | bar | holds |");
+    let _ = writeln!(s, "|---:|---|---|---|---|");
+    let (mut held, mut total) = (0, 0);
+    for bar in BARS {
+        let (shown, verdict) = match measure(tables, &paired, bar.measure) {
+            Ok(value) => {
+                let (ok, proposed) = match bar.limit {
+                    AtMost(limit) => (value.value <= limit, None),
+                    AtLeast(limit) => (value.value >= limit, None),
+                    AtMostTimes { baseline, factor } => (value.value <= baseline * factor, None),
+                    Blocked { proposed } => (false, Some(value.value <= proposed)),
+                };
+                let verdict = match proposed {
+                    Some(true) => "blocked; holds the proposed bar".to_owned(),
+                    Some(false) => "blocked; **fails** the proposed bar".to_owned(),
+                    None if ok => "yes".to_owned(),
+                    None => "**no**".to_owned(),
+                };
+                total += 1;
+                held += usize::from(ok);
+                (value.shown, verdict)
+            }
+            Err(why) => (format!("not measured: {why}"), "—".to_owned()),
+        };
+        let limit = match bar.limit {
+            AtMost(limit) if matches!(bar.measure, Median { .. }) => format!("≤ {}", fmt_ns(limit)),
+            AtMost(limit) => format!("≤ {limit}"),
+            AtLeast(limit) => format!("≥ {limit}"),
+            AtMostTimes { baseline, factor } => format!("≤ {factor} × {baseline} = {:.3}", baseline * factor),
+            Blocked { proposed } => format!("blocked (proposed ≤ {proposed})"),
+        };
+        let _ = writeln!(s, "| {} | {} | {shown} | {limit} | {verdict} |", bar.issue, bar.line);
+    }
+    let _ = writeln!(s, "\n{held} of {total} measured lines hold.\n");
+    s
+}
