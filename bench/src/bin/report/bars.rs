@@ -41,9 +41,14 @@ enum Limit {
     AtMost(f64),
     AtLeast(f64),
     /// At most `factor` times the figure of the run the line was set against.
-    AtMostTimes { baseline: f64, factor: f64 },
+    AtMostTimes {
+        baseline: f64,
+        factor: f64,
+    },
     /// A line its issue left blocked, with the bar its note proposed.
-    Blocked { proposed: f64 },
+    Blocked {
+        proposed: f64,
+    },
 }
 
 struct Bar {
@@ -83,7 +88,12 @@ const BARS: &[Bar] = &[
     bar(3, "crate_topia N=1M: frame / specs, K=0", Ratio { group: F_K0, other: "specs" }, AtMost(1.0)),
     bar(3, "crate_topia N=1M: frame / specs, K=100", Ratio { group: F_K100, other: "specs" }, AtMost(1.0)),
     bar(3, "crate_topia N=1M: frame / specs, K=10,000", Ratio { group: F_K10K, other: "specs" }, AtMost(1.0)),
-    bar(3, "crate_topia N=1M, K=100: times faster than bevy_ecs", Speedup { group: R_K100, other: "bevy_ecs" }, AtLeast(300.0)),
+    bar(
+        3,
+        "crate_topia N=1M, K=100: times faster than bevy_ecs",
+        Speedup { group: R_K100, other: "bevy_ecs" },
+        AtLeast(300.0),
+    ),
     bar(3, "simple_iter tracked / untracked", Ratio { group: "simple_iter", other: "ripple_tracked" }, AtMost(1.25)),
     bar(4, "schedule / best peer", BestPeer { group: "schedule", archetype: false }, AtMost(1.0)),
     bar(4, "heavy_compute / best peer", BestPeer { group: "heavy_compute", archetype: false }, AtMost(1.0)),
@@ -94,22 +104,82 @@ const BARS: &[Bar] = &[
     bar(5, "merged send, 1M keys / 1k keys (\"flat\")", MergeGrowth, Blocked { proposed: 5.0 }),
     bar(5, "merged send / bare hash map, worst key count", MergeVsMap, Blocked { proposed: 2.0 }),
     bar(17, "events / bevy_ecs, no worse than before", Ratio { group: "events", other: "bevy_ecs" }, AtMost(0.15)),
-    bar(17, "events_direct / bevy_ecs, no worse than before", Ratio { group: "events_direct", other: "bevy_ecs" }, AtMost(0.42)),
-    bar(17, "events_merged / bevy_ecs, no worse than before", Ratio { group: "events_merged", other: "bevy_ecs" }, AtMost(0.60)),
+    bar(
+        17,
+        "events_direct / bevy_ecs, no worse than before",
+        Ratio { group: "events_direct", other: "bevy_ecs" },
+        AtMost(0.42),
+    ),
+    bar(
+        17,
+        "events_merged / bevy_ecs, no worse than before",
+        Ratio { group: "events_merged", other: "bevy_ecs" },
+        AtMost(0.60),
+    ),
     bar(18, "crate_topia N=1M, K=10,000: frame / specs", Ratio { group: F_K10K, other: "specs" }, AtMost(0.7)),
     bar(18, "crate_topia N=1M, K=10,000: renderer / ideal", Ratio { group: R_K10K, other: "ideal" }, AtMost(1.5)),
-    bar(18, "crate_topia N=1M, K=10,000: mover (frame − renderer) / specs'", MoverBySubtraction { n: 1_000_000, k: 10_000, other: "specs" }, AtMost(0.7)),
+    bar(
+        18,
+        "crate_topia N=1M, K=10,000: mover (frame − renderer) / specs'",
+        MoverBySubtraction { n: 1_000_000, k: 10_000, other: "specs" },
+        AtMost(0.7),
+    ),
     bar(18, "crate_topia N=1M, K=10,000: mover step / specs'", Ratio { group: M_K10K, other: "specs" }, AtMost(0.7)),
-    bar(18, "crate_topia N=1M, K=0: renderer / specs, ≤ 1.1× before", Ratio { group: R_K0, other: "specs" }, AtMostTimes { baseline: 0.620, factor: 1.1 }),
-    bar(18, "crate_topia N=1M, K=100: renderer / specs, ≤ 1.1× before", Ratio { group: R_K100, other: "specs" }, AtMostTimes { baseline: 0.255, factor: 1.1 }),
-    bar(18, "crate_topia N=1M, K=0: frame / specs, ≤ 1.1× before", Ratio { group: F_K0, other: "specs" }, AtMostTimes { baseline: 0.586, factor: 1.1 }),
-    bar(18, "crate_topia N=1M, K=100: frame / specs, ≤ 1.1× before", Ratio { group: F_K100, other: "specs" }, AtMostTimes { baseline: 0.548, factor: 1.1 }),
-    bar(18, "crate_topia N=100k, K=0: renderer / specs, ≤ 1.1× before", Ratio { group: "crate_topia_render/N=100000,K=0", other: "specs" }, AtMostTimes { baseline: 0.613, factor: 1.1 }),
-    bar(18, "crate_topia N=100k, K=100: renderer / specs, ≤ 1.1× before", Ratio { group: "crate_topia_render/N=100000,K=100", other: "specs" }, AtMostTimes { baseline: 0.445, factor: 1.1 }),
-    bar(18, "crate_topia N=100k, K=0: frame / specs, ≤ 1.1× before", Ratio { group: "crate_topia_frame/N=100000,K=0", other: "specs" }, AtMostTimes { baseline: 0.589, factor: 1.1 }),
-    bar(18, "crate_topia N=100k, K=100: frame / specs, ≤ 1.1× before", Ratio { group: "crate_topia_frame/N=100000,K=100", other: "specs" }, AtMostTimes { baseline: 0.877, factor: 1.1 }),
+    bar(
+        18,
+        "crate_topia N=1M, K=0: renderer / specs, ≤ 1.1× before",
+        Ratio { group: R_K0, other: "specs" },
+        AtMostTimes { baseline: 0.620, factor: 1.1 },
+    ),
+    bar(
+        18,
+        "crate_topia N=1M, K=100: renderer / specs, ≤ 1.1× before",
+        Ratio { group: R_K100, other: "specs" },
+        AtMostTimes { baseline: 0.255, factor: 1.1 },
+    ),
+    bar(
+        18,
+        "crate_topia N=1M, K=0: frame / specs, ≤ 1.1× before",
+        Ratio { group: F_K0, other: "specs" },
+        AtMostTimes { baseline: 0.586, factor: 1.1 },
+    ),
+    bar(
+        18,
+        "crate_topia N=1M, K=100: frame / specs, ≤ 1.1× before",
+        Ratio { group: F_K100, other: "specs" },
+        AtMostTimes { baseline: 0.548, factor: 1.1 },
+    ),
+    bar(
+        18,
+        "crate_topia N=100k, K=0: renderer / specs, ≤ 1.1× before",
+        Ratio { group: "crate_topia_render/N=100000,K=0", other: "specs" },
+        AtMostTimes { baseline: 0.613, factor: 1.1 },
+    ),
+    bar(
+        18,
+        "crate_topia N=100k, K=100: renderer / specs, ≤ 1.1× before",
+        Ratio { group: "crate_topia_render/N=100000,K=100", other: "specs" },
+        AtMostTimes { baseline: 0.445, factor: 1.1 },
+    ),
+    bar(
+        18,
+        "crate_topia N=100k, K=0: frame / specs, ≤ 1.1× before",
+        Ratio { group: "crate_topia_frame/N=100000,K=0", other: "specs" },
+        AtMostTimes { baseline: 0.589, factor: 1.1 },
+    ),
+    bar(
+        18,
+        "crate_topia N=100k, K=100: frame / specs, ≤ 1.1× before",
+        Ratio { group: "crate_topia_frame/N=100000,K=100", other: "specs" },
+        AtMostTimes { baseline: 0.877, factor: 1.1 },
+    ),
     bar(18, "simple_iter tracked / untracked", Ratio { group: "simple_iter", other: "ripple_tracked" }, AtMost(1.2)),
-    bar(18, "simple_iter tracked / untracked, paired", Paired { workload: "simple_iter_tracked", other: "ripple untracked" }, AtMost(1.2)),
+    bar(
+        18,
+        "simple_iter tracked / untracked, paired",
+        Paired { workload: "simple_iter_tracked", other: "ripple untracked" },
+        AtMost(1.2),
+    ),
 ];
 
 /// A measured value and how it reads.

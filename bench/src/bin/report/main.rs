@@ -351,7 +351,11 @@ fn render_crate_topia_summary(tables: &[Table]) -> String {
         let _ = writeln!(s, "| whole frame, K = {}: ripple / specs | {} |", fmt_count(k), ratio(FRAME, k, "specs"));
     }
     let _ = writeln!(s, "| mover step, K = 10,000: ripple / specs | {} |", ratio(MOVER, 10_000, "specs"));
-    let _ = writeln!(s, "| mover step, K = 10,000: ripple / ripple untracked | {} |", ratio(MOVER, 10_000, "ripple_untracked"));
+    let _ = writeln!(
+        s,
+        "| mover step, K = 10,000: ripple / ripple untracked | {} |",
+        ratio(MOVER, 10_000, "ripple_untracked")
+    );
     let _ = writeln!(s);
     s
 }
