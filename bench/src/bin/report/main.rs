@@ -17,7 +17,8 @@
 //! `crate_topia_mover/N=..,K=..`) are ordered by part, N and K, and summarised at
 //! N = 1,000,000 after their tables.
 //!
-//! After the tables comes the standing list of bars (`bars.rs`): every acceptance line so
+//! After the tables come every Crate-topia line beside its median before issue 18
+//! (`before.rs`), and the standing list of bars (`bars.rs`): every acceptance line so
 //! far, measured in this run, and whether it holds.
 
 use std::collections::BTreeMap;
@@ -31,6 +32,7 @@ use bench::fmt_ns;
 use serde_json::Value;
 
 mod bars;
+mod before;
 
 /// Libraries in row order (after `ripple` come its `ripple_*` variants); then the reference
 /// lines of [`REFERENCE_LINES`], then any other function, by name.
@@ -99,6 +101,7 @@ fn main() {
     }
 
     let mut body = render_tables(&tables);
+    body.push_str(&before::render(&tables, manifest_dir));
     body.push_str(&bars::render(&tables, manifest_dir));
     println!("{body}");
 
