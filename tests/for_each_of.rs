@@ -1,8 +1,8 @@
 //! `for_each_of_mut` visits a list of entities in the order given. Writes to a tracked
-//! column are recorded per leaf of 64 rows and stamped when the list moves to another
-//! leaf or table: whatever the order (rows out of order, tables alternating, entities
-//! repeated, dead or not matching), exactly the rows written must read as changed,
-//! also when the closure panics part-way.
+//! column are recorded row by row, through a cursor into the column's change list that
+//! is handed to the list when the visit leaves a table: whatever the order (rows out of
+//! order, tables alternating, entities repeated, dead or not matching), exactly the
+//! rows written must read as changed, also when the closure panics part-way.
 
 use std::collections::{BTreeMap, BTreeSet};
 

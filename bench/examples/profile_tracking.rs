@@ -1,8 +1,10 @@
 //! The change-tracking paths in isolation, for callgrind (instruction counts, stable on a
 //! loaded machine) and for quick wall-clock medians. See bench/README.md, "Profiling".
 //!
-//! - `crate-topia [N K FRAMES] [untracked]`: crate_topia's ripple line (`mover`, then
-//!   `render`), or with `untracked` the mover alone on an untracked Position; beside it,
+//! - `crate-topia [N K FRAMES] [untracked [touch]]`: crate_topia's ripple line (`mover`,
+//!   then `render`), or with `untracked` the mover alone on an untracked Position (with
+//!   `touch`, the movers' Position and Sprite read untimed after it, as a renderer
+//!   would); beside it,
 //!   the IDEAL line (`ideal_mover`, `ideal_render`). The first frame, in which every row
 //!   is new to the renderer, is not profiled. Prints each step's median per frame.
 //! - `simple-iter [untracked|tracked|observed] [PASSES]`: simple_iter's pass (`pass`),
@@ -102,6 +104,11 @@ fn crate_topia(args: &[String]) {
     let movers: Vec<ripple::Entity> = indices.iter().map(|&i| ids[i]).collect();
     let mut mover_query = world.query::<&mut Position>();
     let mut renderer = (!untracked).then(|| world.query_filtered::<(&Position, &Sprite), ripple::Changed<Position>>());
+    // With `untracked touch`, each frame also reads the movers' Position and Sprite,
+    // untimed, as the tracked line's renderer does: the untracked mover then meets the
+    // caches the tracked one meets.
+    let touch = untracked && args.iter().any(|a| a == "touch");
+    let mut toucher = world.query::<(&Position, &Sprite)>();
 
     let mut positions: Vec<Position> = (0..n).map(|i| Position { x: (i % 1024) as f32, y: 0.0 }).collect();
     let sprites: Vec<Sprite> = (0..n).map(|i| Sprite { index: i as u32 }).collect();
@@ -124,6 +131,11 @@ fn crate_topia(args: &[String]) {
         timed(&mut times[0], || mover(&mut mover_query, &mut world, &movers));
         if let Some(renderer) = &mut renderer {
             timed(&mut times[1], || sink ^= render(renderer, &world));
+        }
+        if touch {
+            toucher.for_each_of(&world, &movers, |(p, s)| {
+                sink = sink.wrapping_add(u64::from(p.x.to_bits()) ^ u64::from(s.index));
+            });
         }
         timed(&mut times[2], || ideal_mover(&mut positions, &mut changed, &ideal_movers));
         timed(&mut times[3], || sink ^= ideal_render(&positions, &sprites, &mut changed));
@@ -156,7 +168,7 @@ fn main() {
         Some("crate-topia") => crate_topia(&args[1..]),
         Some("simple-iter") => simple_iter(&args[1..]),
         _ => {
-            eprintln!("usage: profile_tracking crate-topia [N K FRAMES] [untracked]");
+            eprintln!("usage: profile_tracking crate-topia [N K FRAMES] [untracked [touch]]");
             eprintln!("       profile_tracking simple-iter [untracked|tracked|observed] [PASSES]");
             std::process::exit(2);
         }

@@ -9,6 +9,7 @@
 //! The ring has a fixed capacity; when it is full, its owner folds the oldest segment
 //! into the tree ([`Summary`](super::Summary)).
 
+use std::cell::Cell;
 use std::collections::VecDeque;
 
 use super::tick::Tick;
@@ -19,6 +20,61 @@ struct Segment {
     tick: u32,
     /// The sequence number of its first entry (entries are numbered in append order).
     start: u64,
+}
+
+/// Appends to a [`ChangeList`]'s newest segment kept by the writer, in its own memory,
+/// while it writes many rows in a row: the list's `tail` and count, stored back on
+/// every append, would make each append wait for the last one's store, where a
+/// writer's local cursor costs a store of the row and nothing more.
+///
+/// Closed (no room) until opened; the writer closes it before anyone else uses the
+/// list, also when it unwinds.
+#[doc(hidden)]
+pub struct ListCursor {
+    rows: Cell<*mut u32>,
+    /// The next entry's index in the ring; appends may go up to `limit`.
+    at: Cell<usize>,
+    limit: Cell<usize>,
+    /// `at` when opened: the appends are `opened .. at`.
+    opened: Cell<usize>,
+}
+
+impl Default for ListCursor {
+    fn default() -> Self {
+        ListCursor {
+            rows: Cell::new(std::ptr::null_mut()),
+            at: Cell::new(0),
+            limit: Cell::new(0),
+            opened: Cell::new(0),
+        }
+    }
+}
+
+impl ListCursor {
+    /// Appends `row` if the cursor has room; false otherwise (then the writer closes
+    /// it, records the row through the summary, and opens it again).
+    ///
+    /// # Safety
+    /// The list the cursor was opened on is alive and, since then, has been used by no
+    /// one but through this cursor.
+    #[inline(always)]
+    pub(crate) unsafe fn push(&self, row: usize) -> bool {
+        let at = self.at.get();
+        if at >= self.limit.get() {
+            return false;
+        }
+        // SAFETY: `at < limit`, and `limit` was the end of the list's free run, within
+        // its ring (`open`), which nothing else has touched since (caller).
+        unsafe { *self.rows.get().add(at) = row as u32 };
+        self.at.set(at + 1);
+        true
+    }
+
+    fn close(&self) {
+        self.at.set(0);
+        self.opened.set(0);
+        self.limit.set(0);
+    }
 }
 
 /// See the module docs.
@@ -99,6 +155,31 @@ impl ChangeList {
         self.tail = at + 1;
         self.len += 1;
         true
+    }
+
+    /// Opens `cursor` on the free run at `tail` for appends to the newest segment, if it
+    /// has `tick`; otherwise leaves it closed (no room). Until it is
+    /// [closed](Self::close), the entries it appends are not yet the list's.
+    #[inline]
+    pub(super) fn open(&mut self, cursor: &ListCursor, tick: Tick) {
+        let open = !self.is_empty() && tick.0 == self.newest && self.tail < self.limit;
+        cursor.rows.set(self.rows.as_mut_ptr());
+        cursor.at.set(self.tail);
+        cursor.opened.set(self.tail);
+        cursor.limit.set(if open { self.limit } else { self.tail });
+    }
+
+    /// Makes the entries `cursor` appended the list's, and closes it.
+    #[inline]
+    pub(super) fn close(&mut self, cursor: &ListCursor) {
+        let (at, opened) = (cursor.at.get(), cursor.opened.get());
+        if at != opened {
+            // The cursor wrote `opened .. at` of the free run that started at `tail`.
+            debug_assert!(opened == self.tail && at <= self.limit);
+            self.tail = at;
+            self.len += at - opened;
+        }
+        cursor.close();
     }
 
     /// Appends `row`, written at `tick` (no older than [`newest`](Self::newest)); false

@@ -24,6 +24,8 @@ mod summary;
 mod tick;
 mod tree;
 
+#[doc(hidden)]
+pub use change_list::ListCursor;
 pub(crate) use log::EventLog;
 pub use mut_ref::Mut;
 pub(crate) use mut_ref::TickSlot;

@@ -28,7 +28,7 @@
 use std::cell::UnsafeCell;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
-use super::change_list::ChangeList;
+use super::change_list::{ChangeList, ListCursor};
 use super::tick::Tick;
 use super::tree::{LEAF, LEAF_SHIFT, Maxima, equal_mask};
 
@@ -106,6 +106,48 @@ impl Summary {
             // SAFETY: forwarded from the caller.
             unsafe { self.record_slow(ticks, row, tick) };
         }
+    }
+
+    /// [`record`](Self::record) through a writer's `cursor` (see [`ListCursor`]): the
+    /// row is appended there while the cursor has room; otherwise the cursor is closed,
+    /// the row recorded, and the cursor opened again.
+    ///
+    /// # Safety
+    /// As [`Summary::record`]; `cursor` is closed or was opened on this summary's list,
+    /// which no one has used since but through it.
+    #[inline(always)]
+    pub(crate) unsafe fn record_through(&self, cursor: &ListCursor, ticks: *const Tick, row: usize, tick: Tick) {
+        // SAFETY: forwarded from the caller.
+        if !unsafe { cursor.push(row) } {
+            // SAFETY: forwarded from the caller.
+            unsafe { self.reopen(cursor, ticks, row, tick) };
+        }
+    }
+
+    /// [`record_through`](Self::record_through) when the cursor has no room.
+    ///
+    /// # Safety
+    /// As [`Summary::record_through`].
+    #[inline(never)]
+    unsafe fn reopen(&self, cursor: &ListCursor, ticks: *const Tick, row: usize, tick: Tick) {
+        // SAFETY: the caller is the column's only writer.
+        let list = unsafe { self.list() };
+        list.close(cursor);
+        // SAFETY: forwarded from the caller; the cursor is closed.
+        unsafe { self.record(ticks, row, tick) };
+        // SAFETY: as above.
+        unsafe { self.list() }.open(cursor, tick);
+    }
+
+    /// Makes what `cursor` appended the list's, and closes it.
+    ///
+    /// # Safety
+    /// The caller is the column's only writer; `cursor` is closed or was opened on this
+    /// summary's list, which no one has used since but through it.
+    #[inline]
+    pub(crate) unsafe fn close(&self, cursor: &ListCursor) {
+        // SAFETY: per the caller.
+        unsafe { self.list() }.close(cursor);
     }
 
     /// [`record`](Self::record) for a row that opens a segment, into a full list, or at

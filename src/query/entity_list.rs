@@ -4,7 +4,9 @@
 //! Not a run: like `get_mut` for each entity in turn, writes are stamped with the
 //! world's current tick. Each entity's item is a batched run of one row: a write sets
 //! a bit, and the loop records the row once its call returns ([`QueryData::end_row`])
-//! — or while it unwinds. Batching per leaf, as runs do, pays only where consecutive
+//! — or while it unwinds. Rows go to a change list through a cursor the loop keeps
+//! while it visits one table (`ListCursor`), handed to the list when it leaves the
+//! table. Batching per leaf, as runs do, pays only where consecutive
 //! entities share a leaf; for entities spread over many leaves, the usual case of a
 //! list, it would only add bookkeeping per entity.
 
@@ -103,9 +105,11 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     }
 }
 
-/// Records the writes of the entity being visited if its closure panics (on the normal
-/// path there is nothing left to record when it is dropped). It keeps a copy of the
-/// fetch: a reference would pin the loop's fetch to memory.
+/// Ends the visit of a table's entities: records the writes of the entity being visited
+/// if its closure panicked (on the normal path there is nothing left to record), then
+/// hands the rows appended through the record's cursors to the change lists
+/// ([`QueryData::end_rows`]). It keeps a copy of the fetch: a reference would pin the
+/// loop's fetch to memory.
 struct RowGuard<'a, 'w, Q: QueryData> {
     fetch: Q::Fetch<'w>,
     record: &'a Q::Record,
@@ -114,8 +118,12 @@ struct RowGuard<'a, 'w, Q: QueryData> {
 
 impl<Q: QueryData> Drop for RowGuard<'_, '_, Q> {
     fn drop(&mut self) {
-        // SAFETY: the row's item is gone (its call returned or is unwinding), and the
-        // visit holds the table's columns alone.
-        unsafe { Q::end_row(&self.fetch, self.record, self.row.get()) };
+        // SAFETY: the row's item is gone (its call returned or is unwinding), the visit
+        // holds the table's columns alone, and the record is used by this visit's
+        // `end_row` calls only.
+        unsafe {
+            Q::end_row(&self.fetch, self.record, self.row.get());
+            Q::end_rows(&self.fetch, self.record);
+        }
     }
 }

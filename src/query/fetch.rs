@@ -3,7 +3,7 @@
 use std::any::type_name;
 use std::cell::Cell;
 
-use crate::change::{Mut, RunTicks, Tick, TickSlot};
+use crate::change::{ListCursor, Mut, RunTicks, Tick, TickSlot};
 use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
 use crate::storage::{Archetype, Column, TickPtrs, TypedColumn, downcast_unchecked};
@@ -197,6 +197,17 @@ pub unsafe trait QueryData: sealed::Sealed {
     unsafe fn end_row(fetch: &Self::Fetch<'_>, record: &Self::Record, row: usize) {
         let _ = (fetch, record, row);
     }
+    /// Ends a run of [`end_row`](Self::end_row) calls on this fetch: what they appended
+    /// to change lists through the record becomes the lists' (see `ListCursor`). Called
+    /// before the record is dropped, also when unwinding.
+    ///
+    /// # Safety
+    /// As `end_row`, with the record used only by `end_row` calls on this fetch.
+    #[doc(hidden)]
+    #[inline]
+    unsafe fn end_rows(fetch: &Self::Fetch<'_>, record: &Self::Record) {
+        let _ = (fetch, record);
+    }
     /// Folds rows stamped by a parallel run's participants into the summaries: all rows
     /// of the table, or the `(table, row)` pairs of `rows`.
     ///
@@ -378,6 +389,9 @@ impl<T> Copy for MutFetch<T> {}
 #[derive(Default)]
 pub struct WriteRecord {
     rows: Cell<u64>,
+    /// Where a visit of a list of entities appends the rows it writes to the column's
+    /// change list (`end_row`, `end_rows`).
+    cursor: ListCursor,
 }
 
 impl WriteRecord {
@@ -513,9 +527,18 @@ unsafe impl<T: Component> QueryData for &mut T {
             // SAFETY: byte 0 of the record, which outlives the call.
             let written = unsafe { (*record.byte(0)).replace(0) };
             if written != 0 {
-                // SAFETY: the caller is done with the row and the only writer.
-                unsafe { ticks.record_row(row, fetch.tick) };
+                // SAFETY: the caller is done with the row and the only writer; the
+                // record's cursor is used only by this fetch's `end_row` calls, which
+                // `end_rows` ends.
+                unsafe { ticks.record_row_through(&record.cursor, row, fetch.tick) };
             }
+        }
+    }
+    #[inline]
+    unsafe fn end_rows(fetch: &Self::Fetch<'_>, record: &WriteRecord) {
+        if let Some(ticks) = fetch.ticks {
+            // SAFETY: as in `end_row`.
+            unsafe { ticks.close(&record.cursor) };
         }
     }
     unsafe fn fold_table(fetch: &Self::Fetch<'_>, len: usize, rows: Option<&[(u32, u32)]>) {
@@ -620,6 +643,13 @@ unsafe impl<Q: QueryData> QueryData for Option<Q> {
         if let Some(inner) = fetch {
             // SAFETY: forwarded from the caller.
             unsafe { Q::end_row(inner, record, row) };
+        }
+    }
+    #[inline(always)]
+    unsafe fn end_rows(fetch: &Self::Fetch<'_>, record: &Q::Record) {
+        if let Some(inner) = fetch {
+            // SAFETY: forwarded from the caller.
+            unsafe { Q::end_rows(inner, record) };
         }
     }
     unsafe fn fold_table(fetch: &Self::Fetch<'_>, len: usize, rows: Option<&[(u32, u32)]>) {
@@ -751,6 +781,13 @@ macro_rules! impl_query_data_tuple {
                 let _ = (&fetch, record, row);
                 // SAFETY: forwarded from the caller, element by element.
                 unsafe { $($name::end_row(&fetch.$index, &record.$index, row);)* }
+            }
+            #[inline(always)]
+            #[allow(unused_unsafe, reason = "the empty tuple has nothing to forward")]
+            unsafe fn end_rows(fetch: &Self::Fetch<'_>, record: &Self::Record) {
+                let _ = (&fetch, record);
+                // SAFETY: forwarded from the caller, element by element.
+                unsafe { $($name::end_rows(&fetch.$index, &record.$index);)* }
             }
             #[allow(unused_unsafe, reason = "the empty tuple has nothing to forward")]
             unsafe fn fold_table(fetch: &Self::Fetch<'_>, len: usize, rows: Option<&[(u32, u32)]>) {

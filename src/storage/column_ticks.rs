@@ -20,7 +20,7 @@
 
 use std::cell::UnsafeCell;
 
-use crate::change::{LEAF, Remap, Summary, Tick, stamp_rows};
+use crate::change::{LEAF, ListCursor, Remap, Summary, Tick, stamp_rows};
 
 /// See the module docs.
 pub(crate) struct ColumnTicks {
@@ -249,22 +249,39 @@ impl TickPtrs {
         }
     }
 
-    /// Stamps `row` with `tick` (the newest) and records it in the summary if it is
-    /// maintained and the row did not hold `tick` already.
+    /// Stamps `row` with `tick` (the newest) and, if the summary is maintained and the
+    /// row did not hold `tick` already, records it there, appending to the change list
+    /// through a writer's `cursor` (see [`ListCursor`]; [`close`](Self::close) it when
+    /// done).
     ///
     /// # Safety
-    /// The pointers came from a column with row `row`; the caller is its only writer.
+    /// The pointers came from a column with row `row`; the caller is its only writer;
+    /// `cursor` is closed or was opened on this column's list, which no one has used
+    /// since but through it.
     #[inline(always)]
-    pub(crate) unsafe fn record_row(self, row: usize, tick: Tick) {
-        // SAFETY: the row is the caller's to write (caller).
+    pub(crate) unsafe fn record_row_through(self, cursor: &ListCursor, row: usize, tick: Tick) {
+        // SAFETY: the row is the caller's to write, the cursor this column's (caller).
         unsafe {
             let slot = self.changed.add(row);
             if *slot != tick {
                 *slot = tick;
                 if self.live {
-                    (*self.summary).record(self.changed, row, tick);
+                    (*self.summary).record_through(cursor, self.changed, row, tick);
                 }
             }
+        }
+    }
+
+    /// Makes what `cursor` appended part of the change list, and closes it.
+    ///
+    /// # Safety
+    /// The caller is the column's only writer; `cursor` is as for
+    /// [`record_row_through`](Self::record_row_through).
+    #[inline]
+    pub(crate) unsafe fn close(self, cursor: &ListCursor) {
+        if self.live {
+            // SAFETY: forwarded from the caller.
+            unsafe { (*self.summary).close(cursor) };
         }
     }
 
@@ -372,7 +389,7 @@ mod tests {
     enum Op {
         Leaf(usize, u64, bool),
         Whole(usize, bool),
-        Row(usize),
+        Rows(Vec<usize>),
         Mark(usize),
         Push(u32),
         Remove(usize),
@@ -385,7 +402,7 @@ mod tests {
         prop_oneof![
             3 => (any::<usize>(), any::<u64>(), any::<bool>()).prop_map(|(leaf, bits, par)| Op::Leaf(leaf, bits, par)),
             3 => (any::<usize>(), any::<bool>()).prop_map(|(leaf, par)| Op::Whole(leaf, par)),
-            4 => any::<usize>().prop_map(Op::Row),
+            4 => prop::collection::vec(any::<usize>(), 1..40).prop_map(Op::Rows),
             1 => any::<usize>().prop_map(Op::Mark),
             3 => (0u32..8).prop_map(Op::Push),
             2 => any::<usize>().prop_map(Op::Remove),
@@ -415,11 +432,18 @@ mod tests {
                 match op {
                     Op::Leaf(leaf, bits, parallel) if len > 0 => column.write_leaf(leaf % len.div_ceil(LEAF), bits, parallel),
                     Op::Whole(leaf, parallel) if len > 0 => column.write_leaf(leaf % len.div_ceil(LEAF), u64::MAX, parallel),
-                    Op::Row(row) if len > 0 => {
-                        let row = row % len;
-                        // SAFETY: the test is the column's only user.
-                        unsafe { column.ticks.ptrs().record_row(row, column.now) };
-                        column.model[row] = column.now;
+                    Op::Rows(rows) if len > 0 => {
+                        // Rows written one by one (repeats included), appended through one
+                        // cursor and handed to the list at the end.
+                        let cursor = crate::change::ListCursor::default();
+                        for row in rows {
+                            let row = row % len;
+                            // SAFETY: the test is the column's only user.
+                            unsafe { column.ticks.ptrs().record_row_through(&cursor, row, column.now) };
+                            column.model[row] = column.now;
+                        }
+                        // SAFETY: as above.
+                        unsafe { column.ticks.ptrs().close(&cursor) };
                     }
                     Op::Mark(row) if len > 0 => {
                         column.ticks.mark(row % len, column.now);
