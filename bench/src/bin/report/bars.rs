@@ -18,6 +18,8 @@ use super::{Table, crate_topia_params, fmt_ratio};
 enum Measure {
     /// ripple's median over `other`'s in `group` (`other` may be a ripple variant).
     Ratio { group: &'static str, other: &'static str },
+    /// ripple's median over one of its variants' (`ripple_untracked`, ...) in `group`.
+    RippleOverVariant { group: &'static str, variant: &'static str },
     /// ripple's median over the best peer's in `group` (`archetype`: bevy_ecs, hecs and
     /// legion only).
     BestPeer { group: &'static str, archetype: bool },
@@ -97,6 +99,10 @@ const BARS: &[Bar] = &[
     bar(3, "simple_iter tracked / untracked", Ratio { group: "simple_iter", other: "ripple_tracked" }, AtMost(1.25)),
     bar(4, "schedule / best peer", BestPeer { group: "schedule", archetype: false }, AtMost(1.0)),
     bar(4, "heavy_compute / best peer", BestPeer { group: "heavy_compute", archetype: false }, AtMost(1.0)),
+    // heavy_compute's criterion medians drift by more than the libraries differ (the same
+    // math on rayon's pool): the paired lines are the steadier reading.
+    bar(4, "heavy_compute / shipyard, paired", Paired { workload: "heavy_compute", other: "shipyard" }, AtMost(1.0)),
+    bar(4, "heavy_compute / legion, paired", Paired { workload: "heavy_compute", other: "legion" }, AtMost(1.0)),
     bar(4, "50 empty systems / bevy_ecs", Ratio { group: "empty_systems", other: "bevy_ecs" }, AtMost(0.5)),
     bar(5, "events / bevy_ecs", Ratio { group: "events", other: "bevy_ecs" }, AtMost(1.0)),
     bar(5, "events_direct / bevy_ecs", Ratio { group: "events_direct", other: "bevy_ecs" }, AtMost(1.0)),
@@ -118,13 +124,27 @@ const BARS: &[Bar] = &[
     ),
     bar(18, "crate_topia N=1M, K=10,000: frame / specs", Ratio { group: F_K10K, other: "specs" }, AtMost(0.7)),
     bar(18, "crate_topia N=1M, K=10,000: renderer / ideal", Ratio { group: R_K10K, other: "ideal" }, AtMost(1.5)),
+    // Asked: ≤ 0.7. Blocked: ripple's mover with Position untracked (`ripple_untracked`,
+    // finding and writing the entities, no tracking) already costs about 0.7× specs'
+    // mover, and tracking adds one more cache line per changed entity (the row's tick).
     bar(
         18,
         "crate_topia N=1M, K=10,000: mover (frame − renderer) / specs'",
         MoverBySubtraction { n: 1_000_000, k: 10_000, other: "specs" },
-        AtMost(0.7),
+        Blocked { proposed: 1.4 },
     ),
-    bar(18, "crate_topia N=1M, K=10,000: mover step / specs'", Ratio { group: M_K10K, other: "specs" }, AtMost(0.7)),
+    bar(
+        18,
+        "crate_topia N=1M, K=10,000: mover step / specs'",
+        Ratio { group: M_K10K, other: "specs" },
+        Blocked { proposed: 1.4 },
+    ),
+    bar(
+        18,
+        "crate_topia N=1M, K=10,000: mover step, tracked / untracked",
+        RippleOverVariant { group: M_K10K, variant: "ripple_untracked" },
+        Blocked { proposed: 2.0 },
+    ),
     bar(
         18,
         "crate_topia N=1M, K=0: renderer / specs, ≤ 1.1× before",
@@ -209,6 +229,10 @@ fn measure(tables: &[Table], paired: &str, measure: Measure) -> Result<Value, St
             let (r, o) = (need(group, "ripple")?, need(group, other)?);
             Ok(ratio(r / o, format!("{} vs {}", fmt_ns(r), fmt_ns(o))))
         }
+        RippleOverVariant { group, variant } => {
+            let (r, v) = (need(group, "ripple")?, need(group, variant)?);
+            Ok(ratio(r / v, format!("{} vs {}", fmt_ns(r), fmt_ns(v))))
+        }
         BestPeer { group, archetype } => {
             let peers: &[&str] = if archetype { super::ARCHETYPE_PEERS } else { super::PEERS };
             let r = need(group, "ripple")?;
@@ -291,7 +315,7 @@ pub(super) fn render(tables: &[Table], manifest_dir: &Path) -> String {
     );
     let _ = writeln!(s, "| issue | line | measured | bar | holds |");
     let _ = writeln!(s, "|---:|---|---|---|---|");
-    let (mut held, mut total) = (0, 0);
+    let (mut held, mut total, mut blocked_held) = (0, 0, 0);
     for bar in BARS {
         let (shown, verdict) = match measure(tables, &paired, bar.measure) {
             Ok(value) => {
@@ -309,6 +333,7 @@ pub(super) fn render(tables: &[Table], manifest_dir: &Path) -> String {
                 };
                 total += 1;
                 held += usize::from(ok);
+                blocked_held += usize::from(proposed == Some(true));
                 (value.shown, verdict)
             }
             Err(why) => (format!("not measured: {why}"), "—".to_owned()),
@@ -322,6 +347,10 @@ pub(super) fn render(tables: &[Table], manifest_dir: &Path) -> String {
         };
         let _ = writeln!(s, "| {} | {} | {shown} | {limit} | {verdict} |", bar.issue, bar.line);
     }
-    let _ = writeln!(s, "\n{held} of {total} measured lines hold.\n");
+    let _ = writeln!(
+        s,
+        "\n{held} of {total} measured lines hold; of the rest, {blocked_held} are blocked lines that \
+         hold the bar their issue's note proposed.\n"
+    );
     s
 }
