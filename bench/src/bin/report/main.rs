@@ -62,6 +62,7 @@ const KNOWN_GROUPS: &[&str] = &[
     "heavy_compute",
     "schedule",
     "add_remove",
+    "toggle",
     "serialize_text",
     "serialize_binary",
 ];
