@@ -109,3 +109,40 @@ fn steady_frames_with_change_tracking_allocate_nothing() {
     });
     assert_eq!(allocations, 0, "steady tracked frames allocated {allocations} times");
 }
+
+#[test]
+fn steady_toggle_frames_allocate_nothing() {
+    // The toggle workload, small: each frame one group of entities gains a zero-sized
+    // marker and the marked group loses it (both move their rows between tables), then a
+    // query finds the marked.
+    struct Moving;
+    const GROUPS: usize = 20;
+    let mut world = World::new();
+    let entities: Vec<Entity> = world.spawn_batch((0..4_000).map(|i| (Pos([i as f32; 3]),))).collect();
+    let groups: Vec<Vec<Entity>> =
+        (0..GROUPS).map(|g| entities[g..].iter().step_by(GROUPS).copied().collect()).collect();
+    for &e in &groups[0] {
+        world.insert(e, (Moving,)).unwrap();
+    }
+    let mut marked = world.query_filtered::<&Pos, ripple::With<Moving>>();
+    let mut frame = |world: &mut World, f: usize| {
+        for &e in &groups[(f + 1) % GROUPS] {
+            world.insert(e, (Moving,)).unwrap();
+        }
+        for &e in &groups[f % GROUPS] {
+            world.remove::<(Moving,)>(e).unwrap();
+        }
+        let mut found = 0;
+        marked.for_each(world, |_| found += 1);
+        assert_eq!(found, 4_000 / GROUPS);
+    };
+    for f in 0..GROUPS {
+        frame(&mut world, f);
+    }
+    let allocations = allocations_in(|| {
+        for f in GROUPS..3 * GROUPS {
+            frame(&mut world, f);
+        }
+    });
+    assert_eq!(allocations, 0, "steady toggle frames allocated {allocations} times");
+}
