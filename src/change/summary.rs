@@ -208,7 +208,7 @@ impl Summary {
             // SAFETY: the rows are the caller's, and exclusively so.
             unsafe {
                 stamp_rows(ticks, start, written, tick);
-                self.dense(ticks, leaf, tick);
+                self.stamp_whole_leaf(ticks, leaf, tick);
             }
             return;
         }
@@ -228,23 +228,14 @@ impl Summary {
     }
 
     /// Records that every row of leaf `leaf` was written at `tick`, the newest tick (the
-    /// caller stamped the leaf rather than its rows).
+    /// caller stamped the leaf, or enough of its rows to take the leaf as a whole): the
+    /// tree takes the leaf at `tick`, after the list is folded into it (whose changes
+    /// are older or as old).
     ///
     /// # Safety
     /// As [`Summary::record`].
     #[inline(never)]
     pub(crate) unsafe fn stamp_whole_leaf(&self, ticks: *const Tick, leaf: usize, tick: Tick) {
-        // SAFETY: forwarded from the caller.
-        unsafe { self.dense(ticks, leaf, tick) };
-    }
-
-    /// Records leaf `leaf` in the tree as written at `tick`, the newest tick, after
-    /// folding the list (whose changes are older or as old).
-    ///
-    /// # Safety
-    /// As [`Summary::record`].
-    #[inline]
-    unsafe fn dense(&self, ticks: *const Tick, leaf: usize, tick: Tick) {
         if self.folded() != tick {
             // SAFETY: forwarded from the caller.
             unsafe { self.fold_all(ticks, tick) };
@@ -278,7 +269,7 @@ impl Summary {
                 || (start < raw.len() && equal_mask(&raw[start..(start + LEAF).min(raw.len())], tick.0) != 0);
             if written {
                 // SAFETY: forwarded from the caller.
-                unsafe { self.dense(rows.as_ptr(), leaf, tick) };
+                unsafe { self.stamp_whole_leaf(rows.as_ptr(), leaf, tick) };
             }
         }
     }
@@ -327,11 +318,12 @@ impl Summary {
     pub(crate) unsafe fn place(&self, ticks: *const Tick, row: usize, tick: Tick, now: Tick) {
         // SAFETY: forwarded from the caller.
         let list = unsafe { self.list() };
+        let after_folded = tick.age(now) < self.folded().age(now);
         let in_order = list.newest().is_none_or(|newest| newest.age(now) >= tick.age(now));
-        if tick.age(now) < self.folded().age(now) && in_order && list.push(row, tick) {
+        if after_folded && in_order && list.push(row, tick) {
             return;
         }
-        if tick.age(now) < self.folded().age(now) {
+        if after_folded {
             // Newer than the tree's changes but not in the list's order (or no room):
             // the tree takes everything.
             // SAFETY: forwarded from the caller.

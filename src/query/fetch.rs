@@ -84,11 +84,12 @@ pub unsafe trait QueryData: sealed::Sealed {
     /// guard can keep its own copy rather than pin the loop's to memory.
     #[doc(hidden)]
     type Fetch<'w>: Copy;
-    /// Where a batched run's items record their writes to tracked columns: for each
-    /// written column, the slots written since the run last folded them and the rows
-    /// of the current leaf; nothing for a fetch that writes nothing. Kept apart from the
-    /// fetch's pointers: setting a bit in it must not make the compiler reload them
-    /// (which stops a loop that writes every row from being vectorized).
+    /// Where a run's items record their writes to tracked columns: for each written
+    /// column, the rows of the current leaf written so far (a batched run) and the
+    /// cursor a visit of a list of entities appends rows through (`end_row`); nothing
+    /// for a fetch that writes nothing. Kept apart from the fetch's pointers: setting a
+    /// bit in it must not make the compiler reload them (which stops a loop that writes
+    /// every row from being vectorized).
     #[doc(hidden)]
     type Record;
     /// An empty record, for a batched run's visit of one table.

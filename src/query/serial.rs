@@ -265,24 +265,25 @@ where
             if mode == Mode::Tables && all_tracked {
                 // A write sets its slot's bit in its chunk's byte: a constant per slot, so
                 // a loop whose rows are all written folds the marks into one store a chunk.
-                // SAFETY: `row < len`, each row fetched once; the record outlives the
-                // items; a chunk lies in its leaf, so its byte is below 8.
-                let fetch_row = |chunk: usize, slot: usize| unsafe {
-                    Q::fetch_batched::<true>(fetch, &record, chunk + slot, (chunk - start) / UNROLL, slot as u32)
-                };
                 if rows.len() == LEAF {
                     // A whole leaf: eight chunks of eight, a loop of fixed length (a loop
                     // that ends with each leaf costs a mispredicted branch per leaf).
                     for byte in 0..LEAF / UNROLL {
                         let chunk = start + byte * UNROLL;
                         for slot in 0..UNROLL {
-                            // SAFETY: as above.
+                            // SAFETY: `row < len`, each row fetched once; the record
+                            // outlives the items; `byte < 8`, `slot < 8`.
                             let item =
                                 unsafe { Q::fetch_batched::<true>(fetch, &record, chunk + slot, byte, slot as u32) };
                             f(table, chunk + slot, item);
                         }
                     }
                 } else {
+                    // SAFETY: `row < len`, each row fetched once; the record outlives the
+                    // items; a chunk lies in its leaf, so its byte is below 8.
+                    let fetch_row = |chunk: usize, slot: usize| unsafe {
+                        Q::fetch_batched::<true>(fetch, &record, chunk + slot, (chunk - start) / UNROLL, slot as u32)
+                    };
                     visit_unrolled(rows, fetch_row, |row, item| f(table, row, item));
                 }
             } else {
