@@ -360,3 +360,51 @@ fn the_profiler_counts_entities_and_reports_a_table() {
     assert!(report.contains("movers"), "{report}");
     assert_eq!(report.lines().count(), 3, "{report}");
 }
+
+/// A system written by hand: `unsafe impl`, because the schedule trusts its declared
+/// access (here: reads `Log`) to run it beside others.
+struct CountLogEntries {
+    meta: ripple::SystemMeta,
+    seen: Arc<Mutex<Vec<usize>>>,
+}
+
+// SAFETY: `run_shared` reads only the `Log` resource, which `initialize` declares.
+unsafe impl ripple::System for CountLogEntries {
+    fn name(&self) -> &str {
+        self.meta.name()
+    }
+    fn set_name(&mut self, name: std::borrow::Cow<'static, str>) {
+        self.meta = ripple::SystemMeta::new(name);
+    }
+    fn initialize(&mut self, _: &mut World) -> Result<(), Vec<String>> {
+        self.meta.add_resource_access::<Log>(false, "log");
+        Ok(())
+    }
+    fn access(&self) -> &ripple::SystemAccess {
+        self.meta.access()
+    }
+    unsafe fn run_shared(&mut self, world: &World) {
+        self.seen.lock().unwrap().push(world.resource::<Log>().map_or(0, |log| log.0.len()));
+    }
+    fn run_exclusive(&mut self, world: &mut World) {
+        // SAFETY: exclusive access covers the declared read.
+        unsafe { self.run_shared(world) }
+    }
+    fn apply_deferred(&mut self, _: &mut World) {}
+    fn entity_counts(&mut self, _: &World) -> ripple::EntityCounts {
+        ripple::EntityCounts::default()
+    }
+}
+
+#[test]
+fn a_hand_written_system_runs_under_its_declared_access() {
+    let mut world = world_with_log();
+    let mut schedule = Schedule::new();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let counter = CountLogEntries { meta: ripple::SystemMeta::new("count"), seen: seen.clone() };
+    schedule.add_system(&mut world, log_system("a").named("a")).unwrap();
+    schedule.add_system(&mut world, counter.after("a")).unwrap();
+    schedule.run(&mut world);
+    schedule.run(&mut world);
+    assert_eq!(*seen.lock().unwrap(), vec![1, 2]);
+}

@@ -14,7 +14,43 @@ use super::param::{EntityCounts, SystemMeta, SystemParam, SystemParamItem};
 
 /// Something the schedule can run. Made from functions by [`IntoSystem`]; implement
 /// it directly only for systems that need more control.
-pub trait System: Send + 'static {
+///
+/// # Safety
+/// The schedule runs systems whose declared accesses do not conflict at the same
+/// time on other threads, trusting [`access`](System::access). An implementation
+/// must therefore touch, in [`run_shared`](System::run_shared),
+/// [`entity_counts`](System::entity_counts) and
+/// [`matches_archetype`](System::matches_archetype), only what `access()` declares
+/// (components and resources read or written, the world's bookkeeping read-only),
+/// and must declare itself exclusive (`SystemAccess::set_exclusive`) if
+/// `run_shared` cannot run at all. Systems made with [`IntoSystem`] uphold this by
+/// construction: their access is the union of their parameters' accesses, which
+/// [`SystemParam`] implementations promise under its own contract.
+///
+/// A system declared with an empty access that reads a component anyway would race
+/// with a system writing it in the same parallel stage; that is why implementing
+/// this trait takes `unsafe`:
+///
+/// ```compile_fail,E0200
+/// use std::borrow::Cow;
+/// use ripple::{ArchetypeId, EntityCounts, System, SystemAccess, World};
+///
+/// struct Sneaky(SystemAccess);
+///
+/// impl System for Sneaky {
+///     fn name(&self) -> &str { "sneaky" }
+///     fn set_name(&mut self, _: Cow<'static, str>) {}
+///     fn initialize(&mut self, _: &mut World) -> Result<(), Vec<String>> { Ok(()) }
+///     fn access(&self) -> &SystemAccess { &self.0 } // declares nothing...
+///     unsafe fn run_shared(&mut self, world: &World) {
+///         let _ = world.len(); // ...and reads the world anyway
+///     }
+///     fn run_exclusive(&mut self, _: &mut World) {}
+///     fn apply_deferred(&mut self, _: &mut World) {}
+///     fn entity_counts(&mut self, _: &World) -> EntityCounts { EntityCounts::default() }
+/// }
+/// ```
+pub unsafe trait System: Send + 'static {
     /// The system's name (unique within a schedule).
     fn name(&self) -> &str;
 
@@ -100,7 +136,10 @@ pub struct FunctionSystem<Marker, F: SystemParamFunction<Marker>> {
     _marker: PhantomData<fn() -> Marker>,
 }
 
-impl<Marker: 'static, F: SystemParamFunction<Marker>> System for FunctionSystem<Marker, F> {
+// SAFETY: `initialize` sets the access to the union of the parameters' accesses,
+// and `run_shared` touches the world only through those parameters, each of which
+// promises (by `SystemParam`'s contract) to touch only what it declared.
+unsafe impl<Marker: 'static, F: SystemParamFunction<Marker>> System for FunctionSystem<Marker, F> {
     fn name(&self) -> &str {
         &self.meta.name
     }
@@ -190,7 +229,10 @@ pub struct ExclusiveSystem<F> {
     meta: SystemMeta,
 }
 
-impl<F: FnMut(&mut World) + Send + 'static> System for ExclusiveSystem<F> {
+// SAFETY: the system declares itself exclusive in `initialize`, so the schedule
+// only ever runs it through `run_exclusive` (`run_shared` refuses to run), and
+// `entity_counts` touches nothing.
+unsafe impl<F: FnMut(&mut World) + Send + 'static> System for ExclusiveSystem<F> {
     fn name(&self) -> &str {
         &self.meta.name
     }

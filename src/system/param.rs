@@ -70,8 +70,9 @@ pub struct EntityCounts {
 /// parameter state's lifetime `'s` (so `Res<'_, T>` names `Res<'w, T>`).
 ///
 /// # Safety
-/// `init` must declare in `meta` every access `get` makes through the shared world;
-/// the schedule relies on it to keep writers apart from readers.
+/// `init` must declare in `meta` every access that `get`, `count` and `matches`
+/// make through the shared world (the world's bookkeeping may always be read); the
+/// schedule relies on it to keep writers apart from readers.
 pub unsafe trait SystemParam: Sized {
     /// What the parameter keeps between runs (a query's cache, a local value).
     type State: Send + 'static;
