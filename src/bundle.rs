@@ -8,8 +8,9 @@ use std::any::TypeId;
 
 use crate::change::Tick;
 use crate::component::{Component, ComponentId, Components};
+use crate::entity::Entity;
 use crate::hash::IdMap;
-use crate::storage::{ArchetypeId, Column, TypedColumn, downcast_mut_unchecked};
+use crate::storage::{ArchetypeId, Column, SparseSets, TypedColumn, downcast_mut_unchecked};
 
 mod sealed {
     pub trait Sealed {}
@@ -65,6 +66,88 @@ pub trait Bundle: sealed::Sealed + Send + Sync + Sized + 'static {
     /// As for [`Bundle::writer`].
     #[doc(hidden)]
     unsafe fn take(columns: &mut [Box<dyn Column>], indices: &[usize], row: usize, now: Tick) -> Self;
+
+    /// Like [`write_at`](Self::write_at) for a bundle with sparse elements: each value
+    /// goes to its table column at the row, or to its sparse set.
+    ///
+    /// # Safety
+    /// `row.columns[i]` is the column of element `i`'s component id in `row.table`, or
+    /// [`SPARSE_COLUMN`] for a sparse one, whose set is `row.sets`' set of `row.ids[i]`.
+    #[doc(hidden)]
+    unsafe fn write_mixed(self, row: &mut MixedRow<'_>, tick: Tick);
+
+    /// Like [`take`](Self::take) for a bundle with sparse elements, each of which the
+    /// entity has.
+    ///
+    /// # Safety
+    /// As [`write_mixed`](Self::write_mixed), and the entity has every sparse element.
+    #[doc(hidden)]
+    unsafe fn take_mixed(row: &mut MixedRow<'_>, now: Tick) -> Self;
+}
+
+/// The column index of a bundle element stored in a sparse set.
+pub(crate) const SPARSE_COLUMN: usize = usize::MAX;
+
+/// Where the elements of a bundle with sparse types are written to or taken from: one
+/// entity's row of a table, and the world's sparse sets.
+#[doc(hidden)]
+pub struct MixedRow<'a> {
+    pub(crate) table: &'a mut [Box<dyn Column>],
+    pub(crate) row: usize,
+    /// Per element: its column in `table`, or [`SPARSE_COLUMN`].
+    pub(crate) columns: &'a [usize],
+    /// Per element: its component id.
+    pub(crate) ids: &'a [ComponentId],
+    pub(crate) sets: &'a mut SparseSets,
+    pub(crate) entity: Entity,
+    /// Bit `i` set: element `i` was added to its sparse set (the entity lacked it).
+    pub(crate) added: u32,
+}
+
+impl MixedRow<'_> {
+    /// The column and row element `element` is written to; a sparse element the entity
+    /// lacks gets a new dense row, which the caller fills at once.
+    #[inline]
+    fn place(&mut self, element: usize) -> (&mut dyn Column, usize) {
+        match self.columns[element] {
+            SPARSE_COLUMN => {
+                let set = self.sets.get_mut(self.ids[element]).expect("ripple: a sparse component has a set");
+                let (dense, new) = set.slot_for(self.entity);
+                if new {
+                    self.added |= 1 << element;
+                }
+                (&mut *set.values, dense)
+            }
+            column => (&mut *self.table[column], self.row),
+        }
+    }
+
+    /// # Safety
+    /// Element `element`'s component is `T` (see [`Bundle::write_mixed`]).
+    #[inline]
+    unsafe fn write<T: Component>(&mut self, element: usize, value: T, tick: Tick) -> Option<T> {
+        let (column, row) = self.place(element);
+        // SAFETY: the column of `T`'s id (caller).
+        unsafe { write_one::<T>(column, row, value, tick) }
+    }
+
+    /// # Safety
+    /// Element `element`'s component is `T`, and the entity has it.
+    #[inline]
+    unsafe fn take<T: Component>(&mut self, element: usize, now: Tick) -> T {
+        match self.columns[element] {
+            SPARSE_COLUMN => {
+                let set = self.sets.get_mut(self.ids[element]).expect("ripple: a sparse component has a set");
+                let dense = set.dense(self.entity).expect("ripple: checked present before taking");
+                // SAFETY: the set of `T`'s id holds `T` (caller).
+                let value = unsafe { downcast_mut_unchecked::<T>(&mut *set.values) }.swap_remove(dense, now);
+                set.forget(self.entity, dense);
+                value
+            }
+            // SAFETY: the column of `T`'s id (caller).
+            column => unsafe { downcast_mut_unchecked::<T>(&mut *self.table[column]) }.swap_remove(self.row, now),
+        }
+    }
 }
 
 /// # Safety
@@ -138,6 +221,23 @@ macro_rules! impl_bundle {
                 // element's component id.
                 unsafe { ($(downcast_mut_unchecked::<$name>(&mut *columns[indices[$index]]).swap_remove(row, now),)*) }
             }
+
+            #[inline]
+            #[allow(clippy::unused_unit, unused_unsafe, reason = "the empty tuple has no columns")]
+            unsafe fn write_mixed(self, row: &mut MixedRow<'_>, tick: Tick) {
+                let _ = (&row, tick);
+                // Held until every value is written, then dropped.
+                // SAFETY: per this function's contract, element by element.
+                let _old = unsafe { ($(row.write::<$name>($index, self.$index, tick),)*) };
+            }
+
+            #[inline]
+            #[allow(clippy::unused_unit, unused_unsafe, reason = "the empty tuple has no columns")]
+            unsafe fn take_mixed(row: &mut MixedRow<'_>, now: Tick) -> Self {
+                let _ = (&row, now);
+                // SAFETY: per this function's contract, element by element.
+                unsafe { ($(row.take::<$name>($index, now),)*) }
+            }
         }
     };
 }
@@ -158,8 +258,10 @@ pub(crate) struct SpawnTarget {
 pub(crate) struct BundleInfo {
     /// Component ids in tuple order.
     pub(crate) ids: Box<[ComponentId]>,
-    /// The same ids, ascending.
+    /// The ids of the elements stored in tables, ascending.
     pub(crate) sorted: Box<[ComponentId]>,
+    /// Whether some element is stored in a sparse set.
+    pub(crate) has_sparse: bool,
     /// Filled on the first spawn of this bundle.
     pub(crate) spawn: Option<SpawnTarget>,
 }
@@ -201,8 +303,10 @@ impl Bundles {
                 components.info(pair[0]).name
             );
         }
+        let has_sparse = sorted.iter().any(|&c| components.is_sparse(c));
+        let sorted = sorted.iter().copied().filter(|&c| !components.is_sparse(c)).collect();
         let id = BundleId(self.infos.len() as u32);
-        self.infos.push(BundleInfo { ids, sorted, spawn: None });
+        self.infos.push(BundleInfo { ids, sorted, has_sparse, spawn: None });
         self.by_type.insert(TypeId::of::<B>(), id);
         id
     }

@@ -24,11 +24,35 @@ impl ComponentId {
     }
 }
 
+/// Where a component type's values live, chosen per type and world with
+/// [`World::set_storage`](crate::World::set_storage) before the type is first used.
+///
+/// - [`Table`](Storage::Table), the default: values live in the archetype tables, one
+///   column per type. Iterating is a linear walk over contiguous memory, the fastest
+///   there is; adding or removing the component moves the entity's whole row to
+///   another table.
+/// - [`SparseSet`](Storage::SparseSet): values live in one set per type, outside the
+///   tables. Adding or removing the component is O(1) and moves nothing, and a query
+///   that requires it visits only the entities that have it; reading it costs a
+///   lookup per entity. Choose it for markers that come and go often (a `Moving`
+///   tag on the entities in motion, a `DamagedFlash` for a few frames) and for
+///   components few entities have.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Storage {
+    /// In the archetype tables (the default).
+    #[default]
+    Table,
+    /// In a sparse set of its own.
+    SparseSet,
+}
+
 /// What the world knows about one component type.
 pub(crate) struct ComponentInfo {
     pub(crate) name: &'static str,
-    /// Builds an empty column of this type for a new archetype.
+    /// Builds an empty column of this type for a new archetype (or sparse set).
     pub(crate) new_column: fn() -> Box<dyn Column>,
+    /// Where the values live; fixed from registration on.
+    pub(crate) storage: Storage,
     /// Whether this type's changes are recorded (opt-in, never turned off).
     pub(crate) tracked: bool,
     /// Whether an observer of this type has existed: its columns keep change summaries.
@@ -48,12 +72,20 @@ impl Components {
     /// The id of `T`, registering it on first sight.
     #[inline]
     pub(crate) fn id_or_register<T: Component>(&mut self) -> ComponentId {
+        self.id_or_register_as::<T>(Storage::Table)
+    }
+
+    /// The id of `T`, registering it with `storage` on first sight (a type seen
+    /// before keeps the storage it was registered with).
+    #[inline]
+    pub(crate) fn id_or_register_as<T: Component>(&mut self, storage: Storage) -> ComponentId {
         let next = ComponentId(self.infos.len() as u32);
         let infos = &mut self.infos;
         *self.by_type.entry(TypeId::of::<T>()).or_insert_with(|| {
             infos.push(ComponentInfo {
                 name: std::any::type_name::<T>(),
                 new_column: || Box::new(TypedColumn::<T>::default()),
+                storage,
                 tracked: false,
                 observed: false,
                 hooks: ComponentHooks::default(),
@@ -76,6 +108,12 @@ impl Components {
     #[inline]
     pub(crate) fn info_mut(&mut self, id: ComponentId) -> &mut ComponentInfo {
         &mut self.infos[id.index()]
+    }
+
+    /// Whether component `id` is stored in a sparse set.
+    #[inline]
+    pub(crate) fn is_sparse(&self, id: ComponentId) -> bool {
+        self.infos[id.index()].storage == Storage::SparseSet
     }
 
     /// Number of registered component types.

@@ -27,12 +27,23 @@ impl<'w> EntityRef<'w> {
     /// Whether the entity has a component of type `T`.
     #[inline]
     pub fn has<T: Component>(&self) -> bool {
-        self.world.components.id::<T>().is_some_and(|c| self.world.archetypes.get(self.location.archetype).has(c))
+        let Some(c) = self.world.components.id::<T>() else { return false };
+        match self.world.sparse.get(c) {
+            Some(set) => set.contains(self.entity),
+            None => self.world.archetypes.get(self.location.archetype).has(c),
+        }
     }
 
     /// The entity's `T`, if it has one.
     #[inline]
     pub fn get<T: Component>(&self) -> Option<&'w T> {
+        if let Ok(value) = self.world.sparse_get::<T>(self.entity) {
+            if value.is_some() {
+                return value;
+            }
+        } else {
+            return None;
+        }
         let table = self.world.archetypes.get(self.location.archetype);
         let column = table.column_index(self.world.components.id::<T>()?)?;
         Some(downcast::<T>(table.column(column)).get(self.location.row.index()))
@@ -40,8 +51,16 @@ impl<'w> EntityRef<'w> {
 
     /// The type names of the entity's components, in no particular order.
     pub fn component_names(&self) -> impl Iterator<Item = &'static str> + 'w {
-        let components = &self.world.components;
-        self.world.archetypes.get(self.location.archetype).components().iter().map(|&c| components.info(c).name)
+        let world = self.world;
+        let entity = self.entity;
+        let table = world.archetypes.get(self.location.archetype).components().iter().copied();
+        let sparse = world
+            .sparse
+            .ids()
+            .iter()
+            .copied()
+            .filter(move |&c| world.sparse.get(c).is_some_and(|s| s.contains(entity)));
+        table.chain(sparse).map(|c| world.components.info(c).name)
     }
 }
 

@@ -74,6 +74,31 @@ impl From<MissingComponent> for ComponentError {
     }
 }
 
+/// A storage was chosen for a component type that is already in use
+/// ([`World::set_storage`](crate::World::set_storage)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StorageInUse {
+    /// The type name of the component.
+    pub component: &'static str,
+    /// The storage the type already has.
+    pub current: crate::Storage,
+    /// The storage that was asked for.
+    pub requested: crate::Storage,
+}
+
+impl fmt::Display for StorageInUse {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "component `{}` is already in use with {:?} storage; choose {:?} before its first spawn, insert, query or \
+             observer",
+            self.component, self.current, self.requested
+        )
+    }
+}
+
+impl Error for StorageInUse {}
+
 /// Why [`QueryState::get`](crate::QueryState::get) found nothing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum QueryEntityError {

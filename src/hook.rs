@@ -172,6 +172,10 @@ impl World {
             HookKind::Remove => hooks.on_remove.push(hook),
         }
         let flags = HookFlags(HookFlags::bit(kind));
+        if self.components.is_sparse(id) {
+            self.sparse_hooks = self.sparse_hooks.union(flags);
+            return;
+        }
         for table in self.archetypes.iter_mut() {
             if table.has(id) {
                 table.hooks = table.hooks.union(flags);

@@ -60,6 +60,7 @@ mod resource;
 mod schedule;
 mod spawn_batch;
 mod storage;
+mod storage_choice;
 mod system;
 mod tuples;
 mod type_name;
@@ -67,14 +68,18 @@ mod world;
 
 pub use api::{Api, ApiMut};
 pub use bundle::Bundle;
+#[doc(hidden)]
+pub use bundle::MixedRow;
 pub use change::{Mut, RemovedReader, Tick};
-pub use component::{Component, ComponentId};
+pub use component::{Component, ComponentId, Storage};
 #[doc(hidden)]
 pub use data::MethodBox;
 pub use data::{BatchError, DataCommandError, DataCommands, DataMethod, TargetBuilder};
 pub use entity::Entity;
 pub use entity_ref::EntityRef;
-pub use error::{CommandError, ComponentError, MissingComponent, MissingResource, NoSuchEntity, QueryEntityError};
+pub use error::{
+    CommandError, ComponentError, MissingComponent, MissingResource, NoSuchEntity, QueryEntityError, StorageInUse,
+};
 #[doc(hidden)]
 pub use event::ReaderState;
 pub use event::{Event, EventCursor, EventIter, EventReader, EventStats, EventWriter};

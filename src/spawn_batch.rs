@@ -77,7 +77,7 @@ impl<B: Bundle, I: Iterator<Item = B>> FastBatch<'_, B, I> {
         // without its row.
         bundle.push(&mut self.writer, self.tick);
         self.table_entities.push(entity);
-        self.moves.push(Move { entity, from: None, to: Some(self.archetype) });
+        self.moves.push(Move::between(entity, None, Some(self.archetype)));
         entity
     }
 }

@@ -3,19 +3,19 @@
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 
-use crate::bundle::{Bundle, BundleId, Bundles, SpawnTarget};
+use crate::bundle::{Bundle, BundleId, Bundles, MixedRow, SPARSE_COLUMN, SpawnTarget};
 use crate::change::{CHECK_TICK_THRESHOLD, EventLog, Move, Mut, Remap, RemovedReader, Tick};
 use crate::component::{Component, ComponentId, Components};
 use crate::entity::{Entities, Entity, Location};
 use crate::entity_ref::EntityRef;
 use crate::error::{CommandError, ComponentError, MissingComponent, NoSuchEntity};
 use crate::event::Events;
-use crate::hook::HookKind;
+use crate::hook::{HookFlags, HookKind};
 use crate::query::{QueryData, QueryFilter, QueryState};
 use crate::resource::Resources;
 use crate::spawn_batch::SpawnBatch;
 use crate::storage::{
-    Archetype, ArchetypeId, Archetypes, Registries, RemoveEdge, Row, Transitions, downcast, downcast_mut,
+    Archetype, ArchetypeId, Archetypes, Registries, RemoveEdge, Row, SparseSets, Transitions, downcast, downcast_mut,
 };
 use crate::system::CommandQueue;
 
@@ -54,6 +54,12 @@ pub struct World {
     pub(crate) components: Components,
     pub(crate) bundles: Bundles,
     pub(crate) archetypes: Archetypes,
+    /// The components stored in sparse sets, by component id.
+    pub(crate) sparse: SparseSets,
+    /// Which kinds of hook some sparse component has.
+    pub(crate) sparse_hooks: HookFlags,
+    /// Reused to list an entity's sparse components when it is despawned.
+    sparse_scratch: Vec<ComponentId>,
     /// Cached insert and remove transitions between archetypes.
     transitions: Transitions,
     pub(crate) resources: Resources,
@@ -106,6 +112,9 @@ impl World {
             components: Components::default(),
             bundles: Bundles::default(),
             archetypes: Archetypes::default(),
+            sparse: SparseSets::default(),
+            sparse_hooks: HookFlags::NONE,
+            sparse_scratch: Vec::new(),
             transitions: Transitions::default(),
             resources: Resources::default(),
             change_tick: AtomicU32::new(1),
@@ -173,6 +182,9 @@ impl World {
                 column.remap_ticks(&remap);
             }
         }
+        for set in self.sparse.iter_mut() {
+            set.remap_ticks(&remap);
+        }
         for log in &mut self.removals {
             log.for_each_mut(|(_, tick)| *tick = remap.apply(*tick));
         }
@@ -213,8 +225,12 @@ impl World {
         self.for_each_column_of(id, |column| column.enable_tracking(now));
     }
 
-    /// Applies `f` to the column of component `id` in every table that has one.
+    /// Applies `f` to the column of component `id` in every table that has one, or to
+    /// its sparse set's values.
     fn for_each_column_of(&mut self, id: ComponentId, mut f: impl FnMut(&mut dyn crate::storage::Column)) {
+        if let Some(set) = self.sparse.get_mut(id) {
+            return f(&mut *set.values);
+        }
         for table in self.archetypes.iter_mut() {
             if let Some(column) = table.column_index(id) {
                 f(&mut *table.columns[column]);
@@ -243,7 +259,8 @@ impl World {
     /// Heap bytes used by change tracking: per-row ticks and summaries of every
     /// tracked column.
     pub fn tracking_bytes(&self) -> usize {
-        self.archetypes.iter().flat_map(|t| t.columns.iter()).map(|c| c.tracking_bytes()).sum()
+        let tables: usize = self.archetypes.iter().flat_map(|t| t.columns.iter()).map(|c| c.tracking_bytes()).sum();
+        tables + self.sparse.iter().map(|set| set.tracking_bytes()).sum::<usize>()
     }
 
     /// Marks `entity`'s `T` changed now, without writing it (the seed's `dirty()`).
@@ -254,6 +271,11 @@ impl World {
     pub fn mark_changed<T: Component>(&mut self, entity: Entity) -> Result<(), ComponentError> {
         let location = self.locate(entity)?;
         let now = self.change_tick();
+        if self.is_sparse::<T>() {
+            let (column, dense) = self.sparse_column_mut::<T>(entity)?;
+            column.mark_changed(dense, now);
+            return Ok(());
+        }
         let table = self.archetypes.get_mut(location.archetype);
         let column = Self::column_of::<T>(&self.components, table, entity)?;
         downcast_mut::<T>(&mut *table.columns[column]).mark_changed(location.row.index(), now);
@@ -392,7 +414,7 @@ impl World {
         self.entities.flush_reserved(|entity| {
             let row = table.len();
             table.entities.push(entity);
-            moves.push(Move { entity, from: None, to: Some(ArchetypeId::EMPTY) });
+            moves.push(Move::between(entity, None, Some(ArchetypeId::EMPTY)));
             Location { archetype: ArchetypeId::EMPTY, row: Row(row as u32) }
         });
     }
@@ -408,7 +430,14 @@ impl World {
         }
         let archetype = self.archetypes.get_or_create(&info.sorted.clone(), &self.components, self.change_tick());
         let table = self.archetypes.get(archetype);
-        let columns = info.ids.iter().map(|&c| table.column_index(c).expect("bundle column exists")).collect();
+        let column = |c| match table.column_index(c) {
+            Some(column) => column,
+            None => {
+                debug_assert!(self.components.is_sparse(c), "bundle column exists");
+                SPARSE_COLUMN
+            }
+        };
+        let columns = info.ids.iter().map(|&c| column(c)).collect();
         self.bundles.info_mut(bundle).spawn = Some(SpawnTarget { archetype, columns });
         (bundle, archetype)
     }
@@ -434,12 +463,32 @@ impl World {
         let row = table.len();
         let entity = self.entities.alloc(Location { archetype, row: Row(row as u32) });
         table.entities.push(entity);
-        // SAFETY: `columns` is the spawn target's column list for this bundle, built
-        // from the bundle's component ids in tuple order.
-        unsafe { bundle.write_at(&mut table.columns, columns, row, now) };
-        self.moves.push(Move { entity, from: None, to: Some(archetype) });
-        if self.archetypes.get(archetype).hooks.adds_or_inserts() {
-            self.hooks_after_write(bundle_id, entity, ArchetypeId::EMPTY);
+        let info = self.bundles.info(bundle_id);
+        let mut hooks = table.hooks;
+        let mut added_sparse = 0;
+        if info.has_sparse {
+            hooks = hooks.union(self.sparse_hooks);
+            let mut place = MixedRow {
+                table: &mut table.columns,
+                row,
+                columns,
+                ids: &info.ids,
+                sets: &mut self.sparse,
+                entity,
+                added: 0,
+            };
+            // SAFETY: `columns` is the spawn target's column list for this bundle, in
+            // tuple order, `SPARSE_COLUMN` for the sparse elements.
+            unsafe { bundle.write_mixed(&mut place, now) };
+            added_sparse = place.added;
+        } else {
+            // SAFETY: `columns` is the spawn target's column list for this bundle, built
+            // from the bundle's component ids in tuple order.
+            unsafe { bundle.write_at(&mut table.columns, columns, row, now) };
+        }
+        self.moves.push(Move::between(entity, None, Some(archetype)));
+        if hooks.adds_or_inserts() {
+            self.hooks_after_write(bundle_id, entity, ArchetypeId::EMPTY, added_sparse);
         }
         entity
     }
@@ -470,7 +519,8 @@ impl World {
         let bundles = bundles.into_iter();
         self.flush_reserved();
         let (bundle_id, archetype) = self.spawn_target::<B>();
-        if self.archetypes.get(archetype).hooks.adds_or_inserts() {
+        // One at a time where hooks run, or where values go to sparse sets.
+        if self.archetypes.get(archetype).hooks.adds_or_inserts() || self.bundles.info(bundle_id).has_sparse {
             return SpawnBatch::hooked(self, bundles);
         }
         let additional = bundles.size_hint().0;
@@ -495,7 +545,11 @@ impl World {
         self.flush_reserved();
         let location = self.locate(entity)?;
         self.maintain_ticks();
-        let hooked = self.archetypes.get(location.archetype).hooks.has(HookKind::Remove);
+        let mut sparse = std::mem::take(&mut self.sparse_scratch);
+        self.sparse.components_of(entity, &mut sparse);
+        self.sparse_scratch = sparse;
+        let hooked = self.archetypes.get(location.archetype).hooks.has(HookKind::Remove)
+            || (self.sparse_hooks.has(HookKind::Remove) && !self.sparse_scratch.is_empty());
         if hooked {
             self.hooks_before_removal(entity, RemovedIds::Table(location.archetype));
             // Entities the hooks reserved come from the free list: make them alive
@@ -512,8 +566,17 @@ impl World {
         }
         self.entities.free(entity);
         Self::record_removals(&mut self.removals, table.components(), entity, now);
-        self.moves.push(Move { entity, from: Some(location.archetype), to: None });
+        Self::record_removals(&mut self.removals, &self.sparse_scratch, entity, now);
+        self.moves.push(Move::between(entity, Some(location.archetype), None));
+        // Every set forgets the entity even if a value's `Drop` panics; then the row.
+        let doomed = std::mem::take(&mut self.sparse_scratch);
+        let sets = &mut self.sparse;
+        let finish = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| sets.remove_all(entity, &doomed, now)));
+        self.sparse_scratch = doomed;
         table.drop_row_values(row, now);
+        if let Err(panic) = finish {
+            std::panic::resume_unwind(panic);
+        }
         if hooked {
             self.apply_hook_commands();
         }
@@ -524,12 +587,19 @@ impl World {
     /// the archetype tables and their capacity.
     pub fn clear(&mut self) {
         self.flush_reserved();
-        let hooked = self.archetypes.iter().any(|table| table.hooks.has(HookKind::Remove) && !table.is_empty());
+        let hooked = self.archetypes.iter().any(|table| table.hooks.has(HookKind::Remove) && !table.is_empty())
+            || (self.sparse_hooks.has(HookKind::Remove) && self.sparse.iter().any(|set| set.len() > 0));
         if hooked {
             let mut queue = std::mem::take(&mut self.hook_queue);
             for table in self.archetypes.iter().filter(|table| table.hooks.has(HookKind::Remove)) {
                 for &entity in table.entities() {
                     self.run_hooks(&mut queue, HookKind::Remove, entity, table.components(), |_| true);
+                }
+            }
+            for &id in self.sparse.ids() {
+                let set = self.sparse.get(id).expect("listed sets exist");
+                for &entity in set.entities() {
+                    self.run_hooks(&mut queue, HookKind::Remove, entity, &[id], |_| true);
                 }
             }
             self.hook_queue = queue;
@@ -539,11 +609,20 @@ impl World {
             self.flush_reserved();
         }
         let now = self.change_tick();
+        for &id in self.sparse.ids() {
+            let set = self.sparse.get(id).expect("listed sets exist");
+            for &entity in set.entities() {
+                Self::record_removals(&mut self.removals, &[id], entity, now);
+            }
+        }
+        for set in self.sparse.iter_mut() {
+            set.clear();
+        }
         for table in self.archetypes.iter_mut() {
             for &entity in table.entities() {
                 self.entities.free(entity);
                 Self::record_removals(&mut self.removals, table.components(), entity, now);
-                self.moves.push(Move { entity, from: Some(table.id()), to: None });
+                self.moves.push(Move::between(entity, Some(table.id()), None));
             }
             table.clear();
         }
@@ -577,27 +656,47 @@ impl World {
         };
         let edge = self.transitions.insert_edge::<B>(source, registries);
         let (target, bundle_id) = (edge.target, edge.bundle);
-        if target == source {
-            let table = self.archetypes.get_mut(source);
-            // SAFETY: the edge's `bundle_columns` hold the target column of each bundle
-            // element's component id, in tuple order; here the target is this table.
-            unsafe { bundle.write_at(&mut table.columns, &edge.bundle_columns, row, now) };
-            if table.hooks.adds_or_inserts() {
-                self.hooks_after_write(bundle_id, entity, source);
+        let (to, row) = if target == source {
+            (self.archetypes.get_mut(source), row)
+        } else {
+            let [from, to] = self.archetypes.get_two_mut(source, target);
+            for (column, &dst) in from.columns.iter_mut().zip(edge.moves.iter()) {
+                column.swap_remove_into(row, &mut *to.columns[dst], now);
             }
-            return Ok(());
+            let new_row = Self::move_handle(&mut self.entities, entity, location, from, to);
+            self.moves.push(Move::between(entity, Some(source), Some(target)));
+            (to, new_row)
+        };
+        let info = self.bundles.info(bundle_id);
+        let mut hooks = to.hooks;
+        let mut added_sparse = 0;
+        if info.has_sparse {
+            hooks = hooks.union(self.sparse_hooks);
+            let mut place = MixedRow {
+                table: &mut to.columns,
+                row,
+                columns: &edge.bundle_columns,
+                ids: &info.ids,
+                sets: &mut self.sparse,
+                entity,
+                added: 0,
+            };
+            // SAFETY: the edge's `bundle_columns` hold the target column of each bundle
+            // element's component id, in tuple order, `SPARSE_COLUMN` for sparse ones.
+            unsafe { bundle.write_mixed(&mut place, now) };
+            added_sparse = place.added;
+            for (element, &id) in info.ids.iter().enumerate() {
+                if added_sparse & (1 << element) != 0 {
+                    self.moves.push(Move { entity, from: Some(target), to: Some(target), sparse: Some(id) });
+                }
+            }
+        } else {
+            // SAFETY: the edge's `bundle_columns` hold the target column of each bundle
+            // element's component id, in tuple order.
+            unsafe { bundle.write_at(&mut to.columns, &edge.bundle_columns, row, now) };
         }
-        let [from, to] = self.archetypes.get_two_mut(source, target);
-        for (column, &dst) in from.columns.iter_mut().zip(edge.moves.iter()) {
-            column.swap_remove_into(row, &mut *to.columns[dst], now);
-        }
-        let new_row = Self::move_handle(&mut self.entities, entity, location, from, to);
-        // SAFETY: the edge's `bundle_columns` hold the target column of each bundle
-        // element's component id, in tuple order.
-        unsafe { bundle.write_at(&mut to.columns, &edge.bundle_columns, new_row, now) };
-        self.moves.push(Move { entity, from: Some(source), to: Some(target) });
-        if to.hooks.adds_or_inserts() {
-            self.hooks_after_write(bundle_id, entity, source);
+        if hooks.adds_or_inserts() {
+            self.hooks_after_write(bundle_id, entity, source, added_sparse);
         }
         Ok(())
     }
@@ -633,39 +732,68 @@ impl World {
                 return Err(MissingComponent { entity, component }.into());
             }
         };
-        let hooked = self.archetypes.get(source).hooks.has(HookKind::Remove);
-        let edge = if hooked {
-            self.hooks_before_removal(entity, RemovedIds::Bundle(bundle_id));
-            // Looked up again only because the hooks borrow the world; they see it
-            // shared and defer their structural changes, so it is the edge found above.
-            let registries = Registries {
-                archetypes: &mut self.archetypes,
-                bundles: &mut self.bundles,
-                components: &mut self.components,
-                now,
-            };
-            self.transitions.remove_edge::<B>(source, registries)
-        } else {
-            edge
-        };
-        let RemoveEdge::Valid { bundle_columns, moves, .. } = edge else { unreachable!("checked above") };
-        if target == source {
-            // Only the empty bundle removes nothing and stays put.
-            // SAFETY: the empty bundle has no elements, so no column is touched.
-            return Ok(unsafe { B::take(&mut [], &[], row, now) });
-        }
-        let [from, to] = self.archetypes.get_two_mut(source, target);
-        // SAFETY: the edge's `bundle_columns` hold the source column of each bundle
-        // element's component id, in tuple order.
-        let removed = unsafe { B::take(&mut from.columns, bundle_columns, row, now) };
-        for (column, dst) in from.columns.iter_mut().zip(moves.iter()) {
-            if let Some(dst) = *dst {
-                column.swap_remove_into(row, &mut *to.columns[dst], now);
+        let has_sparse = self.bundles.info(bundle_id).has_sparse;
+        if has_sparse {
+            let lacking = self.bundles.info(bundle_id).ids.iter().find(|&&c| {
+                self.components.is_sparse(c) && !self.sparse.get(c).is_some_and(|set| set.contains(entity))
+            });
+            if let Some(&component) = lacking {
+                let component = self.components.info(component).name;
+                return Err(MissingComponent { entity, component }.into());
             }
         }
-        Self::move_handle(&mut self.entities, entity, location, from, to);
-        Self::record_removals(&mut self.removals, &self.bundles.info(bundle_id).ids, entity, now);
-        self.moves.push(Move { entity, from: Some(source), to: Some(target) });
+        let hooked = self.archetypes.get(source).hooks.has(HookKind::Remove)
+            || (has_sparse && self.sparse_hooks.has(HookKind::Remove));
+        if hooked {
+            self.hooks_before_removal(entity, RemovedIds::Bundle(bundle_id));
+        }
+        // Looked up again only because the checks and hooks above borrow the world; the
+        // hooks see it shared and defer their structural changes, so it is the edge
+        // found above (a cache hit).
+        let registries = Registries {
+            archetypes: &mut self.archetypes,
+            bundles: &mut self.bundles,
+            components: &mut self.components,
+            now,
+        };
+        let edge = self.transitions.remove_edge::<B>(source, registries);
+        let RemoveEdge::Valid { bundle_columns, moves, .. } = edge else { unreachable!("checked above") };
+        let info = self.bundles.info(bundle_id);
+        let take = |table: &mut [Box<dyn crate::storage::Column>], sets: &mut SparseSets| {
+            if info.has_sparse {
+                let mut place =
+                    MixedRow { table, row, columns: bundle_columns, ids: &info.ids, sets, entity, added: 0 };
+                // SAFETY: the edge's `bundle_columns` hold the source column of each
+                // bundle element's component id, in tuple order, `SPARSE_COLUMN` for
+                // sparse ones, which the entity was checked to have.
+                unsafe { B::take_mixed(&mut place, now) }
+            } else {
+                // SAFETY: the edge's `bundle_columns` hold the source column of each
+                // bundle element's component id, in tuple order.
+                unsafe { B::take(table, bundle_columns, row, now) }
+            }
+        };
+        let removed = if target == source {
+            // Only sparse elements (or none, for the empty bundle): the row stays put.
+            take(&mut self.archetypes.get_mut(source).columns, &mut self.sparse)
+        } else {
+            let [from, to] = self.archetypes.get_two_mut(source, target);
+            let removed = take(&mut from.columns, &mut self.sparse);
+            for (column, dst) in from.columns.iter_mut().zip(moves.iter()) {
+                if let Some(dst) = *dst {
+                    column.swap_remove_into(row, &mut *to.columns[dst], now);
+                }
+            }
+            Self::move_handle(&mut self.entities, entity, location, from, to);
+            self.moves.push(Move::between(entity, Some(source), Some(target)));
+            removed
+        };
+        Self::record_removals(&mut self.removals, &info.ids, entity, now);
+        if info.has_sparse {
+            for &id in info.ids.iter().filter(|&&c| self.components.is_sparse(c)) {
+                self.moves.push(Move { entity, from: Some(target), to: Some(target), sparse: Some(id) });
+            }
+        }
         if hooked {
             self.apply_hook_commands();
         }
@@ -675,11 +803,15 @@ impl World {
     /// Runs the `on_add` hooks of the bundle's components that `source` lacked, then
     /// the `on_insert` hooks of all of them, then applies their commands.
     #[cold]
-    fn hooks_after_write(&mut self, bundle: BundleId, entity: Entity, source: ArchetypeId) {
+    fn hooks_after_write(&mut self, bundle: BundleId, entity: Entity, source: ArchetypeId, added_sparse: u32) {
         let mut queue = std::mem::take(&mut self.hook_queue);
         let ids = &self.bundles.info(bundle).ids;
         let before = self.archetypes.get(source);
-        self.run_hooks(&mut queue, HookKind::Add, entity, ids, |c| !before.has(c));
+        let added = |c| match ids.iter().position(|&id| id == c) {
+            Some(element) if self.components.is_sparse(c) => added_sparse & (1 << element) != 0,
+            _ => !before.has(c),
+        };
+        self.run_hooks(&mut queue, HookKind::Add, entity, ids, added);
         self.run_hooks(&mut queue, HookKind::Insert, entity, ids, |_| true);
         self.hook_queue = queue;
         self.apply_hook_commands();
@@ -693,7 +825,11 @@ impl World {
         let mut queue = std::mem::take(&mut self.hook_queue);
         let ids = match &ids {
             RemovedIds::Bundle(bundle) => &self.bundles.info(*bundle).ids,
-            RemovedIds::Table(table) => self.archetypes.get(*table).components(),
+            RemovedIds::Table(table) => {
+                // Despawn: the sparse components listed by `despawn` go too.
+                self.run_hooks(&mut queue, HookKind::Remove, entity, &self.sparse_scratch, |_| true);
+                self.archetypes.get(*table).components()
+            }
         };
         self.run_hooks(&mut queue, HookKind::Remove, entity, ids, |_| true);
         self.hook_queue = queue;
@@ -746,6 +882,9 @@ impl World {
     #[inline]
     pub fn get<T: Component>(&self, entity: Entity) -> Result<&T, ComponentError> {
         let location = self.locate(entity)?;
+        if let Some(value) = self.sparse_get::<T>(entity)? {
+            return Ok(value);
+        }
         let table = self.archetypes.get(location.archetype);
         let column = Self::column_of::<T>(&self.components, table, entity)?;
         Ok(downcast::<T>(table.column(column)).get(location.row.index()))
@@ -761,6 +900,10 @@ impl World {
         let location = self.locate(entity)?;
         self.maintain_ticks();
         let now = self.change_tick();
+        if self.is_sparse::<T>() {
+            let (column, dense) = self.sparse_column_mut::<T>(entity)?;
+            return Ok(column.get_mut(dense, now));
+        }
         let table = self.archetypes.get_mut(location.archetype);
         let column = Self::column_of::<T>(&self.components, table, entity)?;
         Ok(downcast_mut::<T>(&mut *table.columns[column]).get_mut(location.row.index(), now))
@@ -799,6 +942,6 @@ impl World {
 enum RemovedIds {
     /// Those of a bundle being removed.
     Bundle(BundleId),
-    /// All of its table's (despawn).
+    /// All of its table's, and the sparse ones in `sparse_scratch` (despawn).
     Table(ArchetypeId),
 }

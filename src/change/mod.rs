@@ -40,10 +40,20 @@ use crate::entity::Entity;
 use crate::storage::ArchetypeId;
 
 /// A structural change of one entity, for [`Dirty`](crate::Dirty) observers: it left
-/// `from` (`None` when spawned) for `to` (`None` when despawned).
+/// `from` (`None` when spawned) for `to` (`None` when despawned), or it gained or lost
+/// the sparse component `sparse` (then `from == to`, its table).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Move {
     pub(crate) entity: Entity,
     pub(crate) from: Option<ArchetypeId>,
     pub(crate) to: Option<ArchetypeId>,
+    pub(crate) sparse: Option<crate::component::ComponentId>,
+}
+
+impl Move {
+    /// A move between tables (or into or out of the world).
+    #[inline]
+    pub(crate) fn between(entity: Entity, from: Option<ArchetypeId>, to: Option<ArchetypeId>) -> Move {
+        Move { entity, from, to, sparse: None }
+    }
 }

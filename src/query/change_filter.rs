@@ -11,10 +11,12 @@ use std::marker::PhantomData;
 use crate::bundle::Bundle;
 use crate::change::RunTicks;
 use crate::component::{Component, ComponentId};
-use crate::storage::{Archetype, TickPtrs, downcast_unchecked};
+use crate::entity::Entity;
+use crate::storage::{Archetype, SparseSet, TickPtrs, downcast_unchecked};
 use crate::world::World;
 
 use super::access::Access;
+use super::fetch::ComponentRef;
 use super::filter::{QueryFilter, sealed};
 
 /// Matches entities whose `T` was added since the query last ran (by spawn or
@@ -72,6 +74,7 @@ pub struct Dirty<B>(PhantomData<fn() -> B>);
 
 /// Per-table pointers for a change filter.
 #[doc(hidden)]
+#[derive(Clone, Copy)]
 pub struct ChangeFetch {
     ticks: TickPtrs,
     /// Whether the filter tests the added ticks (`Added`) rather than the change ticks.
@@ -89,6 +92,37 @@ unsafe fn change_fetch<T: Component>(column: usize, archetype: &Archetype, run: 
     let ticks =
         column.tick_ptrs().expect("ripple: a change filter's component is tracked from the filter's creation on");
     ChangeFetch { ticks, added, run }
+}
+
+/// The fetch of a sparse component's change filter in a table: never read (its
+/// ticks are reached through the set), so it points nowhere.
+fn sparse_placeholder(run: RunTicks, added: bool) -> ChangeFetch {
+    let nowhere = TickPtrs {
+        added: std::ptr::null_mut(),
+        changed: std::ptr::null_mut(),
+        stamps: std::ptr::null_mut(),
+        summary: std::ptr::null(),
+        live: false,
+    };
+    ChangeFetch { ticks: nowhere, added, run }
+}
+
+/// A change filter's part of a run on a sparse component: the set and its ticks.
+#[doc(hidden)]
+pub type SparseChangeFetch<'w> = Option<(&'w SparseSet, ChangeFetch)>;
+
+/// Builds a change filter's part of a run on a sparse component.
+fn sparse_change_fetch<'w, T: Component>(
+    state: &ComponentRef,
+    world: &'w World,
+    run: RunTicks,
+    added: bool,
+) -> SparseChangeFetch<'w> {
+    let set = state.set(world)?;
+    // SAFETY: a component's set holds values of its registered type.
+    let column = unsafe { downcast_unchecked::<T>(&*set.values) };
+    let ticks = column.tick_ptrs().expect("ripple: a change filter's component is tracked from its creation on");
+    Some((set, ChangeFetch { ticks, added, run }))
 }
 
 /// # Safety
@@ -129,24 +163,54 @@ macro_rules! impl_change_filter {
             const IS_ARCHETYPAL: bool = false;
             const DRIVES: bool = true;
             const EXACT: bool = $exact;
-            type State = ComponentId;
+            type State = ComponentRef;
             type ArchState = usize;
             type Fetch<'w> = ChangeFetch;
 
-            fn init_state(world: &mut World) -> ComponentId {
-                let id = world.components.id_or_register::<T>();
-                world.observe_id(id);
-                id
+            fn init_state(world: &mut World) -> ComponentRef {
+                let component = ComponentRef::of::<T>(world);
+                world.observe_id(component.id);
+                component
             }
-            fn access(state: &ComponentId, access: &mut Access) {
-                access.read_ticks(*state, std::any::type_name::<T>());
+            fn access(state: &ComponentRef, access: &mut Access) {
+                access.read_ticks(state.id, std::any::type_name::<T>());
             }
             #[inline]
-            fn match_archetype(state: &ComponentId, archetype: &Archetype) -> Option<usize> {
-                archetype.column_index(*state)
+            fn match_archetype(state: &ComponentRef, archetype: &Archetype) -> Option<usize> {
+                if state.sparse {
+                    return Some(usize::MAX);
+                }
+                archetype.column_index(state.id)
+            }
+            type Sparse<'w> = SparseChangeFetch<'w>;
+            fn has_sparse(state: &ComponentRef) -> bool {
+                state.sparse
+            }
+            fn sparse_ids(state: &ComponentRef, required: &mut Vec<ComponentId>, deciding: &mut Vec<ComponentId>) {
+                state.list_sparse(required, deciding);
+            }
+            fn fetch_sparse<'w>(state: &ComponentRef, world: &'w World, ticks: RunTicks) -> SparseChangeFetch<'w> {
+                sparse_change_fetch::<T>(state, world, ticks, $added)
+            }
+            #[inline]
+            unsafe fn filter_entity(
+                fetch: &ChangeFetch,
+                sparse: &SparseChangeFetch<'_>,
+                entity: Entity,
+                row: usize,
+            ) -> bool {
+                match sparse {
+                    // SAFETY: `dense` is a row of the set's values.
+                    Some((set, ticks)) => set.dense(entity).is_some_and(|dense| unsafe { passes(ticks, dense) }),
+                    // SAFETY: forwarded from the caller.
+                    None => unsafe { passes(fetch, row) },
+                }
             }
             #[inline]
             unsafe fn fetch_archetype(column: usize, archetype: &Archetype, ticks: RunTicks) -> ChangeFetch {
+                if column == usize::MAX {
+                    return sparse_placeholder(ticks, $added);
+                }
                 // SAFETY: `column` came from `match_archetype` for this table.
                 unsafe { change_fetch::<T>(column, archetype, ticks, $added) }
             }
@@ -209,6 +273,17 @@ unsafe impl<B: Bundle> QueryFilter for Dirty<B> {
     }
     fn dirty_state(state: &DirtyState) -> Option<&DirtyState> {
         Some(state)
+    }
+    type Sparse<'w> = ();
+    fn has_sparse(_: &DirtyState) -> bool {
+        // Its sparse components are gathered like its table ones.
+        false
+    }
+    fn sparse_ids(_: &DirtyState, _: &mut Vec<ComponentId>, _: &mut Vec<ComponentId>) {}
+    fn fetch_sparse(_: &DirtyState, _: &World, _: RunTicks) {}
+    #[inline]
+    unsafe fn filter_entity(_: &(), _: &(), _: Entity, _: usize) -> bool {
+        true
     }
     fn access(state: &DirtyState, access: &mut Access) {
         for &id in &state.components {

@@ -39,6 +39,10 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         entities: &[Entity],
         mut f: impl for<'a> FnMut(Q::Item<'a>),
     ) -> usize {
+        if self.sparse {
+            // SAFETY: forwarded from the caller.
+            return unsafe { self.for_each_of_sparse(world, entities, f) };
+        }
         let ticks = RunTicks { last_run: self.last_run(), this_run: world.change_tick() };
         // The locations of entities `index .. index + AHEAD`, entity `i`'s at
         // `ahead[i % AHEAD]` (a dead entity's in no table): each entity is looked up once,

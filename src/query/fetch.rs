@@ -6,7 +6,7 @@ use std::cell::Cell;
 use crate::change::{ListCursor, Mut, RunTicks, Tick, TickSlot};
 use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
-use crate::storage::{Archetype, Column, TickPtrs, TypedColumn, downcast_unchecked};
+use crate::storage::{Archetype, Column, SparseSet, TickPtrs, TypedColumn, downcast_unchecked};
 use crate::world::World;
 
 use super::access::Access;
@@ -40,6 +40,16 @@ unsafe impl<T> Send for ColumnPtr<T> {}
 unsafe impl<T> Sync for ColumnPtr<T> {}
 
 impl<T: Component> ColumnPtr<T> {
+    /// The column of `component` in `archetype`, if it has one; for a sparse component,
+    /// which no table has, a null handle (its values are reached through its set).
+    #[inline]
+    fn resolve_ref(component: ComponentRef, archetype: &Archetype) -> Option<Self> {
+        if component.sparse {
+            return Some(ColumnPtr(std::ptr::null()));
+        }
+        Self::resolve(component.id, archetype)
+    }
+
     /// The column of `id` in `archetype`, if it has one.
     #[inline]
     fn resolve(id: ComponentId, archetype: &Archetype) -> Option<Self> {
@@ -52,9 +62,76 @@ impl<T: Component> ColumnPtr<T> {
     /// # Safety
     /// The world that owns the column is alive and borrowed by the caller for `'w`.
     #[inline]
-    unsafe fn get<'w>(self) -> &'w TypedColumn<T> {
-        // SAFETY: valid per the type's invariant and the caller.
-        unsafe { &*self.0 }
+    unsafe fn get<'w>(self) -> Option<&'w TypedColumn<T>> {
+        // SAFETY: valid (or null, for a sparse component) per the type's invariant and
+        // the caller.
+        unsafe { self.0.as_ref() }
+    }
+}
+
+/// A component a query names: its id, and whether it is stored in a sparse set.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub struct ComponentRef {
+    pub(crate) id: ComponentId,
+    pub(crate) sparse: bool,
+}
+
+impl ComponentRef {
+    /// Registers `T` (with the default storage, if new) and resolves its storage.
+    pub(crate) fn of<T: Component>(world: &mut World) -> ComponentRef {
+        let id = world.components.id_or_register::<T>();
+        ComponentRef { id, sparse: world.components.is_sparse(id) }
+    }
+
+    /// The set of a sparse component, for a run on `world`.
+    pub(crate) fn set<'w>(&self, world: &'w World) -> Option<&'w SparseSet> {
+        if self.sparse { world.sparse.get(self.id) } else { None }
+    }
+
+    /// Adds a sparse component to the lists of [`QueryData::sparse_ids`].
+    pub(crate) fn list_sparse(&self, required: &mut Vec<ComponentId>, deciding: &mut Vec<ComponentId>) {
+        if self.sparse {
+            required.push(self.id);
+            deciding.push(self.id);
+        }
+    }
+}
+
+/// A run's pointers into the sparse set of a `&T` or `&mut T` fetch.
+#[doc(hidden)]
+pub struct SparseFetch<'w, T> {
+    set: &'w SparseSet,
+    values: *mut T,
+    ticks: Option<TickPtrs>,
+    tick: Tick,
+}
+
+impl<T> Clone for SparseFetch<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for SparseFetch<'_, T> {}
+
+impl<'w, T: Component> SparseFetch<'w, T> {
+    fn new(set: &'w SparseSet, ticks: RunTicks) -> Self {
+        // SAFETY: a component's set holds values of its registered type.
+        let column = unsafe { downcast_unchecked::<T>(&*set.values) };
+        SparseFetch { set, values: column.get_ptr(), ticks: column.tick_ptrs(), tick: ticks.this_run }
+    }
+
+    /// The dense row of `entity`'s value.
+    ///
+    /// # Safety
+    /// `entity` is alive and has a value in the set.
+    #[inline]
+    unsafe fn dense(&self, entity: Entity) -> usize {
+        let dense = self.set.dense(entity);
+        debug_assert!(dense.is_some(), "ripple: fetched a sparse value the entity lacks");
+        // SAFETY: present (caller).
+        unsafe { dense.unwrap_unchecked() }
     }
 }
 
@@ -235,6 +312,39 @@ pub unsafe trait QueryData: sealed::Sealed {
     /// `like`, but reaching the table's values through `rows` (made from `like`).
     #[doc(hidden)]
     fn fetch_rows<'w>(rows: Self::Rows<'w>, like: &Self::Fetch<'w>) -> Self::Fetch<'w>;
+    /// Pointers into the sparse sets the fetch reads, made once per run on a world.
+    #[doc(hidden)]
+    type Sparse<'w>: Copy;
+    /// Whether the fetch reaches a component stored in a sparse set: the query then
+    /// visits entity by entity ([`fetch_entity`](Self::fetch_entity)).
+    #[doc(hidden)]
+    fn has_sparse(state: &Self::State) -> bool;
+    /// Appends to `required` the sparse components every match has (a run may start
+    /// from the smallest of their sets) and to `deciding` those whose presence decides
+    /// whether an entity matches.
+    #[doc(hidden)]
+    fn sparse_ids(state: &Self::State, required: &mut Vec<ComponentId>, deciding: &mut Vec<ComponentId>);
+    /// # Safety
+    /// The caller holds the access this query declared on `world` for `'w`.
+    #[doc(hidden)]
+    unsafe fn fetch_sparse<'w>(state: &Self::State, world: &'w World, ticks: RunTicks) -> Self::Sparse<'w>;
+    /// Whether `entity` (alive) has the sparse components the fetch needs.
+    #[doc(hidden)]
+    fn sparse_matches(sparse: &Self::Sparse<'_>, entity: Entity) -> bool;
+    /// The item of `entity`, the entity of row `row` of the table `fetch` was made for:
+    /// table parts as [`fetch`](Self::fetch) makes them, sparse parts from their sets;
+    /// writes are stamped as they happen.
+    ///
+    /// # Safety
+    /// As `fetch`; `sparse_matches(sparse, entity)` holds and `sparse` was made for the
+    /// same run.
+    #[doc(hidden)]
+    unsafe fn fetch_entity<'w>(
+        fetch: &Self::Fetch<'w>,
+        sparse: &Self::Sparse<'w>,
+        entity: Entity,
+        row: usize,
+    ) -> Self::Item<'w>;
     /// Calls `body` with `fetch` remade from its rows inside a function that takes the
     /// rows as parameters, one per column: the compiler then knows that the columns do
     /// not overlap, so a loop that writes one and reads another may keep several rows
@@ -301,6 +411,20 @@ unsafe impl QueryData for Entity {
     fn fetch_rows<'w>(rows: Self::Rows<'w>, _: &Self::Fetch<'w>) -> Self::Fetch<'w> {
         rows
     }
+    type Sparse<'w> = ();
+    fn has_sparse(_: &()) -> bool {
+        false
+    }
+    fn sparse_ids(_: &(), _: &mut Vec<ComponentId>, _: &mut Vec<ComponentId>) {}
+    unsafe fn fetch_sparse(_: &(), _: &World, _: RunTicks) {}
+    #[inline]
+    fn sparse_matches(_: &(), _: Entity) -> bool {
+        true
+    }
+    #[inline]
+    unsafe fn fetch_entity<'w>(_: &Self::Fetch<'w>, _: &Self::Sparse<'w>, entity: Entity, _: usize) -> Self::Item<'w> {
+        entity
+    }
 }
 
 // SAFETY: `Entity` declares no access and reads only the entity list.
@@ -312,29 +436,58 @@ impl<T: Component> sealed::Sealed for &T {}
 unsafe impl<T: Component> QueryData for &T {
     type Item<'w> = &'w T;
     const IS_READ_ONLY: bool = true;
-    type State = ComponentId;
+    type State = ComponentRef;
     type ArchState = ColumnPtr<T>;
     type Fetch<'w> = *const T;
     type Record = ();
     #[inline]
     fn new_record() {}
 
-    fn init_state(world: &mut World) -> ComponentId {
-        world.components.id_or_register::<T>()
+    fn init_state(world: &mut World) -> ComponentRef {
+        ComponentRef::of::<T>(world)
     }
-    fn access(state: &ComponentId, access: &mut Access) {
-        access.read(*state, type_name::<T>());
+    fn access(state: &ComponentRef, access: &mut Access) {
+        access.read(state.id, type_name::<T>());
     }
     #[inline]
-    fn match_archetype(state: &ComponentId, archetype: &Archetype) -> Option<ColumnPtr<T>> {
-        ColumnPtr::resolve(*state, archetype)
+    fn match_archetype(state: &ComponentRef, archetype: &Archetype) -> Option<ColumnPtr<T>> {
+        ColumnPtr::resolve_ref(*state, archetype)
     }
     #[inline]
     unsafe fn fetch_archetype<'w>(column: ColumnPtr<T>, archetype: &'w Archetype, _: RunTicks) -> Self::Fetch<'w> {
         // SAFETY: resolved for this table of the borrowed world (caller).
-        let column = unsafe { column.get() };
+        let Some(column) = (unsafe { column.get() }) else { return std::ptr::null() };
         debug_assert_eq!(column.len(), archetype.len());
         column.get_ptr()
+    }
+    type Sparse<'w> = Option<SparseFetch<'w, T>>;
+    fn has_sparse(state: &ComponentRef) -> bool {
+        state.sparse
+    }
+    fn sparse_ids(state: &ComponentRef, required: &mut Vec<ComponentId>, deciding: &mut Vec<ComponentId>) {
+        state.list_sparse(required, deciding);
+    }
+    unsafe fn fetch_sparse<'w>(state: &ComponentRef, world: &'w World, ticks: RunTicks) -> Self::Sparse<'w> {
+        state.set(world).map(|set| SparseFetch::new(set, ticks))
+    }
+    #[inline]
+    fn sparse_matches(sparse: &Self::Sparse<'_>, entity: Entity) -> bool {
+        sparse.as_ref().is_none_or(|sparse| sparse.set.contains(entity))
+    }
+    #[inline]
+    unsafe fn fetch_entity<'w>(
+        fetch: &Self::Fetch<'w>,
+        sparse: &Self::Sparse<'w>,
+        entity: Entity,
+        row: usize,
+    ) -> &'w T {
+        match sparse {
+            // SAFETY: the entity has a value (caller); the declared read excludes
+            // writers of the set's values during `'w`.
+            Some(sparse) => unsafe { &*sparse.values.add(sparse.dense(entity)) },
+            // SAFETY: forwarded from the caller.
+            None => unsafe { Self::fetch(fetch, row) },
+        }
     }
     #[inline]
     unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, row: usize) -> Self::Item<'w> {
@@ -420,7 +573,7 @@ impl WriteRecord {
 unsafe impl<T: Component> QueryData for &mut T {
     type Item<'w> = Mut<'w, T>;
     const IS_READ_ONLY: bool = false;
-    type State = ComponentId;
+    type State = ComponentRef;
     type ArchState = ColumnPtr<T>;
     type Fetch<'w> = MutFetch<T>;
     type Record = WriteRecord;
@@ -429,22 +582,63 @@ unsafe impl<T: Component> QueryData for &mut T {
         WriteRecord::default()
     }
 
-    fn init_state(world: &mut World) -> ComponentId {
-        world.components.id_or_register::<T>()
+    fn init_state(world: &mut World) -> ComponentRef {
+        ComponentRef::of::<T>(world)
     }
-    fn access(state: &ComponentId, access: &mut Access) {
-        access.write(*state, type_name::<T>());
+    fn access(state: &ComponentRef, access: &mut Access) {
+        access.write(state.id, type_name::<T>());
     }
     #[inline]
-    fn match_archetype(state: &ComponentId, archetype: &Archetype) -> Option<ColumnPtr<T>> {
-        ColumnPtr::resolve(*state, archetype)
+    fn match_archetype(state: &ComponentRef, archetype: &Archetype) -> Option<ColumnPtr<T>> {
+        ColumnPtr::resolve_ref(*state, archetype)
     }
     #[inline]
     unsafe fn fetch_archetype<'w>(column: ColumnPtr<T>, archetype: &'w Archetype, ticks: RunTicks) -> Self::Fetch<'w> {
         // SAFETY: resolved for this table of the borrowed world (caller).
-        let column = unsafe { column.get() };
+        let Some(column) = (unsafe { column.get() }) else {
+            return MutFetch { values: std::ptr::null_mut(), ticks: None, tick: ticks.this_run };
+        };
         debug_assert_eq!(column.len(), archetype.len());
         MutFetch { values: column.get_ptr(), ticks: column.tick_ptrs(), tick: ticks.this_run }
+    }
+    type Sparse<'w> = Option<SparseFetch<'w, T>>;
+    fn has_sparse(state: &ComponentRef) -> bool {
+        state.sparse
+    }
+    fn sparse_ids(state: &ComponentRef, required: &mut Vec<ComponentId>, deciding: &mut Vec<ComponentId>) {
+        state.list_sparse(required, deciding);
+    }
+    unsafe fn fetch_sparse<'w>(state: &ComponentRef, world: &'w World, ticks: RunTicks) -> Self::Sparse<'w> {
+        state.set(world).map(|set| SparseFetch::new(set, ticks))
+    }
+    #[inline]
+    fn sparse_matches(sparse: &Self::Sparse<'_>, entity: Entity) -> bool {
+        sparse.as_ref().is_none_or(|sparse| sparse.set.contains(entity))
+    }
+    #[inline]
+    unsafe fn fetch_entity<'w>(
+        fetch: &Self::Fetch<'w>,
+        sparse: &Self::Sparse<'w>,
+        entity: Entity,
+        row: usize,
+    ) -> Mut<'w, T> {
+        let Some(sparse) = sparse else {
+            // SAFETY: forwarded from the caller.
+            return unsafe { Self::fetch(fetch, row) };
+        };
+        // SAFETY: the entity has a value (caller).
+        let dense = unsafe { sparse.dense(entity) };
+        let slot = match sparse.ticks {
+            // SAFETY: the declared write excludes every other accessor of the set's
+            // values and ticks during `'w`, and a visit entity by entity is serial;
+            // `tick` is the run's, the newest for the set.
+            Some(ticks) => unsafe {
+                TickSlot::immediate(ticks.changed.add(dense), ticks.live_summary(), dense, sparse.tick)
+            },
+            None => TickSlot::untracked(),
+        };
+        // SAFETY: as above; one item per entity and visit (caller).
+        unsafe { Mut::new(&mut *sparse.values.add(dense), slot) }
     }
     #[inline]
     unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, row: usize) -> Self::Item<'w> {
@@ -608,6 +802,34 @@ unsafe impl<Q: QueryData> QueryData for Option<Q> {
     fn fetch_rows<'w>(rows: Self::Rows<'w>, like: &Self::Fetch<'w>) -> Self::Fetch<'w> {
         rows.zip(like.as_ref()).map(|(rows, like)| Q::fetch_rows(rows, like))
     }
+    type Sparse<'w> = Q::Sparse<'w>;
+    fn has_sparse(state: &Q::State) -> bool {
+        Q::has_sparse(state)
+    }
+    fn sparse_ids(state: &Q::State, _: &mut Vec<ComponentId>, _: &mut Vec<ComponentId>) {
+        // Optional: neither required nor deciding.
+        let _ = state;
+    }
+    unsafe fn fetch_sparse<'w>(state: &Q::State, world: &'w World, ticks: RunTicks) -> Self::Sparse<'w> {
+        // SAFETY: forwarded from the caller.
+        unsafe { Q::fetch_sparse(state, world, ticks) }
+    }
+    #[inline]
+    fn sparse_matches(_: &Self::Sparse<'_>, _: Entity) -> bool {
+        true
+    }
+    #[inline]
+    unsafe fn fetch_entity<'w>(
+        fetch: &Self::Fetch<'w>,
+        sparse: &Self::Sparse<'w>,
+        entity: Entity,
+        row: usize,
+    ) -> Self::Item<'w> {
+        let inner = fetch.as_ref().filter(|_| Q::sparse_matches(sparse, entity))?;
+        // SAFETY: forwarded from the caller; the inner fetch matched the table and the
+        // entity has its sparse parts.
+        Some(unsafe { Q::fetch_entity(inner, sparse, entity, row) })
+    }
     #[inline]
     fn tracked_writes(fetch: &Self::Fetch<'_>) -> usize {
         fetch.as_ref().map_or(0, Q::tracked_writes)
@@ -729,6 +951,33 @@ macro_rules! impl_query_data_tuple {
             fn fetch_rows<'w>(rows: Self::Rows<'w>, like: &Self::Fetch<'w>) -> Self::Fetch<'w> {
                 let _ = (&rows, &like);
                 ($($name::fetch_rows(rows.$index, &like.$index),)*)
+            }
+            type Sparse<'w> = ($($name::Sparse<'w>,)*);
+            fn has_sparse(state: &Self::State) -> bool {
+                let _ = state;
+                false $(|| $name::has_sparse(&state.$index))*
+            }
+            fn sparse_ids(state: &Self::State, required: &mut Vec<ComponentId>, deciding: &mut Vec<ComponentId>) {
+                let _ = (state, &required, &deciding);
+                $($name::sparse_ids(&state.$index, required, deciding);)*
+            }
+            #[allow(clippy::unused_unit, unused_unsafe, reason = "the empty tuple has nothing to forward")]
+            unsafe fn fetch_sparse<'w>(state: &Self::State, world: &'w World, ticks: RunTicks) -> Self::Sparse<'w> {
+                let _ = (state, world, ticks);
+                // SAFETY: forwarded from the caller, element by element.
+                unsafe { ($($name::fetch_sparse(&state.$index, world, ticks),)*) }
+            }
+            #[inline]
+            fn sparse_matches(sparse: &Self::Sparse<'_>, entity: Entity) -> bool {
+                let _ = (sparse, entity);
+                true $(&& $name::sparse_matches(&sparse.$index, entity))*
+            }
+            #[inline]
+            #[allow(clippy::unused_unit, unused_unsafe, reason = "the empty tuple has nothing to forward")]
+            unsafe fn fetch_entity<'w>(fetch: &Self::Fetch<'w>, sparse: &Self::Sparse<'w>, entity: Entity, row: usize) -> Self::Item<'w> {
+                let _ = (fetch, sparse, entity, row);
+                // SAFETY: forwarded from the caller, element by element.
+                unsafe { ($($name::fetch_entity(&fetch.$index, &sparse.$index, entity, row),)*) }
             }
             #[inline]
             unsafe fn with_rows<'w, R>(fetch: &Self::Fetch<'w>, len: usize, body: impl FnOnce(&Self::Fetch<'w>) -> R) -> R {

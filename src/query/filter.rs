@@ -9,7 +9,8 @@ use std::marker::PhantomData;
 
 use crate::change::RunTicks;
 use crate::component::{Component, ComponentId};
-use crate::storage::Archetype;
+use crate::entity::Entity;
+use crate::storage::{Archetype, SparseSet};
 use crate::world::World;
 
 pub(crate) mod sealed {
@@ -18,6 +19,7 @@ pub(crate) mod sealed {
 
 use super::access::Access;
 use super::change_filter::DirtyState;
+use super::fetch::ComponentRef;
 
 /// A condition on entities that a query must satisfy, without fetching anything.
 ///
@@ -86,7 +88,29 @@ pub unsafe trait QueryFilter: sealed::Sealed {
     fn access(state: &Self::State, access: &mut Access) {
         let _ = (state, access);
     }
+    /// Pointers into the sparse sets the filter tests, made once per run on a world.
+    #[doc(hidden)]
+    type Sparse<'w>: Copy;
+    /// Whether the filter tests a component stored in a sparse set: the query then
+    /// visits entity by entity ([`filter_entity`](Self::filter_entity)).
+    #[doc(hidden)]
+    fn has_sparse(state: &Self::State) -> bool;
+    /// As [`QueryData::sparse_ids`](super::QueryData::sparse_ids).
+    #[doc(hidden)]
+    fn sparse_ids(state: &Self::State, required: &mut Vec<ComponentId>, deciding: &mut Vec<ComponentId>);
+    #[doc(hidden)]
+    fn fetch_sparse<'w>(state: &Self::State, world: &'w World, ticks: RunTicks) -> Self::Sparse<'w>;
+    /// The whole test of `entity`, the entity of row `row` of the table `fetch` was
+    /// made for: its row test (unless archetypal) and its sparse components.
+    ///
+    /// # Safety
+    /// As `filter_row`; `sparse` was made for the same run.
+    #[doc(hidden)]
+    unsafe fn filter_entity(fetch: &Self::Fetch<'_>, sparse: &Self::Sparse<'_>, entity: Entity, row: usize) -> bool;
 }
+
+/// `With<T>`/`Without<T>`'s part of a run: `T`'s set, if `T` is sparse.
+type SetRef<'w> = Option<&'w SparseSet>;
 
 /// Matches entities that have a `T`, without fetching it.
 pub struct With<T>(PhantomData<fn() -> T>);
@@ -112,19 +136,33 @@ pub struct Or<F>(PhantomData<fn() -> F>);
 
 impl<T> sealed::Sealed for With<T> {}
 
-// SAFETY: reads nothing per row.
+// SAFETY: reads nothing per row; per entity, only whether `T`'s set has it.
 unsafe impl<T: Component> QueryFilter for With<T> {
     const IS_ARCHETYPAL: bool = true;
-    type State = ComponentId;
+    type State = ComponentRef;
     type ArchState = ();
     type Fetch<'w> = ();
 
-    fn init_state(world: &mut World) -> ComponentId {
-        world.components.id_or_register::<T>()
+    fn init_state(world: &mut World) -> ComponentRef {
+        ComponentRef::of::<T>(world)
     }
     #[inline]
-    fn match_archetype(state: &ComponentId, archetype: &Archetype) -> Option<()> {
-        archetype.has(*state).then_some(())
+    fn match_archetype(state: &ComponentRef, archetype: &Archetype) -> Option<()> {
+        (state.sparse || archetype.has(state.id)).then_some(())
+    }
+    type Sparse<'w> = SetRef<'w>;
+    fn has_sparse(state: &ComponentRef) -> bool {
+        state.sparse
+    }
+    fn sparse_ids(state: &ComponentRef, required: &mut Vec<ComponentId>, deciding: &mut Vec<ComponentId>) {
+        state.list_sparse(required, deciding);
+    }
+    fn fetch_sparse<'w>(state: &ComponentRef, world: &'w World, _: RunTicks) -> SetRef<'w> {
+        state.set(world)
+    }
+    #[inline]
+    unsafe fn filter_entity(_: &(), set: &SetRef<'_>, entity: Entity, _: usize) -> bool {
+        set.is_none_or(|set| set.contains(entity))
     }
     #[inline]
     unsafe fn fetch_archetype(_: (), _: &Archetype, _: RunTicks) {}
@@ -136,19 +174,35 @@ unsafe impl<T: Component> QueryFilter for With<T> {
 
 impl<T> sealed::Sealed for Without<T> {}
 
-// SAFETY: reads nothing per row.
+// SAFETY: reads nothing per row; per entity, only whether `T`'s set has it.
 unsafe impl<T: Component> QueryFilter for Without<T> {
     const IS_ARCHETYPAL: bool = true;
-    type State = ComponentId;
+    type State = ComponentRef;
     type ArchState = ();
     type Fetch<'w> = ();
 
-    fn init_state(world: &mut World) -> ComponentId {
-        world.components.id_or_register::<T>()
+    fn init_state(world: &mut World) -> ComponentRef {
+        ComponentRef::of::<T>(world)
     }
     #[inline]
-    fn match_archetype(state: &ComponentId, archetype: &Archetype) -> Option<()> {
-        (!archetype.has(*state)).then_some(())
+    fn match_archetype(state: &ComponentRef, archetype: &Archetype) -> Option<()> {
+        (state.sparse || !archetype.has(state.id)).then_some(())
+    }
+    type Sparse<'w> = SetRef<'w>;
+    fn has_sparse(state: &ComponentRef) -> bool {
+        state.sparse
+    }
+    fn sparse_ids(state: &ComponentRef, _: &mut Vec<ComponentId>, deciding: &mut Vec<ComponentId>) {
+        if state.sparse {
+            deciding.push(state.id);
+        }
+    }
+    fn fetch_sparse<'w>(state: &ComponentRef, world: &'w World, _: RunTicks) -> SetRef<'w> {
+        state.set(world)
+    }
+    #[inline]
+    unsafe fn filter_entity(_: &(), set: &SetRef<'_>, entity: Entity, _: usize) -> bool {
+        set.is_none_or(|set| !set.contains(entity))
     }
     #[inline]
     unsafe fn fetch_archetype(_: (), _: &Archetype, _: RunTicks) {}
@@ -222,6 +276,26 @@ macro_rules! impl_filter_tuple {
                 )*
                 None
             }
+            type Sparse<'w> = ($($name::Sparse<'w>,)*);
+            fn has_sparse(state: &Self::State) -> bool {
+                let _ = state;
+                false $(|| $name::has_sparse(&state.$index))*
+            }
+            fn sparse_ids(state: &Self::State, required: &mut Vec<ComponentId>, deciding: &mut Vec<ComponentId>) {
+                let _ = (state, &required, &deciding);
+                $($name::sparse_ids(&state.$index, required, deciding);)*
+            }
+            #[allow(clippy::unused_unit, reason = "the empty tuple")]
+            fn fetch_sparse<'w>(state: &Self::State, world: &'w World, ticks: RunTicks) -> Self::Sparse<'w> {
+                let _ = (state, world, ticks);
+                ($($name::fetch_sparse(&state.$index, world, ticks),)*)
+            }
+            #[inline]
+            unsafe fn filter_entity(fetch: &Self::Fetch<'_>, sparse: &Self::Sparse<'_>, entity: Entity, row: usize) -> bool {
+                let _ = (fetch, sparse, entity, row);
+                // SAFETY: forwarded from the caller.
+                true $(&& unsafe { $name::filter_entity(&fetch.$index, &sparse.$index, entity, row) })*
+            }
         }
 
         impl<$($name: QueryFilter),*> sealed::Sealed for Or<($($name,)*)> {}
@@ -266,6 +340,29 @@ macro_rules! impl_filter_tuple {
                 let _ = (&fetch, row);
                 // SAFETY: forwarded from the caller, for each element that matched.
                 false $(|| fetch.$index.as_ref().is_some_and(|inner| unsafe { $name::filter_row(inner, row) }))*
+            }
+            type Sparse<'w> = ($($name::Sparse<'w>,)*);
+            fn has_sparse(state: &Self::State) -> bool {
+                let _ = state;
+                false $(|| $name::has_sparse(&state.$index))*
+            }
+            fn sparse_ids(state: &Self::State, _: &mut Vec<ComponentId>, deciding: &mut Vec<ComponentId>) {
+                // An alternative requires nothing; each may decide.
+                let _ = (state, &deciding);
+                let mut required = Vec::<ComponentId>::new();
+                let _ = &mut required;
+                $($name::sparse_ids(&state.$index, &mut required, deciding);)*
+            }
+            #[allow(clippy::unused_unit, reason = "the empty tuple")]
+            fn fetch_sparse<'w>(state: &Self::State, world: &'w World, ticks: RunTicks) -> Self::Sparse<'w> {
+                let _ = (state, world, ticks);
+                ($($name::fetch_sparse(&state.$index, world, ticks),)*)
+            }
+            #[inline]
+            unsafe fn filter_entity(fetch: &Self::Fetch<'_>, sparse: &Self::Sparse<'_>, entity: Entity, row: usize) -> bool {
+                let _ = (fetch, sparse, entity, row);
+                // SAFETY: forwarded from the caller, for each element that matched.
+                false $(|| fetch.$index.as_ref().is_some_and(|inner| unsafe { $name::filter_entity(inner, &sparse.$index, entity, row) }))*
             }
         }
     };

@@ -5,6 +5,8 @@
 //! [`Dirty`]: crate::Dirty
 
 use crate::change::{Move, RunTicks};
+use crate::component::ComponentId;
+use crate::entity::Entity;
 use crate::storage::ArchetypeId;
 use crate::world::World;
 
@@ -31,15 +33,45 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
 }
 
 /// Candidates for a `Dirty` run: rows whose listed components changed, plus
-/// entities whose structural changes since the last run made them dirty.
+/// entities whose structural changes since the last run made them dirty: a listed
+/// component added or removed, or a move that may have made them start matching (into
+/// a matched table from one that is not, or a sparse component in `deciding`, whose
+/// presence decides whether the query matches, added or removed).
 pub(super) fn gather_dirty<QA, FA>(
     candidates: &mut Vec<Candidate>,
     matched: &[Matched<QA, FA>],
     world: &World,
     ticks: RunTicks,
     dirty: &DirtyState,
+    deciding: &[ComponentId],
 ) {
     candidates.clear();
+    let position = |archetype: ArchetypeId| matched.binary_search_by_key(&archetype, |m| m.archetype);
+    let mut push_entity = |entity: Entity| {
+        if let Some(location) = world.entities.get(entity) {
+            if let Ok(index) = position(location.archetype) {
+                candidates.push((index as u32, location.row.0));
+            }
+        }
+    };
+    if let Some(last_run) = ticks.last_run {
+        for &component in dirty.components.iter() {
+            let Some(set) = world.sparse.get(component) else { continue };
+            let Some(column) = set.values.change_ticks() else { continue };
+            // SAFETY: as for a table's column below: the set's values hold one tick per
+            // dense row, and no writer of them runs.
+            unsafe {
+                (*column.summary).for_each_new(
+                    column.changed,
+                    column.stamps,
+                    set.len(),
+                    last_run,
+                    ticks.this_run,
+                    &mut |dense| push_entity(set.entities()[dense]),
+                );
+            }
+        }
+    }
     for (index, matched) in matched.iter().enumerate() {
         let table = world.archetypes.get(matched.archetype);
         for &component in dirty.components.iter() {
@@ -64,14 +96,18 @@ pub(super) fn gather_dirty<QA, FA>(
             }
         }
     }
-    let position = |archetype: ArchetypeId| matched.binary_search_by_key(&archetype, |m| m.archetype);
     let has =
         |archetype: Option<ArchetypeId>, component| archetype.is_some_and(|a| world.archetypes.get(a).has(component));
-    for Move { entity, from, to } in world.moves.read(&dirty.cursor) {
+    for Move { entity, from, to, sparse } in world.moves.read(&dirty.cursor) {
         let Some(location) = world.entities.get(entity) else { continue };
-        let started_matching = from.is_none_or(|from| position(from).is_err());
-        let listed_changed = dirty.components.iter().any(|&c| has(from, c) != has(to, c));
-        if started_matching || listed_changed {
+        let dirtied = match sparse {
+            Some(component) => dirty.components.contains(&component) || deciding.contains(&component),
+            None => {
+                let started_matching = from.is_none_or(|from| position(from).is_err());
+                started_matching || dirty.components.iter().any(|&c| has(from, c) != has(to, c))
+            }
+        };
+        if dirtied {
             if let Ok(index) = position(location.archetype) {
                 candidates.push((index as u32, location.row.0));
             }

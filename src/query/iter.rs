@@ -21,6 +21,8 @@ pub struct QueryIter<'w, 's, Q: QueryData, F: QueryFilter> {
     candidates: std::slice::Iter<'s, Candidate>,
     /// The open table: its matched index and fetches.
     current: Option<(u32, Q::Fetch<'w>, F::Fetch<'w>)>,
+    /// `Sparse` mode: the run's pointers into the sparse sets.
+    sparse: Option<(Q::Sparse<'w>, F::Sparse<'w>)>,
     row: usize,
     len: usize,
 }
@@ -29,7 +31,13 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> QueryIter<'w, 's, Q, F> {
     /// The caller (`QueryState`) guarantees the access `Q` declares on `world` for `'w`
     /// and has just begun the run with `ticks` and `mode`.
     pub(crate) fn new(world: &'w World, state: &'s QueryState<Q, F>, ticks: RunTicks, mode: Mode) -> Self {
+        let sparse = (mode == Mode::Sparse).then(|| {
+            // SAFETY: the caller holds the declared access for `'w`.
+            let data = unsafe { Q::fetch_sparse(&state.data, world, ticks) };
+            (data, F::fetch_sparse(&state.filter, world, ticks))
+        });
         QueryIter {
+            sparse,
             world,
             matched: &state.matched,
             ticks,
@@ -83,6 +91,17 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> QueryIter<'w, 's, Q, F> {
             }
             let (_, fetch, filter) = self.current.as_ref()?;
             let row = row as usize;
+            if let Some((data_sets, filter_sets)) = &self.sparse {
+                let table = self.world.archetypes.get(self.matched[index as usize].archetype);
+                let entity = table.entities()[row];
+                // SAFETY: as below; the sparse pointers were made for this run.
+                unsafe {
+                    if Q::sparse_matches(data_sets, entity) && F::filter_entity(filter, filter_sets, entity, row) {
+                        return Some(Q::fetch_entity(fetch, data_sets, entity, row));
+                    }
+                }
+                continue;
+            }
             // SAFETY: candidates are distinct live rows of this table, gathered for this
             // run with no structural change since.
             if unsafe { F::filter_row(filter, row) } {
@@ -99,7 +118,7 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, '_, Q, F> {
 
     #[inline]
     fn next(&mut self) -> Option<Q::Item<'w>> {
-        if self.mode == Mode::Candidates {
+        if matches!(self.mode, Mode::Candidates | Mode::Sparse) {
             return self.next_candidate();
         }
         loop {
@@ -122,7 +141,7 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, '_, Q, F> {
     #[inline]
     fn fold<Acc, G: FnMut(Acc, Self::Item) -> Acc>(mut self, init: Acc, mut g: G) -> Acc {
         let mut acc = init;
-        if self.mode == Mode::Candidates {
+        if matches!(self.mode, Mode::Candidates | Mode::Sparse) {
             while let Some(item) = self.next_candidate() {
                 acc = g(acc, item);
             }

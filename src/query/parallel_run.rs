@@ -29,6 +29,18 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     where
         G: Fn(Q::Item<'w>) + Send + Sync,
     {
+        if mode == Mode::Sparse {
+            // Entity by entity, writes stamped as they happen: serially.
+            let mut visited = 0;
+            // SAFETY: forwarded from the caller; the candidates were gathered for this run.
+            unsafe {
+                self.run_sparse(world, ticks, |_, _, item| {
+                    visited += 1;
+                    f(item);
+                });
+            }
+            return visited;
+        }
         // Folds what the participants stamped once they are all done, also if one
         // panicked.
         let _fold = FoldAfterParallel { state: self, world, ticks, mode };

@@ -86,6 +86,8 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         // One function per mode, so that `f` has one call site in each and is inlined.
         match mode {
             // SAFETY: forwarded from the caller; the candidates were gathered for this run.
+            Mode::Sparse => unsafe { self.run_sparse(world, ticks, f) },
+            // SAFETY: forwarded from the caller; the candidates were gathered for this run.
             Mode::Candidates => unsafe { self.run_candidates(world, ticks, &self.candidates, &mut f) },
             // SAFETY: forwarded from the caller, in `Driven` mode.
             Mode::Driven => unsafe { self.run_driven(world, ticks, f) },

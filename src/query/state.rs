@@ -38,6 +38,9 @@ pub(crate) enum Mode {
     /// Only the rows the driving change filter lists, streamed table by table (for
     /// read-only queries: a writer would mark the summary being walked).
     Driven,
+    /// The gathered candidate rows, entity by entity: the query reaches components
+    /// stored in sparse sets (`sparse_run.rs`).
+    Sparse,
 }
 
 /// What kind of run is starting. Each records its writes to tracked columns one way:
@@ -85,8 +88,8 @@ enum RunKind {
 /// ```
 pub struct QueryState<Q: QueryData, F: QueryFilter = ()> {
     world_id: WorldId,
-    data: Q::State,
-    filter: F::State,
+    pub(super) data: Q::State,
+    pub(super) filter: F::State,
     pub(crate) matched: Vec<Matched<Q::ArchState, F::ArchState>>,
     /// Archetypes `0..seen` have been checked.
     seen: usize,
@@ -102,6 +105,13 @@ pub struct QueryState<Q: QueryData, F: QueryFilter = ()> {
     /// Every component the query's data and filter touch, once each, with whether it
     /// is written.
     pub(crate) access: Box<[(crate::ComponentId, bool, &'static str)]>,
+    /// Whether the query reaches a sparse component: then every run visits entity by
+    /// entity (`Mode::Sparse`).
+    pub(crate) sparse: bool,
+    /// The sparse components every match has: a run starts from the smallest set.
+    pub(crate) required_sparse: Box<[crate::ComponentId]>,
+    /// The sparse components whose presence decides a match (for `Dirty`).
+    pub(crate) deciding_sparse: Box<[crate::ComponentId]>,
 }
 
 impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
@@ -120,6 +130,10 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             panic!("query `{}` would alias: {conflict}", std::any::type_name::<Q>());
         }
         F::access(&filter, &mut access);
+        let (mut required, mut deciding) = (Vec::new(), Vec::new());
+        Q::sparse_ids(&data, &mut required, &mut deciding);
+        F::sparse_ids(&filter, &mut required, &mut deciding);
+        let sparse = Q::has_sparse(&data) || F::has_sparse(&filter);
         let mut state = QueryState {
             world_id: world.id(),
             data,
@@ -131,6 +145,9 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             candidates: Vec::new(),
             doomed: Vec::new(),
             access: access.merged().into(),
+            sparse,
+            required_sparse: required.into(),
+            deciding_sparse: deciding.into(),
         };
         state.update_archetypes(world);
         state
@@ -178,7 +195,10 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         // stored tick, however long it idles (R12).
         let last_run = self.last_run();
         let dirty = F::dirty_state(&self.filter);
-        let mode = if F::IS_ARCHETYPAL {
+        let mode = if self.sparse {
+            self.gather_sparse(world, RunTicks { last_run, this_run });
+            Mode::Sparse
+        } else if F::IS_ARCHETYPAL {
             Mode::Tables
         } else if last_run.is_none() {
             if let Some(dirty) = dirty {
@@ -187,7 +207,8 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             }
             Mode::FilteredTables
         } else if let Some(dirty) = dirty {
-            gather_dirty(&mut self.candidates, &self.matched, world, RunTicks { last_run, this_run }, dirty);
+            let ticks = RunTicks { last_run, this_run };
+            gather_dirty(&mut self.candidates, &self.matched, world, ticks, dirty, &self.deciding_sparse);
             Mode::Candidates
         } else if F::DRIVES && kind == RunKind::Serial && Q::IS_READ_ONLY {
             // Streaming walks the summary while the closure runs, so only a query that
@@ -412,6 +433,10 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     /// The caller holds the access `Q` declares on `world` for `'w`, and no other item
     /// for `entity` from this query is alive.
     unsafe fn get_unchecked<'w>(&self, world: &'w World, entity: Entity) -> Result<Q::Item<'w>, QueryEntityError> {
+        if self.sparse {
+            // SAFETY: forwarded from the caller.
+            return unsafe { self.get_sparse(world, entity) };
+        }
         let location = world.entities.get(entity).ok_or(NoSuchEntity(entity))?;
         let does_not_match = QueryEntityError::DoesNotMatch { entity, query: std::any::type_name::<Q>() };
         let index =

@@ -9,12 +9,14 @@
 mod archetype;
 mod column;
 mod column_ticks;
+mod sparse_set;
 mod transitions;
 
 pub use archetype::Archetype;
 pub use column::{Column, TypedColumn};
 pub(crate) use column::{downcast, downcast_mut, downcast_mut_unchecked, downcast_unchecked};
 pub(crate) use column_ticks::TickPtrs;
+pub(crate) use sparse_set::{SparseSet, SparseSets};
 pub(crate) use transitions::{Registries, RemoveEdge, Transitions};
 
 use std::collections::HashMap;

@@ -8,7 +8,7 @@
 use std::any::TypeId;
 use std::collections::hash_map::Entry;
 
-use crate::bundle::{Bundle, BundleId, Bundles};
+use crate::bundle::{Bundle, BundleId, Bundles, SPARSE_COLUMN};
 use crate::change::Tick;
 use crate::component::{ComponentId, Components};
 use crate::hash::IdMap;
@@ -20,7 +20,8 @@ pub(crate) struct InsertEdge {
     /// The inserted bundle.
     pub(crate) bundle: BundleId,
     pub(crate) target: ArchetypeId,
-    /// For each bundle element, in the bundle's order, its column in the target.
+    /// For each bundle element, in the bundle's order, its column in the target
+    /// (`SPARSE_COLUMN` for a sparse one).
     pub(crate) bundle_columns: Box<[usize]>,
     /// For each source column, its column in the target (empty if the target is the
     /// source: every bundle component is already there).
@@ -34,7 +35,8 @@ pub(crate) enum RemoveEdge {
         /// The removed bundle.
         bundle: BundleId,
         target: ArchetypeId,
-        /// For each bundle element, in the bundle's order, its column in the source.
+        /// For each bundle element, in the bundle's order, its column in the source
+        /// (`SPARSE_COLUMN` for a sparse one).
         bundle_columns: Box<[usize]>,
         /// For each source column, its column in the target, or `None` if removed.
         moves: Box<[Option<usize>]>,
@@ -101,7 +103,8 @@ fn build_insert_edge<B: Bundle>(source: ArchetypeId, world: Registries<'_>) -> I
     let target = archetypes.get_or_create(&union, components, now);
     let to = archetypes.get(target);
     let column_in_target = |c| to.column_index(c).expect("target has every source and bundle component");
-    let bundle_columns = info.ids.iter().map(|&c| column_in_target(c)).collect();
+    let bundle_columns =
+        info.ids.iter().map(|&c| if components.is_sparse(c) { SPARSE_COLUMN } else { column_in_target(c) }).collect();
     let moves = if target == source {
         Box::default()
     } else {
@@ -117,11 +120,16 @@ fn build_remove_edge<B: Bundle>(source: ArchetypeId, world: Registries<'_>) -> R
     let bundle = bundles.id_or_register::<B>(components);
     let info = bundles.info(bundle);
     let from = archetypes.get(source);
-    if let Some(&missing) = info.ids.iter().find(|&&c| !from.has(c)) {
+    // Sparse elements are checked per entity, when removing.
+    if let Some(&missing) = info.ids.iter().find(|&&c| !components.is_sparse(c) && !from.has(c)) {
         return RemoveEdge::Missing(missing);
     }
     let rest: Vec<_> = from.components().iter().copied().filter(|c| info.sorted.binary_search(c).is_err()).collect();
-    let bundle_columns = info.ids.iter().map(|&c| from.column_index(c).expect("checked present")).collect();
+    let bundle_columns = info
+        .ids
+        .iter()
+        .map(|&c| if components.is_sparse(c) { SPARSE_COLUMN } else { from.column_index(c).expect("checked present") })
+        .collect();
     let target = archetypes.get_or_create(&rest, components, now);
     let to = archetypes.get(target);
     let moves = archetypes.get(source).components().iter().map(|&c| to.column_index(c)).collect();

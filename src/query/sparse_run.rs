@@ -1,0 +1,166 @@
+//! Runs of a query that reaches components stored in sparse sets: entity by entity.
+//!
+//! A sparse component has no column in the tables, so such a query cannot walk a
+//! table's rows as slices. Its run gathers candidate rows first — the entities of the
+//! smallest sparse set every match has (a query for `(&Position, With<Moving>)` visits
+//! the movers, not every entity with a position), the dirty set of a `Dirty` filter,
+//! or else every row of the matched tables — and then visits each candidate: its
+//! sparse components are looked up in their sets, its table components read at its
+//! row, and the whole filter (change filters included) tested for it. Writes are
+//! stamped as they happen, as an iterator's are, so every kind of run (serial,
+//! parallel, iterator) shares this one visit; parallel runs visit serially.
+
+use crate::change::RunTicks;
+use crate::entity::Entity;
+use crate::error::{NoSuchEntity, QueryEntityError};
+use crate::storage::Archetype;
+use crate::world::World;
+
+use super::fetch::QueryData;
+use super::filter::QueryFilter;
+use super::gather::gather_dirty;
+use super::state::QueryState;
+
+impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
+    /// Gathers the candidate rows of a sparse run (see the module docs).
+    pub(super) fn gather_sparse(&mut self, world: &World, ticks: RunTicks) {
+        if let Some(dirty) = F::dirty_state(&self.filter) {
+            if ticks.last_run.is_some() {
+                gather_dirty(&mut self.candidates, &self.matched, world, ticks, dirty, &self.deciding_sparse);
+                return;
+            }
+            // Everything is dirty on a first run; skip the log so far.
+            world.moves.read(&dirty.cursor).for_each(drop);
+        }
+        self.candidates.clear();
+        let smallest = self.required_sparse.iter().filter_map(|&id| world.sparse.get(id)).min_by_key(|set| set.len());
+        if let Some(set) = smallest {
+            for &entity in set.entities() {
+                let Some(location) = world.entities.get(entity) else { continue };
+                if let Ok(index) = self.matched.binary_search_by_key(&location.archetype, |m| m.archetype) {
+                    self.candidates.push((index as u32, location.row.0));
+                }
+            }
+            return;
+        }
+        for (index, matched) in self.matched.iter().enumerate() {
+            let rows = world.archetypes.get(matched.archetype).len() as u32;
+            self.candidates.extend((0..rows).map(|row| (index as u32, row)));
+        }
+    }
+
+    /// Visits the gathered candidates of a sparse run, calling `f` with each matching
+    /// entity's table, row and item.
+    ///
+    /// # Safety
+    /// The caller holds the access this query declared on `world` for `'w`; the
+    /// candidates were gathered for this run, with no structural change since; if `Q`
+    /// writes, items do not outlive `f`'s call.
+    pub(super) unsafe fn run_sparse<'w>(
+        &self,
+        world: &'w World,
+        ticks: RunTicks,
+        mut f: impl FnMut(&'w Archetype, usize, Q::Item<'w>),
+    ) {
+        // SAFETY: the caller holds the declared access.
+        let data_sets = unsafe { Q::fetch_sparse(&self.data, world, ticks) };
+        let filter_sets = F::fetch_sparse(&self.filter, world, ticks);
+        let mut open = u32::MAX;
+        let mut current = None;
+        for &(index, row) in &self.candidates {
+            if index != open {
+                open = index;
+                let matched = &self.matched[index as usize];
+                let table: &'w Archetype = world.archetypes.get(matched.archetype);
+                // SAFETY: resolved for this table; access per the caller.
+                current = Some(unsafe {
+                    (
+                        table,
+                        Q::fetch_archetype(matched.data, table, ticks),
+                        F::fetch_archetype(matched.filter, table, ticks),
+                    )
+                });
+            }
+            let Some((table, data, filter)) = &current else { continue };
+            let row = row as usize;
+            let entity = table.entities()[row];
+            // SAFETY: `row` is the live row of `entity` (gathered for this run); each
+            // candidate is visited once, and an item does not outlive `f`'s call when
+            // `Q` writes (caller).
+            unsafe {
+                if Q::sparse_matches(&data_sets, entity) && F::filter_entity(filter, &filter_sets, entity, row) {
+                    f(table, row, Q::fetch_entity(data, &data_sets, entity, row));
+                }
+            }
+        }
+    }
+
+    /// The item of `entity` if it matches, for a query that reaches sparse components.
+    /// Not a run: judged against the last run, writes stamped with the current tick.
+    ///
+    /// # Safety
+    /// The caller holds the access `Q` declares on `world` for `'w`, and no other item
+    /// for `entity` from this state is alive.
+    pub(super) unsafe fn get_sparse<'w>(
+        &self,
+        world: &'w World,
+        entity: Entity,
+    ) -> Result<Q::Item<'w>, QueryEntityError> {
+        let ticks = RunTicks { last_run: self.last_run(), this_run: world.change_tick() };
+        // SAFETY: forwarded from the caller.
+        unsafe { self.item_of(world, entity, ticks) }
+    }
+
+    /// # Safety
+    /// As [`get_sparse`](Self::get_sparse).
+    #[inline]
+    unsafe fn item_of<'w>(
+        &self,
+        world: &'w World,
+        entity: Entity,
+        ticks: RunTicks,
+    ) -> Result<Q::Item<'w>, QueryEntityError> {
+        let location = world.entities.get(entity).ok_or(NoSuchEntity(entity))?;
+        let does_not_match = QueryEntityError::DoesNotMatch { entity, query: std::any::type_name::<Q>() };
+        let index =
+            self.matched.binary_search_by_key(&location.archetype, |m| m.archetype).map_err(|_| does_not_match)?;
+        let matched = &self.matched[index];
+        let table = world.archetypes.get(matched.archetype);
+        let row = location.row.index();
+        // SAFETY: resolved for this table; `row` is the entity's live row; access and
+        // uniqueness per the caller.
+        unsafe {
+            let data_sets = Q::fetch_sparse(&self.data, world, ticks);
+            let filter_sets = F::fetch_sparse(&self.filter, world, ticks);
+            let filter = F::fetch_archetype(matched.filter, table, ticks);
+            if !Q::sparse_matches(&data_sets, entity) || !F::filter_entity(&filter, &filter_sets, entity, row) {
+                return Err(does_not_match);
+            }
+            Ok(Q::fetch_entity(&Q::fetch_archetype(matched.data, table, ticks), &data_sets, entity, row))
+        }
+    }
+
+    /// [`for_each_of`](QueryState::for_each_of) for a query that reaches sparse
+    /// components: each entity looked up on its own.
+    ///
+    /// # Safety
+    /// The caller holds the access `Q` declares on `world` for the call; items do not
+    /// outlive `f`'s call.
+    pub(super) unsafe fn for_each_of_sparse(
+        &self,
+        world: &World,
+        entities: &[Entity],
+        mut f: impl for<'a> FnMut(Q::Item<'a>),
+    ) -> usize {
+        let ticks = RunTicks { last_run: self.last_run(), this_run: world.change_tick() };
+        let mut visited = 0;
+        for &entity in entities {
+            // SAFETY: per the caller; the previous item is gone (`f` returned).
+            if let Ok(item) = unsafe { self.item_of(world, entity, ticks) } {
+                f(item);
+                visited += 1;
+            }
+        }
+        visited
+    }
+}

@@ -1,0 +1,253 @@
+//! Sparse-set storage: the values of one component type kept apart from the archetype
+//! tables, so adding or removing it never moves an entity's row.
+//!
+//! A set is a dense array of values (a [`Column`], so change ticks and summaries work
+//! exactly as in a table), the dense array of the entities they belong to, and a
+//! sparse index from entity index to dense position. Adding appends; removing
+//! swap-removes (the last value moves into the hole and its index entry follows). All
+//! three arrays keep their capacity, so steady churn allocates nothing; a zero-sized
+//! component's values take no memory at all, leaving the index and the entity list.
+
+use crate::change::{Remap, Tick};
+use crate::component::ComponentId;
+use crate::entity::Entity;
+
+use super::Column;
+
+/// Marks an entity index with no value in the set.
+const ABSENT: u32 = u32::MAX;
+
+/// The values of one sparse component type. Public only because query fetch types
+/// name it; nothing outside the crate can reach it.
+#[doc(hidden)]
+pub struct SparseSet {
+    /// Per entity index: the position of its value in `entities` and `values`, or
+    /// `ABSENT`. Entries past the end are absent too.
+    index: Vec<u32>,
+    /// The entity of each dense position.
+    entities: Vec<Entity>,
+    /// The values, one per dense position.
+    pub(crate) values: Box<dyn Column>,
+}
+
+impl SparseSet {
+    pub(crate) fn new(values: Box<dyn Column>) -> Self {
+        SparseSet { index: Vec::new(), entities: Vec::new(), values }
+    }
+
+    /// Number of entities with a value.
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.entities.len()
+    }
+
+    /// The entities with a value, in dense order.
+    #[inline]
+    pub(crate) fn entities(&self) -> &[Entity] {
+        &self.entities
+    }
+
+    /// The dense position of `entity`'s value, if it has one. `entity` must be alive
+    /// (a despawned entity leaves every set, so its slot's entry is absent).
+    #[inline]
+    pub(crate) fn dense(&self, entity: Entity) -> Option<usize> {
+        match self.index.get(entity.index() as usize) {
+            Some(&dense) if dense != ABSENT => {
+                debug_assert_eq!(self.entities[dense as usize], entity, "ripple: stale sparse index");
+                Some(dense as usize)
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether `entity` (alive) has a value.
+    #[inline]
+    pub(crate) fn contains(&self, entity: Entity) -> bool {
+        self.dense(entity).is_some()
+    }
+
+    /// Where `entity`'s value goes: its dense position, and `true` if that position is
+    /// new (one past the values' end: the caller pushes the value right away).
+    #[inline]
+    pub(crate) fn slot_for(&mut self, entity: Entity) -> (usize, bool) {
+        if let Some(dense) = self.dense(entity) {
+            return (dense, false);
+        }
+        let dense = self.entities.len();
+        let at = entity.index() as usize;
+        if self.index.len() <= at {
+            self.index.resize(at + 1, ABSENT);
+        }
+        self.index[at] = u32::try_from(dense).expect("ripple: more than 2^32 - 1 values in one sparse set");
+        self.entities.push(entity);
+        (dense, true)
+    }
+
+    /// Forgets `entity`, whose value at `dense` the caller has just swap-removed from
+    /// `values`: the last entity takes its place, as its value did.
+    #[inline]
+    pub(crate) fn forget(&mut self, entity: Entity, dense: usize) {
+        self.index[entity.index() as usize] = ABSENT;
+        self.entities.swap_remove(dense);
+        if let Some(&moved) = self.entities.get(dense) {
+            self.index[moved.index() as usize] = dense as u32;
+        }
+    }
+
+    /// Removes and drops `entity`'s value, if it has one; returns whether it had.
+    /// The bookkeeping is done before the value's `Drop` runs, so a panicking `Drop`
+    /// leaves the set consistent.
+    #[inline]
+    pub(crate) fn remove_drop(&mut self, entity: Entity, now: Tick) -> bool {
+        let Some(dense) = self.dense(entity) else { return false };
+        self.forget(entity, dense);
+        self.values.swap_remove_drop(dense, now);
+        true
+    }
+
+    /// Drops every value, keeping the capacity.
+    pub(crate) fn clear(&mut self) {
+        for entity in self.entities.drain(..) {
+            self.index[entity.index() as usize] = ABSENT;
+        }
+        self.values.clear();
+    }
+
+    /// Heap bytes used by change tracking.
+    pub(crate) fn tracking_bytes(&self) -> usize {
+        self.values.tracking_bytes()
+    }
+
+    /// Applies tick maintenance to the values' ticks.
+    pub(crate) fn remap_ticks(&mut self, remap: &Remap) {
+        self.values.remap_ticks(remap);
+    }
+}
+
+/// The sparse sets of one world, by component id.
+#[derive(Default)]
+pub(crate) struct SparseSets {
+    sets: Vec<Option<SparseSet>>,
+    /// The ids that have a set, ascending.
+    ids: Vec<ComponentId>,
+}
+
+impl SparseSets {
+    /// Creates the (empty) set of component `id`.
+    pub(crate) fn create(&mut self, id: ComponentId, values: Box<dyn Column>) {
+        if self.sets.len() <= id.index() {
+            self.sets.resize_with(id.index() + 1, || None);
+        }
+        debug_assert!(self.sets[id.index()].is_none());
+        self.sets[id.index()] = Some(SparseSet::new(values));
+        let at = self.ids.partition_point(|&other| other < id);
+        self.ids.insert(at, id);
+    }
+
+    /// The set of component `id`, if it is stored sparse.
+    #[inline]
+    pub(crate) fn get(&self, id: ComponentId) -> Option<&SparseSet> {
+        self.sets.get(id.index()).and_then(Option::as_ref)
+    }
+
+    /// Mutable form of [`get`](Self::get).
+    #[inline]
+    pub(crate) fn get_mut(&mut self, id: ComponentId) -> Option<&mut SparseSet> {
+        self.sets.get_mut(id.index()).and_then(Option::as_mut)
+    }
+
+    /// The ids of the sparse component types, ascending.
+    #[inline]
+    pub(crate) fn ids(&self) -> &[ComponentId] {
+        &self.ids
+    }
+
+    /// Lists in `out` the sparse components `entity` (alive) has, ascending.
+    pub(crate) fn components_of(&self, entity: Entity, out: &mut Vec<ComponentId>) {
+        out.clear();
+        out.extend(self.ids.iter().copied().filter(|&id| self.get(id).is_some_and(|set| set.contains(entity))));
+    }
+
+    /// Removes and drops `entity`'s values of the components `ids`. If a value's `Drop`
+    /// panics, the other sets still forget the entity while unwinding, so no set keeps
+    /// a value for a freed slot.
+    pub(crate) fn remove_all(&mut self, entity: Entity, ids: &[ComponentId], now: Tick) {
+        struct Rest<'a> {
+            sets: &'a mut SparseSets,
+            ids: &'a [ComponentId],
+            next: usize,
+            entity: Entity,
+            now: Tick,
+        }
+        impl Rest<'_> {
+            fn run(&mut self) {
+                while let Some(&id) = self.ids.get(self.next) {
+                    // Advance first: if this `Drop` panics, unwinding resumes after it.
+                    self.next += 1;
+                    if let Some(set) = self.sets.get_mut(id) {
+                        set.remove_drop(self.entity, self.now);
+                    }
+                }
+            }
+        }
+        impl Drop for Rest<'_> {
+            fn drop(&mut self) {
+                self.run();
+            }
+        }
+        Rest { sets: self, ids, next: 0, entity, now }.run();
+    }
+
+    /// Every set, in id order.
+    pub(crate) fn iter_mut(&mut self) -> impl Iterator<Item = &mut SparseSet> {
+        self.sets.iter_mut().flatten()
+    }
+
+    /// Every set, in id order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &SparseSet> {
+        self.sets.iter().flatten()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::storage::{TypedColumn, downcast, downcast_mut};
+
+    fn entity(index: u32) -> Entity {
+        Entity::new(index, std::num::NonZeroU32::MIN)
+    }
+
+    fn insert(set: &mut SparseSet, e: Entity, value: String) {
+        let (dense, new) = set.slot_for(e);
+        let column = downcast_mut::<String>(&mut *set.values);
+        if new {
+            column.push(value, Tick(1));
+        } else {
+            column.replace(dense, value, Tick(1));
+        }
+    }
+
+    fn value(set: &SparseSet, e: Entity) -> Option<&str> {
+        set.dense(e).map(|d| downcast::<String>(&*set.values).get(d).as_str())
+    }
+
+    #[test]
+    fn swap_remove_keeps_the_index_in_step() {
+        let mut set = SparseSet::new(Box::new(TypedColumn::<String>::default()));
+        for i in [5, 0, 9] {
+            insert(&mut set, entity(i), format!("v{i}"));
+        }
+        assert!(set.remove_drop(entity(5), Tick(1)));
+        assert!(!set.remove_drop(entity(5), Tick(1)));
+        assert_eq!(value(&set, entity(9)), Some("v9"));
+        assert_eq!(value(&set, entity(0)), Some("v0"));
+        assert_eq!(value(&set, entity(5)), None);
+        assert_eq!(set.len(), 2);
+        insert(&mut set, entity(0), "again".into());
+        assert_eq!((set.len(), value(&set, entity(0))), (2, Some("again")));
+        assert_eq!(value(&set, entity(100)), None, "past the index's end is absent");
+        set.clear();
+        assert_eq!((set.len(), value(&set, entity(9))), (0, None));
+    }
+}
