@@ -728,7 +728,18 @@ impl World {
         let (bundle_id, target) = match edge {
             RemoveEdge::Valid { bundle, target, .. } => (*bundle, *target),
             RemoveEdge::Missing(component) => {
-                let component = self.components.info(*component).name;
+                let mut component = *component;
+                let bundle = self.bundles.id_or_register::<B>(&mut self.components);
+                if self.bundles.info(bundle).has_sparse {
+                    // The first element the entity lacks, in tuple order, table or sparse.
+                    let table = self.archetypes.get(source);
+                    let lacks = |&c: &ComponentId| match self.sparse.get(c) {
+                        Some(set) => !set.contains(entity),
+                        None => !table.has(c),
+                    };
+                    component = *self.bundles.info(bundle).ids.iter().find(|c| lacks(c)).unwrap_or(&component);
+                }
+                let component = self.components.info(component).name;
                 return Err(MissingComponent { entity, component }.into());
             }
         };
@@ -744,19 +755,20 @@ impl World {
         }
         let hooked = self.archetypes.get(source).hooks.has(HookKind::Remove)
             || (has_sparse && self.sparse_hooks.has(HookKind::Remove));
-        if hooked {
+        let edge = if hooked {
             self.hooks_before_removal(entity, RemovedIds::Bundle(bundle_id));
-        }
-        // Looked up again only because the checks and hooks above borrow the world; the
-        // hooks see it shared and defer their structural changes, so it is the edge
-        // found above (a cache hit).
-        let registries = Registries {
-            archetypes: &mut self.archetypes,
-            bundles: &mut self.bundles,
-            components: &mut self.components,
-            now,
+            // Looked up again only because the hooks borrow the world; they see it
+            // shared and defer their structural changes, so it is the edge found above.
+            let registries = Registries {
+                archetypes: &mut self.archetypes,
+                bundles: &mut self.bundles,
+                components: &mut self.components,
+                now,
+            };
+            self.transitions.remove_edge::<B>(source, registries)
+        } else {
+            edge
         };
-        let edge = self.transitions.remove_edge::<B>(source, registries);
         let RemoveEdge::Valid { bundle_columns, moves, .. } = edge else { unreachable!("checked above") };
         let info = self.bundles.info(bundle_id);
         let take = |table: &mut [Box<dyn crate::storage::Column>], sets: &mut SparseSets| {

@@ -13,7 +13,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use proptest::prelude::*;
-use ripple::{Added, Changed, Dirty, Entity, QueryState, RemovedReader, With, Without, World};
+use ripple::{Added, Changed, Dirty, Entity, QueryState, RemovedReader, Storage, With, Without, World};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct A(u8);
@@ -140,8 +140,13 @@ struct Observers {
     seen: [Option<usize>; OBSERVERS],
 }
 
-fn run(prefill: u16, ops: Vec<Op>) {
+/// `sparse[i]`: whether A, B, C (in that order) are stored in sparse sets.
+fn run(prefill: u16, ops: Vec<Op>, sparse: [bool; 3]) {
     let mut world = World::new();
+    let storage = |sparse: bool| if sparse { Storage::SparseSet } else { Storage::Table };
+    world.set_storage::<A>(storage(sparse[0])).unwrap();
+    world.set_storage::<B>(storage(sparse[1])).unwrap();
+    world.set_storage::<C>(storage(sparse[2])).unwrap();
     let mut model = Model::default();
     // Large tables, so the change summaries have several levels.
     let mut issued: Vec<Entity> = world.spawn_batch((0..prefill).map(|i| (A(i as u8), B(i as u8)))).collect();
@@ -399,7 +404,11 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
     #[test]
-    fn change_tracking_matches_model(prefill in 0u16..600, ops in prop::collection::vec(op(), 1..200)) {
-        run(prefill, ops);
+    fn change_tracking_matches_model(
+        prefill in 0u16..600,
+        ops in prop::collection::vec(op(), 1..200),
+        sparse in prop::array::uniform3(any::<bool>()),
+    ) {
+        run(prefill, ops, sparse);
     }
 }

@@ -5,7 +5,7 @@ use std::any::type_name;
 use std::collections::HashMap;
 
 use proptest::prelude::*;
-use ripple::{ComponentError, Entity, MissingComponent, NoSuchEntity, Or, With, Without, World};
+use ripple::{ComponentError, Entity, MissingComponent, NoSuchEntity, Or, Storage, With, Without, World};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct A(u32);
@@ -269,8 +269,14 @@ fn check_query(world: &mut World, model: &HashMap<Entity, Model>, kind: u8) {
     assert_eq!(sorted(got), sorted(want), "query kind {kind}");
 }
 
-fn run(ops: Vec<Op>) {
+/// `sparse[i]`: whether A, B, T, S (in that order) are stored in sparse sets.
+fn run(ops: Vec<Op>, sparse: [bool; 4]) {
     let mut world = World::new();
+    let storage = |sparse: bool| if sparse { Storage::SparseSet } else { Storage::Table };
+    world.set_storage::<A>(storage(sparse[0])).unwrap();
+    world.set_storage::<B>(storage(sparse[1])).unwrap();
+    world.set_storage::<T>(storage(sparse[2])).unwrap();
+    world.set_storage::<S>(storage(sparse[3])).unwrap();
     let mut model: HashMap<Entity, Model> = HashMap::new();
     let mut issued: Vec<Entity> = Vec::new();
     let pick = |issued: &[Entity], i: usize| issued.get(i % issued.len().max(1)).copied();
@@ -359,7 +365,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
     #[test]
-    fn world_matches_model(ops in prop::collection::vec(op(), 200)) {
-        run(ops);
+    fn world_matches_model(ops in prop::collection::vec(op(), 200), sparse in prop::array::uniform4(any::<bool>())) {
+        run(ops, sparse);
     }
 }

@@ -36,6 +36,33 @@ fn add_remove(c: &mut Criterion) {
         })
     });
 
+    group.bench_function("ripple_sparse", |b| {
+        use ripple::{Storage, World};
+        let mut world = World::new();
+        world.set_storage::<B>(Storage::SparseSet).unwrap();
+        let entities: Vec<ripple::Entity> = world.spawn_batch((0..N_ADD_REMOVE).map(|_| (A(0.0),))).collect();
+        let add = |world: &mut World| {
+            for &e in &entities {
+                world.insert(e, (B(0.0),)).unwrap();
+            }
+        };
+        let remove = |world: &mut World| {
+            for &e in &entities {
+                let (removed,): (B,) = world.remove::<(B,)>(e).unwrap();
+                black_box(removed);
+            }
+        };
+        let count = |world: &mut World| world.query::<(&A, &B)>().iter_mut(world).count();
+        add(&mut world);
+        assert_eq!(count(&mut world), N_ADD_REMOVE);
+        remove(&mut world);
+        assert_eq!(count(&mut world), 0);
+        b.iter(|| {
+            add(&mut world);
+            remove(&mut world);
+        })
+    });
+
     group.bench_function("bevy_ecs", |b| {
         use bevy_ecs::world::World;
         let mut world = World::new();

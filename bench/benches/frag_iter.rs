@@ -33,6 +33,34 @@ fn frag_iter(c: &mut Criterion) {
         })
     });
 
+    group.bench_function("ripple_sparse", |b| {
+        let mut world = ripple::World::new();
+        macro_rules! sparse {
+            ($l:ident) => {
+                world.set_storage::<$l>(ripple::Storage::SparseSet).unwrap();
+            };
+        }
+        for_each_letter!(sparse);
+        macro_rules! spawn {
+            ($l:ident) => {
+                world.spawn_batch((0..N_PER_LETTER).map(|_| ($l(0.0), Data(1.0))));
+            };
+        }
+        for_each_letter!(spawn);
+        let mut query: ripple::QueryState<&mut Data> = world.query::<&mut Data>();
+        let mut n = 0;
+        query.for_each_mut(&mut world, |mut data| {
+            data.0 *= 2.0;
+            n += 1;
+        });
+        assert_eq!(n, N_DATA);
+        b.iter(|| {
+            query.for_each_mut(&mut world, |mut data| {
+                data.0 *= 2.0;
+            });
+        })
+    });
+
     group.bench_function("bevy_ecs", |b| {
         let mut world = bevy_ecs::world::World::new();
         macro_rules! spawn {

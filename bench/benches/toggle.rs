@@ -10,8 +10,11 @@
 //! marker, 10,000 lose it, and the query finds 10,000.
 //!
 //! One function per library, each with its idiomatic storage for a toggled marker:
-//! * `ripple`: table storage (ripple's only kind so far): adding or removing the marker
-//!   moves the entity's row to another table; `QueryState<&Position, With<Moving>>`;
+//! * `ripple`: the marker in a sparse set (`World::set_storage`), so adding or removing
+//!   it moves nothing and the query starts from the set; `QueryState<&Position,
+//!   With<Moving>>`;
+//! * `ripple_table`: the same with the marker in the tables (the default storage):
+//!   adding or removing it moves the entity's row to another table;
 //! * `bevy_ecs`: `#[component(storage = "SparseSet")]` on the marker;
 //!   `QueryState<&Position, With<Moving>>`;
 //! * `hecs`: archetypes only (`insert_one` / `remove_one`), `query_mut().with()`;
@@ -98,8 +101,9 @@ struct Ripple {
 }
 
 impl Ripple {
-    fn new() -> Self {
+    fn new(storage: ripple::Storage) -> Self {
         let mut world = ripple::World::new();
+        world.set_storage::<Moving>(storage).unwrap();
         let entities: Vec<ripple::Entity> = world.spawn_batch((0..N).map(|i| (position(i),))).collect();
         let groups = groups(&entities);
         for &e in &groups[0] {
@@ -299,7 +303,8 @@ impl Line for Specs {
 fn toggle(c: &mut Criterion) {
     let sums: Vec<u64> = (0..GROUPS).map(expected).collect();
     let mut lines: Vec<(&str, Box<dyn Line>)> = vec![
-        ("ripple", Box::new(Ripple::new())),
+        ("ripple", Box::new(Ripple::new(ripple::Storage::SparseSet))),
+        ("ripple_table", Box::new(Ripple::new(ripple::Storage::Table))),
         ("bevy_ecs", Box::new(Bevy::new())),
         ("hecs", Box::new(Hecs::new())),
         ("shipyard", Box::new(Shipyard::new())),
