@@ -771,10 +771,34 @@ impl World {
         };
         let RemoveEdge::Valid { bundle_columns, moves, .. } = edge else { unreachable!("checked above") };
         let info = self.bundles.info(bundle_id);
-        let take = |table: &mut [Box<dyn crate::storage::Column>], sets: &mut SparseSets| {
-            if info.has_sparse {
-                let mut place =
-                    MixedRow { table, row, columns: bundle_columns, ids: &info.ids, sets, entity, added: 0 };
+        let removed = if target == source {
+            // Only sparse elements (or none, for the empty bundle): the row stays put.
+            let table = &mut self.archetypes.get_mut(source).columns;
+            let mut place = MixedRow {
+                table,
+                row,
+                columns: bundle_columns,
+                ids: &info.ids,
+                sets: &mut self.sparse,
+                entity,
+                added: 0,
+            };
+            // SAFETY: the edge's `bundle_columns` hold `SPARSE_COLUMN` for each bundle
+            // element here (none is in the table), whose component the entity was
+            // checked to have.
+            unsafe { B::take_mixed(&mut place, now) }
+        } else {
+            let [from, to] = self.archetypes.get_two_mut(source, target);
+            let removed = if info.has_sparse {
+                let mut place = MixedRow {
+                    table: &mut from.columns,
+                    row,
+                    columns: bundle_columns,
+                    ids: &info.ids,
+                    sets: &mut self.sparse,
+                    entity,
+                    added: 0,
+                };
                 // SAFETY: the edge's `bundle_columns` hold the source column of each
                 // bundle element's component id, in tuple order, `SPARSE_COLUMN` for
                 // sparse ones, which the entity was checked to have.
@@ -782,15 +806,8 @@ impl World {
             } else {
                 // SAFETY: the edge's `bundle_columns` hold the source column of each
                 // bundle element's component id, in tuple order.
-                unsafe { B::take(table, bundle_columns, row, now) }
-            }
-        };
-        let removed = if target == source {
-            // Only sparse elements (or none, for the empty bundle): the row stays put.
-            take(&mut self.archetypes.get_mut(source).columns, &mut self.sparse)
-        } else {
-            let [from, to] = self.archetypes.get_two_mut(source, target);
-            let removed = take(&mut from.columns, &mut self.sparse);
+                unsafe { B::take(&mut from.columns, bundle_columns, row, now) }
+            };
             for (column, dst) in from.columns.iter_mut().zip(moves.iter()) {
                 if let Some(dst) = *dst {
                     column.swap_remove_into(row, &mut *to.columns[dst], now);
@@ -894,11 +911,14 @@ impl World {
     #[inline]
     pub fn get<T: Component>(&self, entity: Entity) -> Result<&T, ComponentError> {
         let location = self.locate(entity)?;
-        if let Some(value) = self.sparse_get::<T>(entity)? {
-            return Ok(value);
+        let missing = MissingComponent { entity, component: std::any::type_name::<T>() };
+        let id = self.components.id::<T>().ok_or(missing)?;
+        if let Some(set) = self.sparse.get(id) {
+            let dense = set.dense(entity).ok_or(missing)?;
+            return Ok(downcast::<T>(&*set.values).get(dense));
         }
         let table = self.archetypes.get(location.archetype);
-        let column = Self::column_of::<T>(&self.components, table, entity)?;
+        let column = table.column_index(id).ok_or(missing)?;
         Ok(downcast::<T>(table.column(column)).get(location.row.index()))
     }
 
@@ -912,13 +932,17 @@ impl World {
         let location = self.locate(entity)?;
         self.maintain_ticks();
         let now = self.change_tick();
-        if self.is_sparse::<T>() {
-            let (column, dense) = self.sparse_column_mut::<T>(entity)?;
-            return Ok(column.get_mut(dense, now));
-        }
-        let table = self.archetypes.get_mut(location.archetype);
-        let column = Self::column_of::<T>(&self.components, table, entity)?;
-        Ok(downcast_mut::<T>(&mut *table.columns[column]).get_mut(location.row.index(), now))
+        let missing = MissingComponent { entity, component: std::any::type_name::<T>() };
+        let id = self.components.id::<T>().ok_or(missing)?;
+        let column = match self.sparse.get_mut(id) {
+            Some(set) => {
+                let dense = set.dense(entity).ok_or(missing)?;
+                return Ok(downcast_mut::<T>(&mut *set.values).get_mut(dense, now));
+            }
+            None => self.archetypes.get_mut(location.archetype),
+        };
+        let index = column.column_index(id).ok_or(missing)?;
+        Ok(downcast_mut::<T>(&mut *column.columns[index]).get_mut(location.row.index(), now))
     }
 
     /// A read-only view of `entity`, for asking which components it has.

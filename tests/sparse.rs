@@ -204,3 +204,17 @@ fn clear_empties_the_sparse_sets() {
     let mut labels = world.query::<&Label>();
     assert_eq!(labels.iter(&world).count(), 0);
 }
+
+#[test]
+fn a_query_starting_from_a_set_still_tests_what_else_it_names() {
+    let mut world = sparse_world();
+    let plain = world.spawn((Pos(0), Moving));
+    let fast = world.spawn((Pos(1), Vel(1), Moving));
+    world.spawn((Pos(2), Vel(2)));
+    let mut both = world.query_filtered::<Entity, (With<Moving>, Or<(Without<Moving>, With<Vel>)>)>();
+    assert_eq!(both.iter(&world).collect::<Vec<_>>(), [fast]);
+    let mut moving = world.query_filtered::<Entity, With<Moving>>();
+    assert_eq!(sorted(moving.iter(&world).collect()), sorted(vec![plain, fast]));
+    let mut with_vel = world.query_filtered::<Entity, (With<Moving>, With<Vel>)>();
+    assert_eq!(with_vel.iter(&world).collect::<Vec<_>>(), [fast]);
+}

@@ -33,8 +33,20 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             world.moves.read(&dirty.cursor).for_each(drop);
         }
         self.candidates.clear();
-        let smallest = self.required_sparse.iter().filter_map(|&id| world.sparse.get(id)).min_by_key(|set| set.len());
-        if let Some(set) = smallest {
+        self.presence_known = false;
+        let smallest = self
+            .required_sparse
+            .iter()
+            .filter_map(|&id| Some((id, world.sparse.get(id)?)))
+            .min_by_key(|(_, set)| set.len());
+        if let Some((driver, set)) = smallest {
+            // Every candidate has the driver. If the query names no other sparse
+            // component, and the driver once (a `With`: not in an `Or`, not fetched,
+            // not changed), the rest of the test is the tables', already passed.
+            self.presence_known = F::IS_ARCHETYPAL
+                && !Q::has_sparse(&self.data)
+                && *self.required_sparse == [driver]
+                && *self.deciding_sparse == [driver];
             for &entity in set.entities() {
                 let Some(location) = world.entities.get(entity) else { continue };
                 if let Ok(index) = self.matched.binary_search_by_key(&location.archetype, |m| m.archetype) {
@@ -67,6 +79,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         let filter_sets = F::fetch_sparse(&self.filter, world, ticks);
         let mut open = u32::MAX;
         let mut current = None;
+        let presence_known = self.presence_known;
         for &(index, row) in &self.candidates {
             if index != open {
                 open = index;
@@ -83,6 +96,12 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             }
             let Some((table, data, filter)) = &current else { continue };
             let row = row as usize;
+            if presence_known {
+                // SAFETY: as below; the fetch has no sparse part and the candidate
+                // matches (see `gather_sparse`).
+                unsafe { f(table, row, Q::fetch(data, row)) };
+                continue;
+            }
             let entity = table.entities()[row];
             // SAFETY: `row` is the live row of `entity` (gathered for this run); each
             // candidate is visited once, and an item does not outlive `f`'s call when

@@ -112,6 +112,9 @@ pub struct QueryState<Q: QueryData, F: QueryFilter = ()> {
     pub(crate) required_sparse: Box<[crate::ComponentId]>,
     /// The sparse components whose presence decides a match (for `Dirty`).
     pub(crate) deciding_sparse: Box<[crate::ComponentId]>,
+    /// Set by a sparse run's gathering: every candidate matches, and the fetch has no
+    /// sparse part, so candidates need no test per entity.
+    pub(crate) presence_known: bool,
 }
 
 impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
@@ -148,6 +151,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             sparse,
             required_sparse: required.into(),
             deciding_sparse: deciding.into(),
+            presence_known: false,
         };
         state.update_archetypes(world);
         state

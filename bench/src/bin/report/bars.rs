@@ -35,6 +35,8 @@ enum Measure {
     MergeVsMap,
     /// A ratio from the paired tool's table (bench/PAIRED.md).
     Paired { workload: &'static str, other: &'static str },
+    /// A ripple variant's median over the best of `peers` in `group`.
+    VariantOverBestOf { group: &'static str, variant: &'static str, peers: &'static [&'static str] },
 }
 
 /// What a bar asks of its measure.
@@ -193,6 +195,25 @@ const BARS: &[Bar] = &[
         Ratio { group: "crate_topia_frame/N=100000,K=100", other: "specs" },
         AtMostTimes { baseline: 0.877, factor: 1.1 },
     ),
+    bar(
+        19,
+        "add_remove, sparse B / best of shipyard and specs",
+        VariantOverBestOf { group: "add_remove", variant: "ripple_sparse", peers: &["shipyard", "specs"] },
+        AtMost(1.0),
+    ),
+    bar(
+        19,
+        "add_remove, table B / best archetype peer",
+        BestPeer { group: "add_remove", archetype: true },
+        AtMost(0.8),
+    ),
+    bar(
+        19,
+        "frag_iter, sparse letters / shipyard",
+        VariantOverBestOf { group: "frag_iter", variant: "ripple_sparse", peers: &["shipyard"] },
+        AtMost(1.0),
+    ),
+    bar(19, "toggle (sparse marker) / best peer", BestPeer { group: "toggle", archetype: false }, AtMost(1.0)),
     bar(18, "simple_iter tracked / untracked", Ratio { group: "simple_iter", other: "ripple_tracked" }, AtMost(1.2)),
     bar(
         18,
@@ -289,6 +310,15 @@ fn measure(tables: &[Table], paired: &str, measure: Measure) -> Result<Value, St
                 .max_by(|a, b| a.1.total_cmp(&b.1))
                 .ok_or("no hash_map line")?;
             Ok(ratio(worst.1, format!("at {} keys", worst.0)))
+        }
+        VariantOverBestOf { group, variant, peers } => {
+            let v = need(group, variant)?;
+            let best = peers
+                .iter()
+                .filter_map(|p| median(tables, group, p).map(|m| (*p, m)))
+                .min_by(|a, b| a.1.total_cmp(&b.1))
+                .ok_or_else(|| format!("no peer in {group}"))?;
+            Ok(ratio(v / best.1, format!("{} vs {} at {}", fmt_ns(v), best.0, fmt_ns(best.1))))
         }
         Paired { workload, other } => {
             // `| workload | other | ripple median | other median | **ratio** | ...`
