@@ -6,10 +6,12 @@ use std::cell::Cell;
 use crate::change::{ListCursor, Mut, RunTicks, Tick, TickSlot};
 use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
-use crate::storage::{Archetype, Column, SparseSet, TickPtrs, TypedColumn, downcast_unchecked};
+use crate::storage::{Archetype, Column, TickPtrs, TypedColumn, downcast_unchecked};
 use crate::world::World;
 
 use super::access::Access;
+pub(crate) use super::sparse_fetch::ComponentRef;
+use super::sparse_fetch::SparseFetch;
 
 mod sealed {
     pub trait Sealed {}
@@ -66,72 +68,6 @@ impl<T: Component> ColumnPtr<T> {
         // SAFETY: valid (or null, for a sparse component) per the type's invariant and
         // the caller.
         unsafe { self.0.as_ref() }
-    }
-}
-
-/// A component a query names: its id, and whether it is stored in a sparse set.
-#[doc(hidden)]
-#[derive(Clone, Copy, Debug)]
-pub struct ComponentRef {
-    pub(crate) id: ComponentId,
-    pub(crate) sparse: bool,
-}
-
-impl ComponentRef {
-    /// Registers `T` (with the default storage, if new) and resolves its storage.
-    pub(crate) fn of<T: Component>(world: &mut World) -> ComponentRef {
-        let id = world.components.id_or_register::<T>();
-        ComponentRef { id, sparse: world.components.is_sparse(id) }
-    }
-
-    /// The set of a sparse component, for a run on `world`.
-    pub(crate) fn set<'w>(&self, world: &'w World) -> Option<&'w SparseSet> {
-        if self.sparse { world.sparse.get(self.id) } else { None }
-    }
-
-    /// Adds a sparse component to the lists of [`QueryData::sparse_ids`].
-    pub(crate) fn list_sparse(&self, required: &mut Vec<ComponentId>, deciding: &mut Vec<ComponentId>) {
-        if self.sparse {
-            required.push(self.id);
-            deciding.push(self.id);
-        }
-    }
-}
-
-/// A run's pointers into the sparse set of a `&T` or `&mut T` fetch.
-#[doc(hidden)]
-pub struct SparseFetch<'w, T> {
-    set: &'w SparseSet,
-    values: *mut T,
-    ticks: Option<TickPtrs>,
-    tick: Tick,
-}
-
-impl<T> Clone for SparseFetch<'_, T> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<T> Copy for SparseFetch<'_, T> {}
-
-impl<'w, T: Component> SparseFetch<'w, T> {
-    fn new(set: &'w SparseSet, ticks: RunTicks) -> Self {
-        // SAFETY: a component's set holds values of its registered type.
-        let column = unsafe { downcast_unchecked::<T>(&*set.values) };
-        SparseFetch { set, values: column.get_ptr(), ticks: column.tick_ptrs(), tick: ticks.this_run }
-    }
-
-    /// The dense row of `entity`'s value.
-    ///
-    /// # Safety
-    /// `entity` is alive and has a value in the set.
-    #[inline]
-    unsafe fn dense(&self, entity: Entity) -> usize {
-        let dense = self.set.dense(entity);
-        debug_assert!(dense.is_some(), "ripple: fetched a sparse value the entity lacks");
-        // SAFETY: present (caller).
-        unsafe { dense.unwrap_unchecked() }
     }
 }
 

@@ -36,6 +36,7 @@ mod iter;
 mod parallel;
 mod parallel_run;
 mod serial;
+mod sparse_fetch;
 mod sparse_run;
 mod stamper;
 mod state;
