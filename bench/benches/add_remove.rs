@@ -3,6 +3,7 @@
 //! insert / remove. The entity list is prepared outside the timed part; each iteration
 //! leaves the world as it found it. One untimed pass per library first checks that the
 //! add pass gives all 10,000 entities a B and the remove pass takes all of them away.
+//! ripple runs twice: B in tables (`ripple`) and in a sparse set (`ripple_sparse`).
 
 use bench::{A, B, N_ADD_REMOVE, criterion_config};
 use criterion::{Criterion, black_box, criterion_group};
@@ -10,58 +11,34 @@ use criterion::{Criterion, black_box, criterion_group};
 fn add_remove(c: &mut Criterion) {
     let mut group = c.benchmark_group("add_remove");
 
-    group.bench_function("ripple", |b| {
-        use ripple::World;
-        let mut world = World::new();
-        let entities: Vec<ripple::Entity> = world.spawn_batch((0..N_ADD_REMOVE).map(|_| (A(0.0),))).collect();
-        let add = |world: &mut World| {
-            for &e in &entities {
-                world.insert(e, (B(0.0),)).unwrap();
-            }
-        };
-        let remove = |world: &mut World| {
-            for &e in &entities {
-                let (removed,): (B,) = world.remove::<(B,)>(e).unwrap();
-                black_box(removed);
-            }
-        };
-        let count = |world: &mut World| world.query::<(&A, &B)>().iter_mut(world).count();
-        add(&mut world);
-        assert_eq!(count(&mut world), N_ADD_REMOVE);
-        remove(&mut world);
-        assert_eq!(count(&mut world), 0);
-        b.iter(|| {
+    for (name, storage) in [("ripple", ripple::Storage::Table), ("ripple_sparse", ripple::Storage::SparseSet)] {
+        group.bench_function(name, |b| {
+            use ripple::World;
+            let mut world = World::new();
+            world.set_storage::<B>(storage).unwrap();
+            let entities: Vec<ripple::Entity> = world.spawn_batch((0..N_ADD_REMOVE).map(|_| (A(0.0),))).collect();
+            let add = |world: &mut World| {
+                for &e in &entities {
+                    world.insert(e, (B(0.0),)).unwrap();
+                }
+            };
+            let remove = |world: &mut World| {
+                for &e in &entities {
+                    let (removed,): (B,) = world.remove::<(B,)>(e).unwrap();
+                    black_box(removed);
+                }
+            };
+            let count = |world: &mut World| world.query::<(&A, &B)>().iter_mut(world).count();
             add(&mut world);
+            assert_eq!(count(&mut world), N_ADD_REMOVE);
             remove(&mut world);
-        })
-    });
-
-    group.bench_function("ripple_sparse", |b| {
-        use ripple::{Storage, World};
-        let mut world = World::new();
-        world.set_storage::<B>(Storage::SparseSet).unwrap();
-        let entities: Vec<ripple::Entity> = world.spawn_batch((0..N_ADD_REMOVE).map(|_| (A(0.0),))).collect();
-        let add = |world: &mut World| {
-            for &e in &entities {
-                world.insert(e, (B(0.0),)).unwrap();
-            }
-        };
-        let remove = |world: &mut World| {
-            for &e in &entities {
-                let (removed,): (B,) = world.remove::<(B,)>(e).unwrap();
-                black_box(removed);
-            }
-        };
-        let count = |world: &mut World| world.query::<(&A, &B)>().iter_mut(world).count();
-        add(&mut world);
-        assert_eq!(count(&mut world), N_ADD_REMOVE);
-        remove(&mut world);
-        assert_eq!(count(&mut world), 0);
-        b.iter(|| {
-            add(&mut world);
-            remove(&mut world);
-        })
-    });
+            assert_eq!(count(&mut world), 0);
+            b.iter(|| {
+                add(&mut world);
+                remove(&mut world);
+            })
+        });
+    }
 
     group.bench_function("bevy_ecs", |b| {
         use bevy_ecs::world::World;

@@ -520,6 +520,32 @@ fn configure(group: &mut BenchmarkGroup<'_, WallTime>, n: usize) {
     group.measurement_time(Duration::from_millis(1000));
 }
 
+/// Which step of a frame a group times; the other runs untimed beside it.
+#[derive(Clone, Copy)]
+enum Step {
+    Mover,
+    Render,
+}
+
+/// Runs `iters` frames of `line` (mover, then renderer) and returns the time spent in
+/// `step` alone.
+fn time_step(line: &mut dyn Line, iters: u64, step: Step) -> Duration {
+    let mut total = Duration::ZERO;
+    for _ in 0..iters {
+        let start = Instant::now();
+        line.mover();
+        if let Step::Mover = step {
+            total += start.elapsed();
+        }
+        let start = Instant::now();
+        black_box(line.render());
+        if let Step::Render = step {
+            total += start.elapsed();
+        }
+    }
+    total
+}
+
 fn crate_topia(c: &mut Criterion) {
     for n in SIZES {
         for k in CHANGED {
@@ -529,18 +555,7 @@ fn crate_topia(c: &mut Criterion) {
             let mut group = c.benchmark_group(format!("crate_topia_render/N={n},K={k}"));
             configure(&mut group, n);
             for (name, line) in &mut lines {
-                group.bench_function(*name, |b| {
-                    b.iter_custom(|iters| {
-                        let mut total = Duration::ZERO;
-                        for _ in 0..iters {
-                            line.mover();
-                            let start = Instant::now();
-                            black_box(line.render());
-                            total += start.elapsed();
-                        }
-                        total
-                    })
-                });
+                group.bench_function(*name, |b| b.iter_custom(|iters| time_step(line.as_mut(), iters, Step::Render)));
             }
             group.finish();
 
@@ -564,18 +579,8 @@ fn crate_topia(c: &mut Criterion) {
                 let mut group = c.benchmark_group(format!("crate_topia_mover/N={n},K={k}"));
                 configure(&mut group, n);
                 for (name, line) in &mut lines {
-                    group.bench_function(*name, |b| {
-                        b.iter_custom(|iters| {
-                            let mut total = Duration::ZERO;
-                            for _ in 0..iters {
-                                let start = Instant::now();
-                                line.mover();
-                                total += start.elapsed();
-                                black_box(line.render());
-                            }
-                            total
-                        })
-                    });
+                    group
+                        .bench_function(*name, |b| b.iter_custom(|iters| time_step(line.as_mut(), iters, Step::Mover)));
                 }
                 group.finish();
             }

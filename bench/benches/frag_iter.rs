@@ -1,7 +1,8 @@
 //! frag_iter (BENCHMARKS.md §A): 26 letter types A..Z, 20 entities per letter with
 //! (Letter, Data); timed: one pass `data *= 2` over &mut Data (26 archetypes / tables in
-//! the archetype libraries, one storage in the sparse-set ones). One untimed pass per
-//! library first checks that it visits all 520 entities.
+//! the archetype libraries, one storage in the sparse-set ones). ripple runs twice: its
+//! letters in tables (`ripple`) and in sparse sets (`ripple_sparse`, one table of Data).
+//! One untimed pass per library first checks that it visits all 520 entities.
 
 use bench::*;
 use criterion::{Criterion, criterion_group};
@@ -11,55 +12,35 @@ const N_DATA: usize = 26 * N_PER_LETTER;
 fn frag_iter(c: &mut Criterion) {
     let mut group = c.benchmark_group("frag_iter");
 
-    group.bench_function("ripple", |b| {
-        let mut world = ripple::World::new();
-        macro_rules! spawn {
-            ($l:ident) => {
-                world.spawn_batch((0..N_PER_LETTER).map(|_| ($l(0.0), Data(1.0))));
-            };
-        }
-        for_each_letter!(spawn);
-        let mut query: ripple::QueryState<&mut Data> = world.query::<&mut Data>();
-        let mut n = 0;
-        query.for_each_mut(&mut world, |mut data| {
-            data.0 *= 2.0;
-            n += 1;
-        });
-        assert_eq!(n, N_DATA);
-        b.iter(|| {
+    for (name, storage) in [("ripple", ripple::Storage::Table), ("ripple_sparse", ripple::Storage::SparseSet)] {
+        group.bench_function(name, |b| {
+            let mut world = ripple::World::new();
+            macro_rules! choose {
+                ($l:ident) => {
+                    world.set_storage::<$l>(storage).unwrap();
+                };
+            }
+            for_each_letter!(choose);
+            macro_rules! spawn {
+                ($l:ident) => {
+                    world.spawn_batch((0..N_PER_LETTER).map(|_| ($l(0.0), Data(1.0))));
+                };
+            }
+            for_each_letter!(spawn);
+            let mut query: ripple::QueryState<&mut Data> = world.query::<&mut Data>();
+            let mut n = 0;
             query.for_each_mut(&mut world, |mut data| {
                 data.0 *= 2.0;
+                n += 1;
             });
-        })
-    });
-
-    group.bench_function("ripple_sparse", |b| {
-        let mut world = ripple::World::new();
-        macro_rules! sparse {
-            ($l:ident) => {
-                world.set_storage::<$l>(ripple::Storage::SparseSet).unwrap();
-            };
-        }
-        for_each_letter!(sparse);
-        macro_rules! spawn {
-            ($l:ident) => {
-                world.spawn_batch((0..N_PER_LETTER).map(|_| ($l(0.0), Data(1.0))));
-            };
-        }
-        for_each_letter!(spawn);
-        let mut query: ripple::QueryState<&mut Data> = world.query::<&mut Data>();
-        let mut n = 0;
-        query.for_each_mut(&mut world, |mut data| {
-            data.0 *= 2.0;
-            n += 1;
+            assert_eq!(n, N_DATA);
+            b.iter(|| {
+                query.for_each_mut(&mut world, |mut data| {
+                    data.0 *= 2.0;
+                });
+            })
         });
-        assert_eq!(n, N_DATA);
-        b.iter(|| {
-            query.for_each_mut(&mut world, |mut data| {
-                data.0 *= 2.0;
-            });
-        })
-    });
+    }
 
     group.bench_function("bevy_ecs", |b| {
         let mut world = bevy_ecs::world::World::new();
