@@ -71,10 +71,9 @@ pub trait Bundle: sealed::Sealed + Send + Sync + Sized + 'static {
     /// goes to its table column at the row, or to its sparse set.
     ///
     /// # Safety
-    /// `row.columns[i]` is the column of element `i`'s component id in `row.table`, or
-    /// [`SPARSE_COLUMN`] for a sparse one, whose set is `row.sets`' set of `row.ids[i]`.
+    /// As [`BundleRow::write`].
     #[doc(hidden)]
-    unsafe fn write_mixed(self, row: &mut MixedRow<'_>, tick: Tick);
+    unsafe fn write_mixed(self, row: &mut BundleRow<'_>, tick: Tick);
 
     /// Like [`take`](Self::take) for a bundle with sparse elements, each of which the
     /// entity has.
@@ -82,36 +81,80 @@ pub trait Bundle: sealed::Sealed + Send + Sync + Sized + 'static {
     /// # Safety
     /// As [`write_mixed`](Self::write_mixed), and the entity has every sparse element.
     #[doc(hidden)]
-    unsafe fn take_mixed(row: &mut MixedRow<'_>, now: Tick) -> Self;
+    unsafe fn take_mixed(row: &mut BundleRow<'_>, now: Tick) -> Self;
 }
 
 /// The column index of a bundle element stored in a sparse set.
 pub(crate) const SPARSE_COLUMN: usize = usize::MAX;
 
-/// Where the elements of a bundle with sparse types are written to or taken from: one
-/// entity's row of a table, and the world's sparse sets.
+/// Where a bundle's elements are written to or taken from: one entity's row of a
+/// table, and, for a bundle with sparse types, the world's sparse sets.
 #[doc(hidden)]
-pub struct MixedRow<'a> {
-    pub(crate) table: &'a mut [Box<dyn Column>],
-    pub(crate) row: usize,
+pub struct BundleRow<'a> {
+    table: &'a mut [Box<dyn Column>],
+    row: usize,
     /// Per element: its column in `table`, or [`SPARSE_COLUMN`].
-    pub(crate) columns: &'a [usize],
-    /// Per element: its component id.
-    pub(crate) ids: &'a [ComponentId],
-    pub(crate) sets: &'a mut SparseSets,
-    pub(crate) entity: Entity,
+    columns: &'a [usize],
+    info: &'a BundleInfo,
+    sets: &'a mut SparseSets,
+    entity: Entity,
     /// Bit `i` set: element `i` was added to its sparse set (the entity lacked it).
-    pub(crate) added: u32,
+    added: u32,
 }
 
-impl MixedRow<'_> {
+impl<'a> BundleRow<'a> {
+    /// `entity`'s place for bundle `info`: row `row` of `table`, where element `i` has
+    /// column `columns[i]` (`SPARSE_COLUMN` for a sparse one, whose set is in `sets`).
+    #[inline]
+    pub(crate) fn new(
+        table: &'a mut [Box<dyn Column>],
+        row: usize,
+        columns: &'a [usize],
+        info: &'a BundleInfo,
+        sets: &'a mut SparseSets,
+        entity: Entity,
+    ) -> Self {
+        BundleRow { table, row, columns, info, sets, entity, added: 0 }
+    }
+
+    /// Writes `bundle` (see [`Bundle::write_at`]); returns the elements newly added to
+    /// a sparse set, bit `i` for element `i`.
+    ///
+    /// # Safety
+    /// `columns` is as [`new`](Self::new) says, for bundle `B`, whose info is `info`.
+    #[inline]
+    pub(crate) unsafe fn write<B: Bundle>(mut self, bundle: B, tick: Tick) -> u32 {
+        if !self.info.has_sparse {
+            // SAFETY: all elements are table columns of this row (caller).
+            unsafe { bundle.write_at(self.table, self.columns, self.row, tick) };
+            return 0;
+        }
+        // SAFETY: per the caller.
+        unsafe { bundle.write_mixed(&mut self, tick) };
+        self.added
+    }
+
+    /// Takes bundle `B` out (see [`Bundle::take`]).
+    ///
+    /// # Safety
+    /// As [`write`](Self::write), and the entity has every sparse element.
+    #[inline]
+    pub(crate) unsafe fn take<B: Bundle>(mut self, now: Tick) -> B {
+        if !self.info.has_sparse {
+            // SAFETY: all elements are table columns of this row (caller).
+            return unsafe { B::take(self.table, self.columns, self.row, now) };
+        }
+        // SAFETY: per the caller.
+        unsafe { B::take_mixed(&mut self, now) }
+    }
+
     /// The column and row element `element` is written to; a sparse element the entity
     /// lacks gets a new dense row, which the caller fills at once.
     #[inline]
     fn place(&mut self, element: usize) -> (&mut dyn Column, usize) {
         match self.columns[element] {
             SPARSE_COLUMN => {
-                let set = self.sets.get_mut(self.ids[element]).expect("ripple: a sparse component has a set");
+                let set = self.sets.get_mut(self.info.ids[element]).expect("ripple: a sparse component has a set");
                 let (dense, new) = set.slot_for(self.entity);
                 if new {
                     self.added |= 1 << element;
@@ -125,7 +168,7 @@ impl MixedRow<'_> {
     /// # Safety
     /// Element `element`'s component is `T` (see [`Bundle::write_mixed`]).
     #[inline]
-    unsafe fn write<T: Component>(&mut self, element: usize, value: T, tick: Tick) -> Option<T> {
+    unsafe fn write_element<T: Component>(&mut self, element: usize, value: T, tick: Tick) -> Option<T> {
         let (column, row) = self.place(element);
         // SAFETY: the column of `T`'s id (caller).
         unsafe { write_one::<T>(column, row, value, tick) }
@@ -134,10 +177,10 @@ impl MixedRow<'_> {
     /// # Safety
     /// Element `element`'s component is `T`, and the entity has it.
     #[inline]
-    unsafe fn take<T: Component>(&mut self, element: usize, now: Tick) -> T {
+    unsafe fn take_element<T: Component>(&mut self, element: usize, now: Tick) -> T {
         match self.columns[element] {
             SPARSE_COLUMN => {
-                let set = self.sets.get_mut(self.ids[element]).expect("ripple: a sparse component has a set");
+                let set = self.sets.get_mut(self.info.ids[element]).expect("ripple: a sparse component has a set");
                 let dense = set.dense(self.entity).expect("ripple: checked present before taking");
                 // SAFETY: the set of `T`'s id holds `T` (caller).
                 let value = unsafe { downcast_mut_unchecked::<T>(&mut *set.values) }.swap_remove(dense, now);
@@ -224,19 +267,19 @@ macro_rules! impl_bundle {
 
             #[inline]
             #[allow(clippy::unused_unit, unused_unsafe, reason = "the empty tuple has no columns")]
-            unsafe fn write_mixed(self, row: &mut MixedRow<'_>, tick: Tick) {
+            unsafe fn write_mixed(self, row: &mut BundleRow<'_>, tick: Tick) {
                 let _ = (&row, tick);
                 // Held until every value is written, then dropped.
                 // SAFETY: per this function's contract, element by element.
-                let _old = unsafe { ($(row.write::<$name>($index, self.$index, tick),)*) };
+                let _old = unsafe { ($(row.write_element::<$name>($index, self.$index, tick),)*) };
             }
 
             #[inline]
             #[allow(clippy::unused_unit, unused_unsafe, reason = "the empty tuple has no columns")]
-            unsafe fn take_mixed(row: &mut MixedRow<'_>, now: Tick) -> Self {
+            unsafe fn take_mixed(row: &mut BundleRow<'_>, now: Tick) -> Self {
                 let _ = (&row, now);
                 // SAFETY: per this function's contract, element by element.
-                unsafe { ($(row.take::<$name>($index, now),)*) }
+                unsafe { ($(row.take_element::<$name>($index, now),)*) }
             }
         }
     };

@@ -2,7 +2,6 @@
 
 use crate::component::Component;
 use crate::entity::{Entity, Location};
-use crate::storage::downcast;
 use crate::world::World;
 
 /// A read-only view of a live entity, from [`World::entity`].
@@ -37,16 +36,7 @@ impl<'w> EntityRef<'w> {
     /// The entity's `T`, if it has one.
     #[inline]
     pub fn get<T: Component>(&self) -> Option<&'w T> {
-        if let Ok(value) = self.world.sparse_get::<T>(self.entity) {
-            if value.is_some() {
-                return value;
-            }
-        } else {
-            return None;
-        }
-        let table = self.world.archetypes.get(self.location.archetype);
-        let column = table.column_index(self.world.components.id::<T>()?)?;
-        Some(downcast::<T>(table.column(column)).get(self.location.row.index()))
+        self.world.get::<T>(self.entity).ok()
     }
 
     /// The type names of the entity's components, in no particular order.

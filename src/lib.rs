@@ -69,7 +69,7 @@ mod world;
 pub use api::{Api, ApiMut};
 pub use bundle::Bundle;
 #[doc(hidden)]
-pub use bundle::MixedRow;
+pub use bundle::BundleRow;
 pub use change::{Mut, RemovedReader, Tick};
 pub use component::{Component, ComponentId, Storage};
 #[doc(hidden)]

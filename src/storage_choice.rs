@@ -1,10 +1,8 @@
-//! The per-type storage choice ([`World::set_storage`]) and the lookups of values
-//! that live in sparse sets.
+//! The per-type storage choice: [`World::set_storage`] and [`World::storage`].
 
 use crate::component::{Component, Storage};
-use crate::entity::Entity;
-use crate::error::{MissingComponent, StorageInUse};
-use crate::storage::{TypedColumn, downcast, downcast_mut};
+use crate::error::StorageInUse;
+use crate::storage::TypedColumn;
 use crate::world::World;
 
 impl World {
@@ -52,38 +50,5 @@ impl World {
     /// for a type not seen yet).
     pub fn storage<T: Component>(&self) -> Storage {
         self.components.id::<T>().map_or(Storage::Table, |id| self.components.info(id).storage)
-    }
-
-    /// `entity`'s `T` if `T` is sparse: `Ok(None)` when `T` lives in tables.
-    ///
-    /// # Errors
-    /// [`MissingComponent`] if `T` is sparse and `entity` (alive) lacks it.
-    #[inline]
-    pub(crate) fn sparse_get<T: Component>(&self, entity: Entity) -> Result<Option<&T>, MissingComponent> {
-        let Some(set) = self.components.id::<T>().and_then(|id| self.sparse.get(id)) else { return Ok(None) };
-        let missing = MissingComponent { entity, component: std::any::type_name::<T>() };
-        let dense = set.dense(entity).ok_or(missing)?;
-        Ok(Some(downcast::<T>(&*set.values).get(dense)))
-    }
-
-    /// Whether `T` is stored in a sparse set.
-    #[inline]
-    pub(crate) fn is_sparse<T: Component>(&self) -> bool {
-        self.components.id::<T>().is_some_and(|id| self.components.is_sparse(id))
-    }
-
-    /// The column holding `entity`'s `T` and its row in it; `T` is sparse.
-    ///
-    /// # Errors
-    /// [`MissingComponent`] if `entity` (alive) lacks it.
-    #[inline]
-    pub(crate) fn sparse_column_mut<T: Component>(
-        &mut self,
-        entity: Entity,
-    ) -> Result<(&mut TypedColumn<T>, usize), MissingComponent> {
-        let missing = MissingComponent { entity, component: std::any::type_name::<T>() };
-        let set = self.components.id::<T>().and_then(|id| self.sparse.get_mut(id)).ok_or(missing)?;
-        let dense = set.dense(entity).ok_or(missing)?;
-        Ok((downcast_mut::<T>(&mut *set.values), dense))
     }
 }

@@ -3,7 +3,7 @@
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 
-use crate::bundle::{Bundle, BundleId, Bundles, MixedRow, SPARSE_COLUMN, SpawnTarget};
+use crate::bundle::{Bundle, BundleId, BundleRow, Bundles, SPARSE_COLUMN, SpawnTarget};
 use crate::change::{CHECK_TICK_THRESHOLD, EventLog, Move, Mut, Remap, RemovedReader, Tick};
 use crate::component::{Component, ComponentId, Components};
 use crate::entity::{Entities, Entity, Location};
@@ -15,7 +15,8 @@ use crate::query::{QueryData, QueryFilter, QueryState};
 use crate::resource::Resources;
 use crate::spawn_batch::SpawnBatch;
 use crate::storage::{
-    Archetype, ArchetypeId, Archetypes, Registries, RemoveEdge, Row, SparseSets, Transitions, downcast, downcast_mut,
+    Archetype, ArchetypeId, Archetypes, Registries, RemoveEdge, Row, SparseSets, Transitions, TypedColumn, downcast,
+    downcast_mut,
 };
 use crate::system::CommandQueue;
 
@@ -269,16 +270,9 @@ impl World {
     /// # Errors
     /// [`ComponentError`] if the entity is not alive or lacks `T`.
     pub fn mark_changed<T: Component>(&mut self, entity: Entity) -> Result<(), ComponentError> {
-        let location = self.locate(entity)?;
         let now = self.change_tick();
-        if self.is_sparse::<T>() {
-            let (column, dense) = self.sparse_column_mut::<T>(entity)?;
-            column.mark_changed(dense, now);
-            return Ok(());
-        }
-        let table = self.archetypes.get_mut(location.archetype);
-        let column = Self::column_of::<T>(&self.components, table, entity)?;
-        downcast_mut::<T>(&mut *table.columns[column]).mark_changed(location.row.index(), now);
+        let (column, row) = self.value_place_mut::<T>(entity)?;
+        column.mark_changed(row, now);
         Ok(())
     }
 
@@ -465,27 +459,13 @@ impl World {
         table.entities.push(entity);
         let info = self.bundles.info(bundle_id);
         let mut hooks = table.hooks;
-        let mut added_sparse = 0;
         if info.has_sparse {
             hooks = hooks.union(self.sparse_hooks);
-            let mut place = MixedRow {
-                table: &mut table.columns,
-                row,
-                columns,
-                ids: &info.ids,
-                sets: &mut self.sparse,
-                entity,
-                added: 0,
-            };
-            // SAFETY: `columns` is the spawn target's column list for this bundle, in
-            // tuple order, `SPARSE_COLUMN` for the sparse elements.
-            unsafe { bundle.write_mixed(&mut place, now) };
-            added_sparse = place.added;
-        } else {
-            // SAFETY: `columns` is the spawn target's column list for this bundle, built
-            // from the bundle's component ids in tuple order.
-            unsafe { bundle.write_at(&mut table.columns, columns, row, now) };
         }
+        let place = BundleRow::new(&mut table.columns, row, columns, info, &mut self.sparse, entity);
+        // SAFETY: `columns` is the spawn target's column list for this bundle, in tuple
+        // order, `SPARSE_COLUMN` for the sparse elements.
+        let added_sparse = unsafe { place.write(bundle, now) };
         self.moves.push(Move::between(entity, None, Some(archetype)));
         if hooks.adds_or_inserts() {
             self.hooks_after_write(bundle_id, entity, ArchetypeId::EMPTY, added_sparse);
@@ -545,9 +525,7 @@ impl World {
         self.flush_reserved();
         let location = self.locate(entity)?;
         self.maintain_ticks();
-        let mut sparse = std::mem::take(&mut self.sparse_scratch);
-        self.sparse.components_of(entity, &mut sparse);
-        self.sparse_scratch = sparse;
+        self.sparse.components_of(entity, &mut self.sparse_scratch);
         let hooked = self.archetypes.get(location.archetype).hooks.has(HookKind::Remove)
             || (self.sparse_hooks.has(HookKind::Remove) && !self.sparse_scratch.is_empty());
         if hooked {
@@ -568,14 +546,18 @@ impl World {
         Self::record_removals(&mut self.removals, table.components(), entity, now);
         Self::record_removals(&mut self.removals, &self.sparse_scratch, entity, now);
         self.moves.push(Move::between(entity, Some(location.archetype), None));
-        // Every set forgets the entity even if a value's `Drop` panics; then the row.
-        let doomed = std::mem::take(&mut self.sparse_scratch);
-        let sets = &mut self.sparse;
-        let finish = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| sets.remove_all(entity, &doomed, now)));
-        self.sparse_scratch = doomed;
-        table.drop_row_values(row, now);
-        if let Err(panic) = finish {
-            std::panic::resume_unwind(panic);
+        if self.sparse_scratch.is_empty() {
+            table.drop_row_values(row, now);
+        } else {
+            // Every set forgets the entity even if a value's `Drop` panics; then the row.
+            let sets = &mut self.sparse;
+            let doomed = &self.sparse_scratch;
+            let finish =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| sets.remove_all(entity, doomed, now)));
+            table.drop_row_values(row, now);
+            if let Err(panic) = finish {
+                std::panic::resume_unwind(panic);
+            }
         }
         if hooked {
             self.apply_hook_commands();
@@ -669,31 +651,19 @@ impl World {
         };
         let info = self.bundles.info(bundle_id);
         let mut hooks = to.hooks;
-        let mut added_sparse = 0;
         if info.has_sparse {
             hooks = hooks.union(self.sparse_hooks);
-            let mut place = MixedRow {
-                table: &mut to.columns,
-                row,
-                columns: &edge.bundle_columns,
-                ids: &info.ids,
-                sets: &mut self.sparse,
-                entity,
-                added: 0,
-            };
-            // SAFETY: the edge's `bundle_columns` hold the target column of each bundle
-            // element's component id, in tuple order, `SPARSE_COLUMN` for sparse ones.
-            unsafe { bundle.write_mixed(&mut place, now) };
-            added_sparse = place.added;
+        }
+        let place = BundleRow::new(&mut to.columns, row, &edge.bundle_columns, info, &mut self.sparse, entity);
+        // SAFETY: the edge's `bundle_columns` hold the target column of each bundle
+        // element's component id, in tuple order, `SPARSE_COLUMN` for sparse ones.
+        let added_sparse = unsafe { place.write(bundle, now) };
+        if added_sparse != 0 {
             for (element, &id) in info.ids.iter().enumerate() {
                 if added_sparse & (1 << element) != 0 {
                     self.moves.push(Move { entity, from: Some(target), to: Some(target), sparse: Some(id) });
                 }
             }
-        } else {
-            // SAFETY: the edge's `bundle_columns` hold the target column of each bundle
-            // element's component id, in tuple order.
-            unsafe { bundle.write_at(&mut to.columns, &edge.bundle_columns, row, now) };
         }
         if hooks.adds_or_inserts() {
             self.hooks_after_write(bundle_id, entity, source, added_sparse);
@@ -771,43 +741,16 @@ impl World {
         };
         let RemoveEdge::Valid { bundle_columns, moves, .. } = edge else { unreachable!("checked above") };
         let info = self.bundles.info(bundle_id);
-        let removed = if target == source {
-            // Only sparse elements (or none, for the empty bundle): the row stays put.
-            let table = &mut self.archetypes.get_mut(source).columns;
-            let mut place = MixedRow {
-                table,
-                row,
-                columns: bundle_columns,
-                ids: &info.ids,
-                sets: &mut self.sparse,
-                entity,
-                added: 0,
-            };
-            // SAFETY: the edge's `bundle_columns` hold `SPARSE_COLUMN` for each bundle
-            // element here (none is in the table), whose component the entity was
-            // checked to have.
-            unsafe { B::take_mixed(&mut place, now) }
-        } else {
+        // The bundle first, from the source row; then the rest of the row moves.
+        let table = &mut self.archetypes.get_mut(source).columns;
+        let place = BundleRow::new(table, row, bundle_columns, info, &mut self.sparse, entity);
+        // SAFETY: the edge's `bundle_columns` hold the source column of each bundle
+        // element's component id, in tuple order, `SPARSE_COLUMN` for sparse ones, which
+        // the entity was checked to have.
+        let removed = unsafe { place.take::<B>(now) };
+        if target != source {
+            // Otherwise only sparse elements (or none) left: the row stays put.
             let [from, to] = self.archetypes.get_two_mut(source, target);
-            let removed = if info.has_sparse {
-                let mut place = MixedRow {
-                    table: &mut from.columns,
-                    row,
-                    columns: bundle_columns,
-                    ids: &info.ids,
-                    sets: &mut self.sparse,
-                    entity,
-                    added: 0,
-                };
-                // SAFETY: the edge's `bundle_columns` hold the source column of each
-                // bundle element's component id, in tuple order, `SPARSE_COLUMN` for
-                // sparse ones, which the entity was checked to have.
-                unsafe { B::take_mixed(&mut place, now) }
-            } else {
-                // SAFETY: the edge's `bundle_columns` hold the source column of each
-                // bundle element's component id, in tuple order.
-                unsafe { B::take(&mut from.columns, bundle_columns, row, now) }
-            };
             for (column, dst) in from.columns.iter_mut().zip(moves.iter()) {
                 if let Some(dst) = *dst {
                     column.swap_remove_into(row, &mut *to.columns[dst], now);
@@ -815,8 +758,7 @@ impl World {
             }
             Self::move_handle(&mut self.entities, entity, location, from, to);
             self.moves.push(Move::between(entity, Some(source), Some(target)));
-            removed
-        };
+        }
         Self::record_removals(&mut self.removals, &info.ids, entity, now);
         if info.has_sparse {
             for &id in info.ids.iter().filter(|&&c| self.components.is_sparse(c)) {
@@ -888,22 +830,6 @@ impl World {
         self.applying_hook_commands = false;
     }
 
-    /// The column of `T` in `table`, the table of `entity`.
-    ///
-    /// # Errors
-    /// [`MissingComponent`] naming `T` if the table has no such column.
-    #[inline]
-    fn column_of<T: Component>(
-        components: &Components,
-        table: &Archetype,
-        entity: Entity,
-    ) -> Result<usize, MissingComponent> {
-        components
-            .id::<T>()
-            .and_then(|c| table.column_index(c))
-            .ok_or(MissingComponent { entity, component: std::any::type_name::<T>() })
-    }
-
     /// Shared access to `entity`'s component `T`.
     ///
     /// # Errors
@@ -929,20 +855,32 @@ impl World {
     /// [`ComponentError`] if the entity is not alive or lacks `T`.
     #[inline]
     pub fn get_mut<T: Component>(&mut self, entity: Entity) -> Result<Mut<'_, T>, ComponentError> {
-        let location = self.locate(entity)?;
         self.maintain_ticks();
         let now = self.change_tick();
+        let (column, row) = self.value_place_mut::<T>(entity)?;
+        Ok(column.get_mut(row, now))
+    }
+
+    /// The column holding `entity`'s `T` (its table's, or `T`'s sparse set's values)
+    /// and the row of the value in it.
+    ///
+    /// # Errors
+    /// [`ComponentError`] if the entity is not alive or lacks `T`.
+    #[inline]
+    fn value_place_mut<T: Component>(
+        &mut self,
+        entity: Entity,
+    ) -> Result<(&mut TypedColumn<T>, usize), ComponentError> {
+        let location = self.locate(entity)?;
         let missing = MissingComponent { entity, component: std::any::type_name::<T>() };
         let id = self.components.id::<T>().ok_or(missing)?;
-        let column = match self.sparse.get_mut(id) {
-            Some(set) => {
-                let dense = set.dense(entity).ok_or(missing)?;
-                return Ok(downcast_mut::<T>(&mut *set.values).get_mut(dense, now));
-            }
-            None => self.archetypes.get_mut(location.archetype),
-        };
-        let index = column.column_index(id).ok_or(missing)?;
-        Ok(downcast_mut::<T>(&mut *column.columns[index]).get_mut(location.row.index(), now))
+        if let Some(set) = self.sparse.get_mut(id) {
+            let dense = set.dense(entity).ok_or(missing)?;
+            return Ok((downcast_mut::<T>(&mut *set.values), dense));
+        }
+        let table = self.archetypes.get_mut(location.archetype);
+        let index = table.column_index(id).ok_or(missing)?;
+        Ok((downcast_mut::<T>(&mut *table.columns[index]), location.row.index()))
     }
 
     /// A read-only view of `entity`, for asking which components it has.

@@ -148,10 +148,7 @@ unsafe fn candidates(fetch: &ChangeFetch, len: usize, f: &mut impl FnMut(usize))
     // SAFETY: the summary lives as long as the column, which holds `len` change ticks
     // and a stamp per leaf of them (caller); a change filter declares a read of its
     // column, which excludes writers while the run gathers candidates.
-    unsafe {
-        let ticks = fetch.ticks;
-        (*ticks.summary).for_each_new(ticks.changed, ticks.stamps, len, last_run, fetch.run.this_run, f)
-    };
+    unsafe { fetch.ticks.for_each_changed(len, last_run, fetch.run.this_run, f) };
 }
 
 macro_rules! impl_change_filter {

@@ -404,11 +404,11 @@ unsafe impl<T: Component> QueryData for &T {
         state.list_sparse(required, deciding);
     }
     unsafe fn fetch_sparse<'w>(state: &ComponentRef, world: &'w World, ticks: RunTicks) -> Self::Sparse<'w> {
-        state.set(world).map(|set| SparseFetch::new(set, ticks))
+        SparseFetch::of(state, world, ticks)
     }
     #[inline]
     fn sparse_matches(sparse: &Self::Sparse<'_>, entity: Entity) -> bool {
-        sparse.as_ref().is_none_or(|sparse| sparse.set.contains(entity))
+        SparseFetch::has(sparse, entity)
     }
     #[inline]
     unsafe fn fetch_entity<'w>(
@@ -545,11 +545,11 @@ unsafe impl<T: Component> QueryData for &mut T {
         state.list_sparse(required, deciding);
     }
     unsafe fn fetch_sparse<'w>(state: &ComponentRef, world: &'w World, ticks: RunTicks) -> Self::Sparse<'w> {
-        state.set(world).map(|set| SparseFetch::new(set, ticks))
+        SparseFetch::of(state, world, ticks)
     }
     #[inline]
     fn sparse_matches(sparse: &Self::Sparse<'_>, entity: Entity) -> bool {
-        sparse.as_ref().is_none_or(|sparse| sparse.set.contains(entity))
+        SparseFetch::has(sparse, entity)
     }
     #[inline]
     unsafe fn fetch_entity<'w>(

@@ -58,41 +58,19 @@ pub(super) fn gather_dirty<QA, FA>(
         for &component in dirty.components.iter() {
             let Some(set) = world.sparse.get(component) else { continue };
             let Some(column) = set.values.change_ticks() else { continue };
-            // SAFETY: as for a table's column below: the set's values hold one tick per
-            // dense row, and no writer of them runs.
-            unsafe {
-                (*column.summary).for_each_new(
-                    column.changed,
-                    column.stamps,
-                    set.len(),
-                    last_run,
-                    ticks.this_run,
-                    &mut |dense| push_entity(set.entities()[dense]),
-                );
-            }
+            let mut push = |dense: usize| push_entity(set.entities()[dense]);
+            // SAFETY: the set's values' ticks, one per dense row; a `Dirty` query reads
+            // its listed components' ticks, so no writer of them runs meanwhile.
+            unsafe { column.for_each_changed(set.len(), last_run, ticks.this_run, &mut push) };
         }
-    }
-    for (index, matched) in matched.iter().enumerate() {
-        let table = world.archetypes.get(matched.archetype);
-        for &component in dirty.components.iter() {
-            let Some(column) = table.column_index(component) else { continue };
-            let Some(column) = table.column(column).change_ticks() else { continue };
-            let Some(last_run) = ticks.last_run else { continue };
-            // SAFETY: the pointers are the column's, one tick per row and one stamp per
-            // leaf; the run reads the listed columns' ticks while no writer of them runs
-            // (a `Dirty` query is a reader of its listed components).
-            unsafe {
-                let summary = &*column.summary;
-                summary.for_each_new(
-                    column.changed,
-                    column.stamps,
-                    table.len(),
-                    last_run,
-                    ticks.this_run,
-                    &mut |row| {
-                        candidates.push((index as u32, row as u32));
-                    },
-                );
+        for (index, matched) in matched.iter().enumerate() {
+            let table = world.archetypes.get(matched.archetype);
+            for &component in dirty.components.iter() {
+                let Some(column) = table.column_index(component) else { continue };
+                let Some(column) = table.column(column).change_ticks() else { continue };
+                let mut push = |row: usize| candidates.push((index as u32, row as u32));
+                // SAFETY: the column's ticks, one per row; no writer runs (as above).
+                unsafe { column.for_each_changed(table.len(), last_run, ticks.this_run, &mut push) };
             }
         }
     }

@@ -54,7 +54,19 @@ impl<T> Clone for SparseFetch<'_, T> {
 impl<T> Copy for SparseFetch<'_, T> {}
 
 impl<'w, T: Component> SparseFetch<'w, T> {
-    pub(super) fn new(set: &'w SparseSet, ticks: RunTicks) -> Self {
+    /// A run's pointers into the set of `component`, if it is sparse.
+    pub(super) fn of(component: &ComponentRef, world: &'w World, ticks: RunTicks) -> Option<Self> {
+        component.set(world).map(|set| SparseFetch::new(set, ticks))
+    }
+
+    /// Whether `entity` has a value, for a fetch made by [`of`](Self::of) (a table
+    /// component's fetch, `None`, asks nothing of the entity).
+    #[inline]
+    pub(super) fn has(fetch: &Option<Self>, entity: Entity) -> bool {
+        fetch.as_ref().is_none_or(|fetch| fetch.set.contains(entity))
+    }
+
+    fn new(set: &'w SparseSet, ticks: RunTicks) -> Self {
         // SAFETY: a component's set holds values of its registered type.
         let column = unsafe { downcast_unchecked::<T>(&*set.values) };
         SparseFetch { set, values: column.get_ptr(), ticks: column.tick_ptrs(), tick: ticks.this_run }

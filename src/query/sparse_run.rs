@@ -33,20 +33,8 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             world.moves.read(&dirty.cursor).for_each(drop);
         }
         self.candidates.clear();
-        self.presence_known = false;
-        let smallest = self
-            .required_sparse
-            .iter()
-            .filter_map(|&id| Some((id, world.sparse.get(id)?)))
-            .min_by_key(|(_, set)| set.len());
-        if let Some((driver, set)) = smallest {
-            // Every candidate has the driver. If the query names no other sparse
-            // component, and the driver once (a `With`: not in an `Or`, not fetched,
-            // not changed), the rest of the test is the tables', already passed.
-            self.presence_known = F::IS_ARCHETYPAL
-                && !Q::has_sparse(&self.data)
-                && *self.required_sparse == [driver]
-                && *self.deciding_sparse == [driver];
+        let smallest = self.required_sparse.iter().filter_map(|&id| world.sparse.get(id)).min_by_key(|set| set.len());
+        if let Some(set) = smallest {
             for &entity in set.entities() {
                 let Some(location) = world.entities.get(entity) else { continue };
                 if let Ok(index) = self.matched.binary_search_by_key(&location.archetype, |m| m.archetype) {

@@ -112,8 +112,9 @@ pub struct QueryState<Q: QueryData, F: QueryFilter = ()> {
     pub(crate) required_sparse: Box<[crate::ComponentId]>,
     /// The sparse components whose presence decides a match (for `Dirty`).
     pub(crate) deciding_sparse: Box<[crate::ComponentId]>,
-    /// Set by a sparse run's gathering: every candidate matches, and the fetch has no
-    /// sparse part, so candidates need no test per entity.
+    /// The query's only sparse condition is one required component, so a sparse run
+    /// starting from its set needs no test per entity (the rest is the tables'), and
+    /// the fetch has no sparse part.
     pub(crate) presence_known: bool,
 }
 
@@ -137,6 +138,9 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         Q::sparse_ids(&data, &mut required, &mut deciding);
         F::sparse_ids(&filter, &mut required, &mut deciding);
         let sparse = Q::has_sparse(&data) || F::has_sparse(&filter);
+        // `With<S>` alone lists `S` once as required and once as deciding; a fetch,
+        // change filter or `Or` naming `S` lists it again or differently.
+        let presence_known = F::IS_ARCHETYPAL && !Q::has_sparse(&data) && required.len() == 1 && deciding == required;
         let mut state = QueryState {
             world_id: world.id(),
             data,
@@ -151,7 +155,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             sparse,
             required_sparse: required.into(),
             deciding_sparse: deciding.into(),
-            presence_known: false,
+            presence_known,
         };
         state.update_archetypes(world);
         state

@@ -201,6 +201,18 @@ pub struct TickPtrs {
 }
 
 impl TickPtrs {
+    /// Calls `f` with each row below `len` changed after `last_run`, seen from
+    /// `this_run` (through the summary: only the leaves that changed are visited).
+    ///
+    /// # Safety
+    /// The pointers came from a column of `len` rows whose summary is maintained, and
+    /// no one writes its ticks during the call.
+    #[inline]
+    pub(crate) unsafe fn for_each_changed(self, len: usize, last_run: Tick, this_run: Tick, f: &mut impl FnMut(usize)) {
+        // SAFETY: per the caller.
+        unsafe { (*self.summary).for_each_new(self.changed, self.stamps, len, last_run, this_run, f) }
+    }
+
     /// The summary, if maintained; null otherwise (the form an immediate slot takes).
     #[inline]
     pub(crate) fn live_summary(self) -> *const Summary {
