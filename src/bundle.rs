@@ -134,16 +134,14 @@ impl<'a> BundleRow<'a> {
         self.added
     }
 
-    /// Takes bundle `B` out (see [`Bundle::take`]).
+    /// Takes bundle `B`, which has a sparse element, out (see [`Bundle::take_mixed`]);
+    /// a table-only bundle is taken with [`Bundle::take`] directly.
     ///
     /// # Safety
     /// As [`write`](Self::write), and the entity has every sparse element.
     #[inline]
     pub(crate) unsafe fn take<B: Bundle>(mut self, now: Tick) -> B {
-        if !self.info.has_sparse {
-            // SAFETY: all elements are table columns of this row (caller).
-            return unsafe { B::take(self.table, self.columns, self.row, now) };
-        }
+        debug_assert!(self.info.has_sparse);
         // SAFETY: per the caller.
         unsafe { B::take_mixed(&mut self, now) }
     }

@@ -36,7 +36,9 @@ impl ComponentId {
 ///   that requires it visits only the entities that have it; reading it costs a
 ///   lookup per entity. Choose it for markers that come and go often (a `Moving`
 ///   tag on the entities in motion, a `DamagedFlash` for a few frames) and for
-///   components few entities have.
+///   components few entities have. To add or remove one on many entities at once, go
+///   through the set's view, [`World::sparse_mut`](crate::World::sparse_mut): it
+///   resolves the type once instead of per call.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Storage {
     /// In the archetype tables (the default).

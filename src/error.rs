@@ -99,6 +99,27 @@ impl fmt::Display for StorageInUse {
 
 impl Error for StorageInUse {}
 
+/// A sparse-set view was asked for a component type stored in the tables
+/// ([`World::sparse_mut`](crate::World::sparse_mut)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NotSparse {
+    /// The type name of the component.
+    pub component: &'static str,
+}
+
+impl fmt::Display for NotSparse {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "component `{}` is not stored in a sparse set; choose Storage::SparseSet with World::set_storage before its \
+             first use",
+            self.component
+        )
+    }
+}
+
+impl Error for NotSparse {}
+
 /// Why [`QueryState::get`](crate::QueryState::get) found nothing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum QueryEntityError {

@@ -58,6 +58,7 @@ mod hook;
 mod query;
 mod resource;
 mod schedule;
+mod sparse_mut;
 mod spawn_batch;
 mod storage;
 mod storage_choice;
@@ -78,7 +79,8 @@ pub use data::{BatchError, DataCommandError, DataCommands, DataMethod, TargetBui
 pub use entity::Entity;
 pub use entity_ref::EntityRef;
 pub use error::{
-    CommandError, ComponentError, MissingComponent, MissingResource, NoSuchEntity, QueryEntityError, StorageInUse,
+    CommandError, ComponentError, MissingComponent, MissingResource, NoSuchEntity, NotSparse, QueryEntityError,
+    StorageInUse,
 };
 #[doc(hidden)]
 pub use event::ReaderState;
@@ -91,6 +93,7 @@ pub use schedule::{
     IntoSystemConfig, POST_UPDATE, PRE_UPDATE, ReportRow, Schedule, ScheduleError, SystemConfig, SystemId, SystemRef,
     SystemStats, UPDATE,
 };
+pub use sparse_mut::SparseMut;
 pub use spawn_batch::SpawnBatch;
 pub use storage::ArchetypeId;
 pub use system::{

@@ -71,7 +71,7 @@ pub struct World {
     /// Structural changes, for `Dirty` observers.
     pub(crate) moves: EventLog<Move>,
     /// Per component id: the removal stream.
-    removals: Vec<EventLog<(Entity, Tick)>>,
+    pub(crate) removals: Vec<EventLog<(Entity, Tick)>>,
     /// Last-run ticks of live observers, clamped with the stored ticks.
     observers: Vec<Weak<AtomicU32>>,
     /// Deferred commands that failed, oldest first, until drained.
@@ -394,7 +394,7 @@ impl World {
     /// Makes reserved entities alive (see [`World::reserve_entity`]); inlined, as every
     /// structural operation asks and almost always finds none.
     #[inline(always)]
-    fn flush_reserved(&mut self) {
+    pub(crate) fn flush_reserved(&mut self) {
         if self.entities.has_reserved() {
             self.flush_reserved_now();
         }
@@ -637,7 +637,7 @@ impl World {
             now,
         };
         let edge = self.transitions.insert_edge::<B>(source, registries);
-        let (target, bundle_id) = (edge.target, edge.bundle);
+        let (target, bundle_id, has_sparse) = (edge.target, edge.bundle, edge.has_sparse);
         let (to, row) = if target == source {
             (self.archetypes.get_mut(source), row)
         } else {
@@ -649,11 +649,17 @@ impl World {
             self.moves.push(Move::between(entity, Some(source), Some(target)));
             (to, new_row)
         };
-        let info = self.bundles.info(bundle_id);
-        let mut hooks = to.hooks;
-        if info.has_sparse {
-            hooks = hooks.union(self.sparse_hooks);
+        if !has_sparse {
+            // SAFETY: the edge's `bundle_columns` hold the target column of each bundle
+            // element's component id, in tuple order, all in the table.
+            unsafe { bundle.write_at(&mut to.columns, &edge.bundle_columns, row, now) };
+            if to.hooks.adds_or_inserts() {
+                self.hooks_after_write(bundle_id, entity, source, 0);
+            }
+            return Ok(());
         }
+        let info = self.bundles.info(bundle_id);
+        let hooks = to.hooks.union(self.sparse_hooks);
         let place = BundleRow::new(&mut to.columns, row, &edge.bundle_columns, info, &mut self.sparse, entity);
         // SAFETY: the edge's `bundle_columns` hold the target column of each bundle
         // element's component id, in tuple order, `SPARSE_COLUMN` for sparse ones.
@@ -661,7 +667,7 @@ impl World {
         if added_sparse != 0 {
             for (element, &id) in info.ids.iter().enumerate() {
                 if added_sparse & (1 << element) != 0 {
-                    self.moves.push(Move { entity, from: Some(target), to: Some(target), sparse: Some(id) });
+                    self.moves.push(Move::sparse(entity, id));
                 }
             }
         }
@@ -695,33 +701,17 @@ impl World {
             now,
         };
         let edge = self.transitions.remove_edge::<B>(source, registries);
-        let (bundle_id, target) = match edge {
-            RemoveEdge::Valid { bundle, target, .. } => (*bundle, *target),
+        let (bundle_id, target, has_sparse) = match edge {
+            RemoveEdge::Valid { bundle, target, has_sparse, .. } => (*bundle, *target, *has_sparse),
             RemoveEdge::Missing(component) => {
-                let mut component = *component;
-                let bundle = self.bundles.id_or_register::<B>(&mut self.components);
-                if self.bundles.info(bundle).has_sparse {
-                    // The first element the entity lacks, in tuple order, table or sparse.
-                    let table = self.archetypes.get(source);
-                    let lacks = |&c: &ComponentId| match self.sparse.get(c) {
-                        Some(set) => !set.contains(entity),
-                        None => !table.has(c),
-                    };
-                    component = *self.bundles.info(bundle).ids.iter().find(|c| lacks(c)).unwrap_or(&component);
-                }
-                let component = self.components.info(component).name;
-                return Err(MissingComponent { entity, component }.into());
+                let component = *component;
+                return Err(self.missing_for_removal::<B>(entity, source, component));
             }
         };
-        let has_sparse = self.bundles.info(bundle_id).has_sparse;
-        if has_sparse {
-            let lacking = self.bundles.info(bundle_id).ids.iter().find(|&&c| {
-                self.components.is_sparse(c) && !self.sparse.get(c).is_some_and(|set| set.contains(entity))
-            });
-            if let Some(&component) = lacking {
-                let component = self.components.info(component).name;
-                return Err(MissingComponent { entity, component }.into());
-            }
+        if has_sparse
+            && let Some(error) = Self::lacking_sparse(&self.bundles, &self.components, &self.sparse, bundle_id, entity)
+        {
+            return Err(error);
         }
         let hooked = self.archetypes.get(source).hooks.has(HookKind::Remove)
             || (has_sparse && self.sparse_hooks.has(HookKind::Remove));
@@ -743,11 +733,16 @@ impl World {
         let info = self.bundles.info(bundle_id);
         // The bundle first, from the source row; then the rest of the row moves.
         let table = &mut self.archetypes.get_mut(source).columns;
-        let place = BundleRow::new(table, row, bundle_columns, info, &mut self.sparse, entity);
-        // SAFETY: the edge's `bundle_columns` hold the source column of each bundle
-        // element's component id, in tuple order, `SPARSE_COLUMN` for sparse ones, which
-        // the entity was checked to have.
-        let removed = unsafe { place.take::<B>(now) };
+        let removed = if has_sparse {
+            let place = BundleRow::new(table, row, bundle_columns, info, &mut self.sparse, entity);
+            // SAFETY: the edge's `bundle_columns` hold the source column of each bundle
+            // element's component id, in tuple order, `SPARSE_COLUMN` for sparse ones,
+            // which the entity was checked to have.
+            unsafe { place.take::<B>(now) }
+        } else {
+            // SAFETY: as above, every element in the table.
+            unsafe { B::take(table, bundle_columns, row, now) }
+        };
         if target != source {
             // Otherwise only sparse elements (or none) left: the row stays put.
             let [from, to] = self.archetypes.get_two_mut(source, target);
@@ -760,15 +755,50 @@ impl World {
             self.moves.push(Move::between(entity, Some(source), Some(target)));
         }
         Self::record_removals(&mut self.removals, &info.ids, entity, now);
-        if info.has_sparse {
+        if has_sparse {
             for &id in info.ids.iter().filter(|&&c| self.components.is_sparse(c)) {
-                self.moves.push(Move { entity, from: Some(target), to: Some(target), sparse: Some(id) });
+                self.moves.push(Move::sparse(entity, id));
             }
         }
         if hooked {
             self.apply_hook_commands();
         }
         Ok(removed)
+    }
+
+    /// Why `entity`, in table `source` which lacks `component` of bundle `B`, cannot
+    /// have `B` removed: the first element it lacks, in tuple order, table or sparse.
+    #[cold]
+    fn missing_for_removal<B: Bundle>(
+        &mut self,
+        entity: Entity,
+        source: ArchetypeId,
+        component: ComponentId,
+    ) -> ComponentError {
+        let bundle = self.bundles.id_or_register::<B>(&mut self.components);
+        let table = self.archetypes.get(source);
+        let lacks = |&c: &ComponentId| match self.sparse.get(c) {
+            Some(set) => !set.contains(entity),
+            None => !table.has(c),
+        };
+        let component = *self.bundles.info(bundle).ids.iter().find(|c| lacks(c)).unwrap_or(&component);
+        MissingComponent { entity, component: self.components.info(component).name }.into()
+    }
+
+    /// The first sparse element of `bundle` that `entity` lacks, as an error.
+    fn lacking_sparse(
+        bundles: &Bundles,
+        components: &Components,
+        sets: &SparseSets,
+        bundle: BundleId,
+        entity: Entity,
+    ) -> Option<ComponentError> {
+        let lacking = bundles
+            .info(bundle)
+            .ids
+            .iter()
+            .find(|&&c| components.is_sparse(c) && !sets.get(c).is_some_and(|set| set.contains(entity)))?;
+        Some(MissingComponent { entity, component: components.info(*lacking).name }.into())
     }
 
     /// Runs the `on_add` hooks of the bundle's components that `source` lacked, then

@@ -112,14 +112,17 @@ fn steady_frames_with_change_tracking_allocate_nothing() {
 
 #[test]
 fn steady_toggle_frames_allocate_nothing() {
-    toggle_frames_allocate_nothing(ripple::Storage::Table);
-    toggle_frames_allocate_nothing(ripple::Storage::SparseSet);
+    toggle_frames_allocate_nothing(ripple::Storage::Table, false);
+    toggle_frames_allocate_nothing(ripple::Storage::SparseSet, false);
+    toggle_frames_allocate_nothing(ripple::Storage::SparseSet, true);
 }
 
 /// The toggle workload, small: each frame one group of entities gains a zero-sized
 /// marker and the marked group loses it (with table storage both move their rows
 /// between tables; with a sparse set, nothing moves), then a query finds the marked.
-fn toggle_frames_allocate_nothing(storage: ripple::Storage) {
+/// With `view`, the marker changes through the set's view (`World::sparse_mut`). A
+/// `Dirty` observer of the marker reads the structural-change log each frame.
+fn toggle_frames_allocate_nothing(storage: ripple::Storage, view: bool) {
     struct Moving;
     const GROUPS: usize = 20;
     let mut world = World::new();
@@ -131,16 +134,34 @@ fn toggle_frames_allocate_nothing(storage: ripple::Storage) {
         world.insert(e, (Moving,)).unwrap();
     }
     let mut marked = world.query_filtered::<&Pos, ripple::With<Moving>>();
+    let mut toggled = world.query_filtered::<Entity, ripple::Dirty<(Moving,)>>();
     let mut frame = |world: &mut World, f: usize| {
-        for &e in &groups[(f + 1) % GROUPS] {
-            world.insert(e, (Moving,)).unwrap();
-        }
-        for &e in &groups[f % GROUPS] {
-            world.remove::<(Moving,)>(e).unwrap();
+        if view {
+            let mut moving = world.sparse_mut::<Moving>().unwrap();
+            for &e in &groups[(f + 1) % GROUPS] {
+                moving.insert(e, Moving).unwrap();
+            }
+            for &e in &groups[f % GROUPS] {
+                moving.remove(e).unwrap();
+            }
+        } else {
+            for &e in &groups[(f + 1) % GROUPS] {
+                world.insert(e, (Moving,)).unwrap();
+            }
+            for &e in &groups[f % GROUPS] {
+                world.remove::<(Moving,)>(e).unwrap();
+            }
         }
         let mut found = 0;
         marked.for_each(world, |_| found += 1);
         assert_eq!(found, 4_000 / GROUPS);
+        // The group that gained the marker and the one that lost it.
+        let mut dirty = 0;
+        toggled.for_each(world, |_| dirty += 1);
+        if f > 0 {
+            // (Its first run finds every entity.)
+            assert_eq!(dirty, 2 * 4_000 / GROUPS, "{storage:?}, view: {view}");
+        }
     };
     for f in 0..GROUPS {
         frame(&mut world, f);

@@ -3,7 +3,8 @@
 //! insert / remove. The entity list is prepared outside the timed part; each iteration
 //! leaves the world as it found it. One untimed pass per library first checks that the
 //! add pass gives all 10,000 entities a B and the remove pass takes all of them away.
-//! ripple runs twice: B in tables (`ripple`) and in a sparse set (`ripple_sparse`).
+//! ripple runs three times: B in tables (`ripple`), and B in a sparse set changed through
+//! the set's view (`ripple_sparse`) or through `World::insert`/`remove` (`ripple_sparse_world`).
 
 use bench::{A, B, N_ADD_REMOVE, criterion_config};
 use criterion::{Criterion, black_box, criterion_group};
@@ -11,21 +12,43 @@ use criterion::{Criterion, black_box, criterion_group};
 fn add_remove(c: &mut Criterion) {
     let mut group = c.benchmark_group("add_remove");
 
-    for (name, storage) in [("ripple", ripple::Storage::Table), ("ripple_sparse", ripple::Storage::SparseSet)] {
+    // `ripple_sparse` goes through the set's view (`World::sparse_mut`), resolved once per
+    // pass as shipyard's `ViewMut` and specs' `WriteStorage` are; `ripple_sparse_world`
+    // calls `World::insert`/`remove` per entity, as `ripple` does with B in the tables.
+    let lines = [
+        ("ripple", ripple::Storage::Table, false),
+        ("ripple_sparse", ripple::Storage::SparseSet, true),
+        ("ripple_sparse_world", ripple::Storage::SparseSet, false),
+    ];
+    for (name, storage, view) in lines {
         group.bench_function(name, |b| {
             use ripple::World;
             let mut world = World::new();
             world.set_storage::<B>(storage).unwrap();
             let entities: Vec<ripple::Entity> = world.spawn_batch((0..N_ADD_REMOVE).map(|_| (A(0.0),))).collect();
             let add = |world: &mut World| {
-                for &e in &entities {
-                    world.insert(e, (B(0.0),)).unwrap();
+                if view {
+                    let mut bs = world.sparse_mut::<B>().unwrap();
+                    for &e in &entities {
+                        bs.insert(e, B(0.0)).unwrap();
+                    }
+                } else {
+                    for &e in &entities {
+                        world.insert(e, (B(0.0),)).unwrap();
+                    }
                 }
             };
             let remove = |world: &mut World| {
-                for &e in &entities {
-                    let (removed,): (B,) = world.remove::<(B,)>(e).unwrap();
-                    black_box(removed);
+                if view {
+                    let mut bs = world.sparse_mut::<B>().unwrap();
+                    for &e in &entities {
+                        black_box(bs.remove(e).unwrap());
+                    }
+                } else {
+                    for &e in &entities {
+                        let (removed,): (B,) = world.remove::<(B,)>(e).unwrap();
+                        black_box(removed);
+                    }
                 }
             };
             let count = |world: &mut World| world.query::<(&A, &B)>().iter_mut(world).count();

@@ -11,8 +11,8 @@
 //!
 //! One function per library, each with its idiomatic storage for a toggled marker:
 //! * `ripple`: the marker in a sparse set (`World::set_storage`), so adding or removing
-//!   it moves nothing and the query starts from the set; `QueryState<&Position,
-//!   With<Moving>>`;
+//!   it moves nothing and the query starts from the set; added and removed through the
+//!   set's view (`World::sparse_mut`), queried with `QueryState<&Position, With<Moving>>`;
 //! * `ripple_table`: the same with the marker in the tables (the default storage):
 //!   adding or removing it moves the entity's row to another table;
 //! * `bevy_ecs`: `#[component(storage = "SparseSet")]` on the marker;
@@ -116,6 +116,18 @@ impl Ripple {
 
 impl Line for Ripple {
     fn toggle(&mut self, gain: usize, lose: usize) {
+        if self.world.storage::<Moving>() == ripple::Storage::SparseSet {
+            // The set's view, resolved once per frame as shipyard's `ViewMut` and specs'
+            // `WriteStorage` are.
+            let mut moving = self.world.sparse_mut::<Moving>().unwrap();
+            for &e in &self.groups[gain] {
+                moving.insert(e, Moving).unwrap();
+            }
+            for &e in &self.groups[lose] {
+                moving.remove(e).unwrap();
+            }
+            return;
+        }
         for &e in &self.groups[gain] {
             self.world.insert(e, (Moving,)).unwrap();
         }

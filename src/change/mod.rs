@@ -41,7 +41,7 @@ use crate::storage::ArchetypeId;
 
 /// A structural change of one entity, for [`Dirty`](crate::Dirty) observers: it left
 /// `from` (`None` when spawned) for `to` (`None` when despawned), or it gained or lost
-/// the sparse component `sparse` (then `from == to`, its table).
+/// the sparse component `sparse` (then `from` and `to` are `None`: its row stayed put).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Move {
     pub(crate) entity: Entity,
@@ -55,5 +55,11 @@ impl Move {
     #[inline]
     pub(crate) fn between(entity: Entity, from: Option<ArchetypeId>, to: Option<ArchetypeId>) -> Move {
         Move { entity, from, to, sparse: None }
+    }
+
+    /// `entity` gained or lost the sparse component `component`.
+    #[inline]
+    pub(crate) fn sparse(entity: Entity, component: crate::component::ComponentId) -> Move {
+        Move { entity, from: None, to: None, sparse: Some(component) }
     }
 }

@@ -21,6 +21,9 @@ use super::filter::QueryFilter;
 use super::gather::gather_dirty;
 use super::state::QueryState;
 
+/// How many entities (or candidate rows) ahead a sparse run prefetches.
+const AHEAD: usize = 16;
+
 impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     /// Gathers the candidate rows of a sparse run (see the module docs).
     pub(super) fn gather_sparse(&mut self, world: &World, ticks: RunTicks) {
@@ -35,7 +38,13 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         self.candidates.clear();
         let smallest = self.required_sparse.iter().filter_map(|&id| world.sparse.get(id)).min_by_key(|set| set.len());
         if let Some(set) = smallest {
-            for &entity in set.entities() {
+            let entities = set.entities();
+            for (at, &entity) in entities.iter().enumerate() {
+                // The set lists entities in no useful order: each slot is a cache miss,
+                // fetched ahead so that the misses overlap.
+                if let Some(&far) = entities.get(at + AHEAD) {
+                    world.entities.prefetch(far);
+                }
                 let Some(location) = world.entities.get(entity) else { continue };
                 if let Ok(index) = self.matched.binary_search_by_key(&location.archetype, |m| m.archetype) {
                     self.candidates.push((index as u32, location.row.0));
@@ -68,7 +77,15 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         let mut open = u32::MAX;
         let mut current = None;
         let presence_known = self.presence_known;
-        for &(index, row) in &self.candidates {
+        for (at, &(index, row)) in self.candidates.iter().enumerate() {
+            if index == open
+                && let Some(&(soon_index, soon_row)) = self.candidates.get(at + AHEAD)
+                && soon_index == open
+                && let Some((_, data, _)) = &current
+            {
+                // Rows gathered from a set are scattered: fetch them ahead.
+                Q::prefetch(data, soon_row as usize);
+            }
             if index != open {
                 open = index;
                 let matched = &self.matched[index as usize];

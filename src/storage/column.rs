@@ -106,6 +106,19 @@ impl<T: Send + Sync + 'static> TypedColumn<T> {
         }
     }
 
+    /// The ticks half of [`Column::swap_remove_into`], out of line so that moving an
+    /// untracked value stays a short call.
+    #[inline(never)]
+    fn move_ticks_into(&mut self, row: usize, dst: &mut TypedColumn<T>, now: Tick) {
+        if let Some(ticks) = &mut self.ticks {
+            let (added, changed) = ticks.swap_remove(row, now);
+            // Tracking is per component type, so the destination is tracked too.
+            if let Some(dst_ticks) = &mut dst.ticks {
+                dst_ticks.push(added, changed, now);
+            }
+        }
+    }
+
     /// Raw access to the ticks, if tracked; valid like [`TypedColumn::get_ptr`], and
     /// writable under the module's safety model.
     #[inline]
@@ -179,12 +192,8 @@ impl<T: Send + Sync + 'static> Column for TypedColumn<T> {
         // SAFETY: transitions move a row between the columns of the same component id
         // in two archetypes (the edge maps ids to columns), so `dst` holds `T` too.
         let dst = unsafe { downcast_mut_unchecked::<T>(dst) };
-        if let Some(ticks) = &mut self.ticks {
-            let (added, changed) = ticks.swap_remove(row, now);
-            // Tracking is per component type, so the destination is tracked too.
-            if let Some(dst_ticks) = &mut dst.ticks {
-                dst_ticks.push(added, changed, now);
-            }
+        if self.ticks.is_some() {
+            self.move_ticks_into(row, dst, now);
         }
         dst.data.push(self.data.swap_remove(row));
     }

@@ -16,7 +16,7 @@ pub use archetype::Archetype;
 pub use column::{Column, TypedColumn};
 pub(crate) use column::{downcast, downcast_mut, downcast_mut_unchecked, downcast_unchecked};
 pub(crate) use column_ticks::TickPtrs;
-pub(crate) use sparse_set::{SparseSet, SparseSets};
+pub(crate) use sparse_set::{SparseSet, SparseSets, TypedSet};
 pub(crate) use transitions::{Registries, RemoveEdge, Transitions};
 
 use std::collections::HashMap;

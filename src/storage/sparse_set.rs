@@ -12,7 +12,7 @@ use crate::change::{Remap, Tick};
 use crate::component::ComponentId;
 use crate::entity::Entity;
 
-use super::Column;
+use super::{Column, TypedColumn, downcast_mut};
 
 /// Marks an entity index with no value in the set.
 const ABSENT: u32 = u32::MAX;
@@ -68,7 +68,7 @@ impl SparseSet {
 
     /// Where `entity`'s value goes: its dense position, and `true` if that position is
     /// new (one past the values' end: the caller pushes the value right away).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn slot_for(&mut self, entity: Entity) -> (usize, bool) {
         if let Some(dense) = self.dense(entity) {
             return (dense, false);
@@ -85,7 +85,7 @@ impl SparseSet {
 
     /// Forgets `entity`, whose value at `dense` the caller has just swap-removed from
     /// `values`: the last entity takes its place, as its value did.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn forget(&mut self, entity: Entity, dense: usize) {
         self.index[entity.index() as usize] = ABSENT;
         self.entities.swap_remove(dense);
@@ -105,6 +105,14 @@ impl SparseSet {
         true
     }
 
+    /// The set with its values' type known: one downcast for many calls.
+    ///
+    /// # Panics
+    /// If the values are not `T`s (an internal invariant violation).
+    pub(crate) fn typed_mut<T: Send + Sync + 'static>(&mut self) -> TypedSet<'_, T> {
+        TypedSet { index: &mut self.index, entities: &mut self.entities, values: downcast_mut(&mut *self.values) }
+    }
+
     /// Drops every value, keeping the capacity.
     pub(crate) fn clear(&mut self) {
         for entity in self.entities.drain(..) {
@@ -121,6 +129,68 @@ impl SparseSet {
     /// Applies tick maintenance to the values' ticks.
     pub(crate) fn remap_ticks(&mut self, remap: &Remap) {
         self.values.remap_ticks(remap);
+    }
+}
+
+/// A [`SparseSet`] whose values are known to be `T`s, for adding and removing many
+/// values without a type check per call. Same layout and rules as the set.
+pub(crate) struct TypedSet<'a, T> {
+    index: &'a mut Vec<u32>,
+    entities: &'a mut Vec<Entity>,
+    values: &'a mut TypedColumn<T>,
+}
+
+impl<T: Send + Sync + 'static> TypedSet<'_, T> {
+    /// The dense position of `entity`'s value, if this very entity (index and
+    /// generation) has one. `entity` need not be alive: a despawned entity leaves every
+    /// set, so a match also proves it alive.
+    #[inline(always)]
+    pub(crate) fn dense_exact(&self, entity: Entity) -> Option<usize> {
+        let dense = *self.index.get(entity.index() as usize)? as usize;
+        (self.entities.get(dense) == Some(&entity)).then_some(dense)
+    }
+
+    /// Gives `entity` (alive) the value `value` at `now`; returns the value it had.
+    #[inline(always)]
+    pub(crate) fn insert(&mut self, entity: Entity, value: T, now: Tick) -> Option<T> {
+        let at = entity.index() as usize;
+        if self.index.len() <= at {
+            self.index.resize(at + 1, ABSENT);
+        }
+        let slot = &mut self.index[at];
+        let dense = *slot as usize;
+        if self.entities.get(dense) == Some(&entity) {
+            return Some(self.values.replace(dense, value, now));
+        }
+        *slot = u32::try_from(self.entities.len()).expect("ripple: more than 2^32 - 1 values in one sparse set");
+        self.entities.push(entity);
+        self.values.push(value, now);
+        None
+    }
+
+    /// Takes `entity`'s value out of the set, if this very entity has one.
+    #[inline(always)]
+    pub(crate) fn remove(&mut self, entity: Entity, now: Tick) -> Option<T> {
+        let dense = self.dense_exact(entity)?;
+        let last = *self.entities.last().expect("a value was found");
+        // The last entity takes the hole; if it is `entity` itself, the second write
+        // leaves its entry absent.
+        self.entities.swap_remove(dense);
+        self.index[last.index() as usize] = dense as u32;
+        self.index[entity.index() as usize] = ABSENT;
+        Some(self.values.swap_remove(dense, now))
+    }
+
+    /// The value of `entity`, if this very entity has one.
+    #[inline]
+    pub(crate) fn get(&self, entity: Entity) -> Option<&T> {
+        self.dense_exact(entity).map(|dense| self.values.get(dense))
+    }
+
+    /// Number of values.
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.entities.len()
     }
 }
 

@@ -19,6 +19,9 @@ use super::{ArchetypeId, Archetypes};
 pub(crate) struct InsertEdge {
     /// The inserted bundle.
     pub(crate) bundle: BundleId,
+    /// Whether the bundle has a sparse element (its info's `has_sparse`, kept here so
+    /// that a table-only insert never looks the info up).
+    pub(crate) has_sparse: bool,
     pub(crate) target: ArchetypeId,
     /// For each bundle element, in the bundle's order, its column in the target
     /// (`SPARSE_COLUMN` for a sparse one).
@@ -34,6 +37,8 @@ pub(crate) enum RemoveEdge {
     Valid {
         /// The removed bundle.
         bundle: BundleId,
+        /// Whether the bundle has a sparse element (as in [`InsertEdge`]).
+        has_sparse: bool,
         target: ArchetypeId,
         /// For each bundle element, in the bundle's order, its column in the source
         /// (`SPARSE_COLUMN` for a sparse one).
@@ -110,7 +115,7 @@ fn build_insert_edge<B: Bundle>(source: ArchetypeId, world: Registries<'_>) -> I
     } else {
         archetypes.get(source).components().iter().map(|&c| column_in_target(c)).collect()
     };
-    InsertEdge { bundle, target, bundle_columns, moves }
+    InsertEdge { bundle, has_sparse: info.has_sparse, target, bundle_columns, moves }
 }
 
 #[cold]
@@ -133,5 +138,6 @@ fn build_remove_edge<B: Bundle>(source: ArchetypeId, world: Registries<'_>) -> R
     let target = archetypes.get_or_create(&rest, components, now);
     let to = archetypes.get(target);
     let moves = archetypes.get(source).components().iter().map(|&c| to.column_index(c)).collect();
-    RemoveEdge::Valid { bundle, target, bundle_columns, moves }
+    let has_sparse = bundles.info(bundle).has_sparse;
+    RemoveEdge::Valid { bundle, has_sparse, target, bundle_columns, moves }
 }
