@@ -55,6 +55,7 @@ mod event;
 mod hash;
 mod hint;
 mod hook;
+mod one_component;
 mod query;
 mod resource;
 mod schedule;
