@@ -12,7 +12,7 @@
 
 use crate::change::RunTicks;
 use crate::entity::Entity;
-use crate::error::{NoSuchEntity, QueryEntityError};
+use crate::error::QueryEntityError;
 use crate::storage::Archetype;
 use crate::world::World;
 
@@ -144,13 +144,8 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         entity: Entity,
         ticks: RunTicks,
     ) -> Result<Q::Item<'w>, QueryEntityError> {
-        let location = world.entities.get(entity).ok_or(NoSuchEntity(entity))?;
+        let (matched, table, row) = self.matched_row(world, entity)?;
         let does_not_match = QueryEntityError::DoesNotMatch { entity, query: std::any::type_name::<Q>() };
-        let index =
-            self.matched.binary_search_by_key(&location.archetype, |m| m.archetype).map_err(|_| does_not_match)?;
-        let matched = &self.matched[index];
-        let table = world.archetypes.get(matched.archetype);
-        let row = location.row.index();
         // SAFETY: resolved for this table; `row` is the entity's live row; access and
         // uniqueness per the caller.
         unsafe {

@@ -437,6 +437,22 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         count
     }
 
+    /// `entity`'s matched table and row, if it is alive and its table matches (the
+    /// filter's row test and sparse components not yet tested).
+    #[inline]
+    pub(super) fn matched_row<'w>(
+        &self,
+        world: &'w World,
+        entity: Entity,
+    ) -> Result<MatchedRow<'_, 'w, Q, F>, QueryEntityError> {
+        let location = world.entities.get(entity).ok_or(NoSuchEntity(entity))?;
+        let does_not_match = QueryEntityError::DoesNotMatch { entity, query: std::any::type_name::<Q>() };
+        let index =
+            self.matched.binary_search_by_key(&location.archetype, |m| m.archetype).map_err(|_| does_not_match)?;
+        let matched = &self.matched[index];
+        Ok((matched, world.archetypes.get(matched.archetype), location.row.index()))
+    }
+
     /// # Safety
     /// The caller holds the access `Q` declares on `world` for `'w`, and no other item
     /// for `entity` from this query is alive.
@@ -445,13 +461,8 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             // SAFETY: forwarded from the caller.
             return unsafe { self.get_sparse(world, entity) };
         }
-        let location = world.entities.get(entity).ok_or(NoSuchEntity(entity))?;
+        let (matched, table, row) = self.matched_row(world, entity)?;
         let does_not_match = QueryEntityError::DoesNotMatch { entity, query: std::any::type_name::<Q>() };
-        let index =
-            self.matched.binary_search_by_key(&location.archetype, |m| m.archetype).map_err(|_| does_not_match)?;
-        let matched = &self.matched[index];
-        let table = world.archetypes.get(matched.archetype);
-        let row = location.row.index();
         // Not a run: judged against the last run, writes stamped with the current tick.
         let ticks = RunTicks { last_run: self.last_run(), this_run: world.change_tick() };
         // SAFETY: resolved for this table; `row` is the entity's live row.
@@ -463,6 +474,10 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         }
     }
 }
+
+/// An entity's place for a query: its matched table's entry, the table, and the row.
+type MatchedRow<'s, 'w, Q, F> =
+    (&'s Matched<<Q as QueryData>::ArchState, <F as QueryFilter>::ArchState>, &'w crate::storage::Archetype, usize);
 
 /// Entry points for [`Query`](crate::Query), the system parameter: the schedule, not
 /// a `&mut World`, guarantees the declared access.

@@ -17,43 +17,91 @@ use super::{Column, TypedColumn, downcast_mut};
 /// Marks an entity index with no value in the set.
 const ABSENT: u32 = u32::MAX;
 
-/// The values of one sparse component type. Public only because query fetch types
-/// name it; nothing outside the crate can reach it.
-#[doc(hidden)]
-pub struct SparseSet {
-    /// Per entity index: the position of its value in `entities` and `values`, or
+/// Which entities a set holds, and where: the sparse index from entity index to dense
+/// position, and the dense array of entities. Shared by [`SparseSet`] (values of any
+/// type) and [`TypedSet`] (values known to be `T`s), so both keep the index alike.
+struct SparseIndex {
+    /// Per entity index: the position of its value in `entities` and the values, or
     /// `ABSENT`. Entries past the end are absent too.
     index: Vec<u32>,
     /// The entity of each dense position.
     entities: Vec<Entity>,
+}
+
+impl SparseIndex {
+    /// The dense position of `entity`'s value, if this very entity (index and
+    /// generation) has one. `entity` need not be alive: a despawned entity leaves every
+    /// set, so a match also proves it alive.
+    #[inline(always)]
+    fn dense_exact(&self, entity: Entity) -> Option<usize> {
+        let dense = *self.index.get(entity.index() as usize)? as usize;
+        (self.entities.get(dense) == Some(&entity)).then_some(dense)
+    }
+
+    /// Where `entity`'s value goes: its dense position, and `true` if that position is
+    /// new (one past the values' end: the caller pushes the value right away).
+    #[inline(always)]
+    fn slot_for(&mut self, entity: Entity) -> (usize, bool) {
+        let at = entity.index() as usize;
+        if self.index.len() <= at {
+            self.index.resize(at + 1, ABSENT);
+        }
+        let slot = &mut self.index[at];
+        let dense = *slot as usize;
+        if self.entities.get(dense) == Some(&entity) {
+            return (dense, false);
+        }
+        let dense = self.entities.len();
+        *slot = u32::try_from(dense).expect("ripple: more than 2^32 - 1 values in one sparse set");
+        self.entities.push(entity);
+        (dense, true)
+    }
+
+    /// Forgets `entity`, whose value at `dense` the caller swap-removes from the
+    /// values: the last entity takes its place, as its value does.
+    #[inline(always)]
+    fn forget(&mut self, entity: Entity, dense: usize) {
+        let last = *self.entities.last().expect("ripple: forgetting an entity the set holds");
+        self.entities.swap_remove(dense);
+        // If the last entity is `entity` itself, the second write leaves it absent.
+        self.index[last.index() as usize] = dense as u32;
+        self.index[entity.index() as usize] = ABSENT;
+    }
+}
+
+/// The values of one sparse component type. Public only because query fetch types
+/// name it; nothing outside the crate can reach it.
+#[doc(hidden)]
+pub struct SparseSet {
+    keys: SparseIndex,
     /// The values, one per dense position.
     pub(crate) values: Box<dyn Column>,
 }
 
 impl SparseSet {
     pub(crate) fn new(values: Box<dyn Column>) -> Self {
-        SparseSet { index: Vec::new(), entities: Vec::new(), values }
+        SparseSet { keys: SparseIndex { index: Vec::new(), entities: Vec::new() }, values }
     }
 
     /// Number of entities with a value.
     #[inline]
     pub(crate) fn len(&self) -> usize {
-        self.entities.len()
+        self.keys.entities.len()
     }
 
     /// The entities with a value, in dense order.
     #[inline]
     pub(crate) fn entities(&self) -> &[Entity] {
-        &self.entities
+        &self.keys.entities
     }
 
     /// The dense position of `entity`'s value, if it has one. `entity` must be alive
     /// (a despawned entity leaves every set, so its slot's entry is absent).
     #[inline]
     pub(crate) fn dense(&self, entity: Entity) -> Option<usize> {
-        match self.index.get(entity.index() as usize) {
+        match self.keys.index.get(entity.index() as usize) {
             Some(&dense) if dense != ABSENT => {
-                debug_assert_eq!(self.entities[dense as usize], entity, "ripple: stale sparse index");
+                debug_assert_eq!(self.keys.entities[dense as usize], entity, "ripple: stale sparse index");
                 Some(dense as usize)
             }
             _ => None,
@@ -66,32 +114,16 @@ impl SparseSet {
         self.dense(entity).is_some()
     }
 
-    /// Where `entity`'s value goes: its dense position, and `true` if that position is
-    /// new (one past the values' end: the caller pushes the value right away).
-    #[inline(always)]
+    /// Where `entity`'s value goes (see `SparseIndex::slot_for`).
+    #[inline]
     pub(crate) fn slot_for(&mut self, entity: Entity) -> (usize, bool) {
-        if let Some(dense) = self.dense(entity) {
-            return (dense, false);
-        }
-        let dense = self.entities.len();
-        let at = entity.index() as usize;
-        if self.index.len() <= at {
-            self.index.resize(at + 1, ABSENT);
-        }
-        self.index[at] = u32::try_from(dense).expect("ripple: more than 2^32 - 1 values in one sparse set");
-        self.entities.push(entity);
-        (dense, true)
+        self.keys.slot_for(entity)
     }
 
-    /// Forgets `entity`, whose value at `dense` the caller has just swap-removed from
-    /// `values`: the last entity takes its place, as its value did.
-    #[inline(always)]
+    /// Forgets `entity`, whose value at `dense` the caller swap-removes from `values`.
+    #[inline]
     pub(crate) fn forget(&mut self, entity: Entity, dense: usize) {
-        self.index[entity.index() as usize] = ABSENT;
-        self.entities.swap_remove(dense);
-        if let Some(&moved) = self.entities.get(dense) {
-            self.index[moved.index() as usize] = dense as u32;
-        }
+        self.keys.forget(entity, dense);
     }
 
     /// Removes and drops `entity`'s value, if it has one; returns whether it had.
@@ -110,13 +142,14 @@ impl SparseSet {
     /// # Panics
     /// If the values are not `T`s (an internal invariant violation).
     pub(crate) fn typed_mut<T: Send + Sync + 'static>(&mut self) -> TypedSet<'_, T> {
-        TypedSet { index: &mut self.index, entities: &mut self.entities, values: downcast_mut(&mut *self.values) }
+        TypedSet { keys: &mut self.keys, values: downcast_mut(&mut *self.values) }
     }
 
     /// Drops every value, keeping the capacity.
     pub(crate) fn clear(&mut self) {
-        for entity in self.entities.drain(..) {
-            self.index[entity.index() as usize] = ABSENT;
+        let SparseIndex { index, entities } = &mut self.keys;
+        for entity in entities.drain(..) {
+            index[entity.index() as usize] = ABSENT;
         }
         self.values.clear();
     }
@@ -133,64 +166,43 @@ impl SparseSet {
 }
 
 /// A [`SparseSet`] whose values are known to be `T`s, for adding and removing many
-/// values without a type check per call. Same layout and rules as the set.
+/// values without a type check per call.
 pub(crate) struct TypedSet<'a, T> {
-    index: &'a mut Vec<u32>,
-    entities: &'a mut Vec<Entity>,
+    keys: &'a mut SparseIndex,
     values: &'a mut TypedColumn<T>,
 }
 
 impl<T: Send + Sync + 'static> TypedSet<'_, T> {
-    /// The dense position of `entity`'s value, if this very entity (index and
-    /// generation) has one. `entity` need not be alive: a despawned entity leaves every
-    /// set, so a match also proves it alive.
-    #[inline(always)]
-    pub(crate) fn dense_exact(&self, entity: Entity) -> Option<usize> {
-        let dense = *self.index.get(entity.index() as usize)? as usize;
-        (self.entities.get(dense) == Some(&entity)).then_some(dense)
-    }
-
     /// Gives `entity` (alive) the value `value` at `now`; returns the value it had.
     #[inline(always)]
     pub(crate) fn insert(&mut self, entity: Entity, value: T, now: Tick) -> Option<T> {
-        let at = entity.index() as usize;
-        if self.index.len() <= at {
-            self.index.resize(at + 1, ABSENT);
+        let (dense, new) = self.keys.slot_for(entity);
+        if new {
+            self.values.push(value, now);
+            None
+        } else {
+            Some(self.values.replace(dense, value, now))
         }
-        let slot = &mut self.index[at];
-        let dense = *slot as usize;
-        if self.entities.get(dense) == Some(&entity) {
-            return Some(self.values.replace(dense, value, now));
-        }
-        *slot = u32::try_from(self.entities.len()).expect("ripple: more than 2^32 - 1 values in one sparse set");
-        self.entities.push(entity);
-        self.values.push(value, now);
-        None
     }
 
     /// Takes `entity`'s value out of the set, if this very entity has one.
     #[inline(always)]
     pub(crate) fn remove(&mut self, entity: Entity, now: Tick) -> Option<T> {
-        let dense = self.dense_exact(entity)?;
-        let last = *self.entities.last().expect("a value was found");
-        // The last entity takes the hole; if it is `entity` itself, the second write
-        // leaves its entry absent.
-        self.entities.swap_remove(dense);
-        self.index[last.index() as usize] = dense as u32;
-        self.index[entity.index() as usize] = ABSENT;
+        let dense = self.keys.dense_exact(entity)?;
+        self.keys.forget(entity, dense);
         Some(self.values.swap_remove(dense, now))
     }
 
     /// The value of `entity`, if this very entity has one.
     #[inline]
     pub(crate) fn get(&self, entity: Entity) -> Option<&T> {
-        self.dense_exact(entity).map(|dense| self.values.get(dense))
+        self.keys.dense_exact(entity).map(|dense| self.values.get(dense))
     }
 
     /// Number of values.
     #[inline]
     pub(crate) fn len(&self) -> usize {
-        self.entities.len()
+        self.keys.entities.len()
     }
 }
 
