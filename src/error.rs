@@ -120,7 +120,8 @@ impl fmt::Display for NotSparse {
 
 impl Error for NotSparse {}
 
-/// Why [`QueryState::get`](crate::QueryState::get) found nothing.
+/// Why [`QueryState::get`](crate::QueryState::get) (or `get_mut`, `get_many`,
+/// `get_many_mut`) found nothing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum QueryEntityError {
     /// The entity does not exist.
@@ -132,6 +133,10 @@ pub enum QueryEntityError {
         /// The query's type, as written.
         query: &'static str,
     },
+    /// The same entity was asked for twice in one call that hands out mutable items
+    /// ([`QueryState::get_many_mut`](crate::QueryState::get_many_mut)): two items
+    /// would alias.
+    Duplicate(Entity),
 }
 
 impl fmt::Display for QueryEntityError {
@@ -140,6 +145,9 @@ impl fmt::Display for QueryEntityError {
             QueryEntityError::NoSuchEntity(e) => e.fmt(f),
             QueryEntityError::DoesNotMatch { entity, query } => {
                 write!(f, "entity {entity} does not match query `{query}`")
+            }
+            QueryEntityError::Duplicate(entity) => {
+                write!(f, "entity {entity} is asked for more than once; mutable items of one entity would alias")
             }
         }
     }

@@ -88,7 +88,8 @@ pub use event::ReaderState;
 pub use event::{Event, EventCursor, EventIter, EventReader, EventStats, EventWriter};
 pub use hook::HookContext;
 pub use query::{
-    Added, Changed, Dirty, Or, QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData, With, Without,
+    Added, ArchetypeFilter, Changed, Dirty, Or, QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData, Ref,
+    With, Without,
 };
 pub use schedule::{
     IntoSystemConfig, POST_UPDATE, PRE_UPDATE, ReportRow, Schedule, ScheduleError, SystemConfig, SystemId, SystemRef,
@@ -110,7 +111,7 @@ pub use world::World;
 pub mod prelude {
     pub use crate::{
         Added, Api, ApiMut, Bundle, Changed, Commands, Component, Dirty, Entity, EventReader, EventWriter, HookContext,
-        IntoSystemConfig, Local, Mut, Or, Query, QueryState, Removed, Res, ResMut, Schedule, With, Without, World,
+        IntoSystemConfig, Local, Mut, Or, Query, QueryState, Ref, Removed, Res, ResMut, Schedule, With, Without, World,
     };
 }
 

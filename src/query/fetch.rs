@@ -13,7 +13,7 @@ use super::access::Access;
 pub(crate) use super::sparse_fetch::ComponentRef;
 use super::sparse_fetch::SparseFetch;
 
-mod sealed {
+pub(super) mod sealed {
     pub trait Sealed {}
 }
 
@@ -45,7 +45,7 @@ impl<T: Component> ColumnPtr<T> {
     /// The column of `component` in `archetype`, if it has one; for a sparse component,
     /// which no table has, a null handle (its values are reached through its set).
     #[inline]
-    fn resolve_ref(component: ComponentRef, archetype: &Archetype) -> Option<Self> {
+    pub(super) fn resolve_ref(component: ComponentRef, archetype: &Archetype) -> Option<Self> {
         if component.sparse {
             return Some(ColumnPtr(std::ptr::null()));
         }
@@ -64,7 +64,7 @@ impl<T: Component> ColumnPtr<T> {
     /// # Safety
     /// The world that owns the column is alive and borrowed by the caller for `'w`.
     #[inline]
-    unsafe fn get<'w>(self) -> Option<&'w TypedColumn<T>> {
+    pub(super) unsafe fn get<'w>(self) -> Option<&'w TypedColumn<T>> {
         // SAFETY: valid (or null, for a sparse component) per the type's invariant and
         // the caller.
         unsafe { self.0.as_ref() }
@@ -87,6 +87,10 @@ pub unsafe trait QueryData: sealed::Sealed {
     /// change summary, since it cannot write the summary it walks.
     #[doc(hidden)]
     const IS_READ_ONLY: bool;
+    /// True if items compare ticks with the query's last run ([`Ref`](crate::Ref)):
+    /// each run then takes a tick of its own, as a run with a change filter does.
+    #[doc(hidden)]
+    const OBSERVES: bool = false;
     /// Resolved once per query: component ids.
     #[doc(hidden)]
     type State: Send + Sync + 'static;
@@ -695,6 +699,7 @@ impl<Q: QueryData> sealed::Sealed for Option<Q> {}
 unsafe impl<Q: QueryData> QueryData for Option<Q> {
     type Item<'w> = Option<Q::Item<'w>>;
     const IS_READ_ONLY: bool = Q::IS_READ_ONLY;
+    const OBSERVES: bool = Q::OBSERVES;
     type State = Q::State;
     type ArchState = Option<Q::ArchState>;
     type Fetch<'w> = Option<Q::Fetch<'w>>;
@@ -836,6 +841,7 @@ macro_rules! impl_query_data_tuple {
         unsafe impl<$($name: QueryData),*> QueryData for ($($name,)*) {
             type Item<'w> = ($($name::Item<'w>,)*);
             const IS_READ_ONLY: bool = true $(&& $name::IS_READ_ONLY)*;
+            const OBSERVES: bool = false $(|| $name::OBSERVES)*;
             type State = ($($name::State,)*);
             type ArchState = ($($name::ArchState,)*);
             type Fetch<'w> = ($($name::Fetch<'w>,)*);

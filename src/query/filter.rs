@@ -67,7 +67,8 @@ pub unsafe trait QueryFilter: sealed::Sealed {
     /// `row < archetype.len()`.
     #[doc(hidden)]
     unsafe fn filter_row(fetch: &Self::Fetch<'_>, row: usize) -> bool;
-    /// Lists candidate rows below `len` in ascending order (only when `DRIVES`).
+    /// Lists candidate rows below `len`, each once, in no particular order (only when
+    /// `DRIVES`).
     ///
     /// # Safety
     /// `fetch` was made for a table of `len` rows.
@@ -108,6 +109,45 @@ pub unsafe trait QueryFilter: sealed::Sealed {
     #[doc(hidden)]
     unsafe fn filter_entity(fetch: &Self::Fetch<'_>, sparse: &Self::Sparse<'_>, entity: Entity, row: usize) -> bool;
 }
+
+/// A [`QueryFilter`] decided by an entity's components alone (no change filter):
+/// [`With`], [`Without`], [`Or`] and tuples of these, and `()`. A query with such a
+/// filter knows how many items a run yields before it starts, so its iterator is an
+/// [`ExactSizeIterator`].
+///
+/// ```
+/// use ripple::{World, With};
+/// struct Pos(f32);
+/// struct Enemy;
+/// let mut world = World::new();
+/// world.spawn((Pos(0.0), Enemy));
+/// world.spawn((Pos(1.0),));
+/// let mut enemies = world.query_filtered::<&Pos, With<Enemy>>();
+/// assert_eq!(enemies.iter(&world).len(), 1);
+/// ```
+///
+/// A change filter decides per row, so its iterator gives only a bound:
+///
+/// ```compile_fail
+/// use ripple::{Changed, World};
+/// struct Pos(f32);
+/// let mut world = World::new();
+/// let mut moved = world.query_filtered::<&Pos, Changed<Pos>>();
+/// let _ = moved.iter(&world).len(); // error: not an `ExactSizeIterator`
+/// ```
+pub trait ArchetypeFilter: QueryFilter {}
+
+impl<T: Component> ArchetypeFilter for With<T> {}
+impl<T: Component> ArchetypeFilter for Without<T> {}
+
+macro_rules! impl_archetype_filter_tuple {
+    ($($name:ident $index:tt),*) => {
+        impl<$($name: ArchetypeFilter),*> ArchetypeFilter for ($($name,)*) {}
+        impl<$($name: ArchetypeFilter),*> ArchetypeFilter for Or<($($name,)*)> {}
+    };
+}
+
+crate::tuples::for_each_indexed_tuple_prefix!(impl_archetype_filter_tuple; A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
 
 /// `With<T>`/`Without<T>`'s part of a run: `T`'s set, if `T` is sparse.
 type SetRef<'w> = Option<&'w SparseSet>;

@@ -5,11 +5,14 @@ use crate::storage::Archetype;
 use crate::world::World;
 
 use super::fetch::QueryData;
-use super::filter::QueryFilter;
+use super::filter::{ArchetypeFilter, QueryFilter};
 use super::state::{Candidate, Matched, Mode, QueryState};
 
 /// Iterator over a query run's items, from [`QueryState::iter`](crate::QueryState::iter)
 /// or [`QueryState::iter_mut`](crate::QueryState::iter_mut).
+///
+/// With a filter decided per table ([`ArchetypeFilter`]: no change filter) it knows
+/// how many items are left ([`ExactSizeIterator`]); with a change filter, only a bound.
 pub struct QueryIter<'w, 's, Q: QueryData, F: QueryFilter> {
     world: &'w World,
     matched: &'s [Matched<Q::ArchState, F::ArchState>],
@@ -138,6 +141,23 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, '_, Q, F> {
         }
     }
 
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        match self.mode {
+            Mode::Tables | Mode::FilteredTables => {
+                let rest: usize =
+                    self.matched[self.next_table..].iter().map(|m| self.world.archetypes.get(m.archetype).len()).sum();
+                let left = self.len - self.row + rest;
+                (if self.mode == Mode::Tables { left } else { 0 }, Some(left))
+            }
+            // The candidates of a sparse run over a filter decided per table were cut
+            // to the matching ones when the run began.
+            Mode::Sparse if F::IS_ARCHETYPAL => (self.candidates.len(), Some(self.candidates.len())),
+            Mode::Sparse | Mode::Candidates => (0, Some(self.candidates.len())),
+            // Streaming runs are `for_each`'s, never an iterator's.
+            Mode::Driven => (0, None),
+        }
+    }
+
     #[inline]
     fn fold<Acc, G: FnMut(Acc, Self::Item) -> Acc>(mut self, init: Acc, mut g: G) -> Acc {
         let mut acc = init;
@@ -165,3 +185,7 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, '_, Q, F> {
         acc
     }
 }
+
+/// Exact for a filter decided per table: a `Tables` run counts its tables' rows, a
+/// sparse run its candidates (cut to the matching ones when it began).
+impl<Q: QueryData, F: ArchetypeFilter> ExactSizeIterator for QueryIter<'_, '_, Q, F> {}

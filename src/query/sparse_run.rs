@@ -58,6 +58,33 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         }
     }
 
+    /// Keeps only the gathered candidates that match (their sparse components present,
+    /// the filter passed), so that the run's length is known before it starts: for an
+    /// iterator over a filter decided per table ([`ArchetypeFilter`](super::ArchetypeFilter)).
+    ///
+    /// # Safety
+    /// The caller holds the access this query declared on `world` for the run the
+    /// candidates were gathered for (with `ticks`), with no structural change since.
+    pub(super) unsafe fn keep_matching_candidates(&mut self, world: &World, ticks: RunTicks) {
+        // SAFETY: the caller holds the declared access; only set membership is read.
+        let data_sets = unsafe { Q::fetch_sparse(&self.data, world, ticks) };
+        let filter_sets = F::fetch_sparse(&self.filter, world, ticks);
+        let matched = &self.matched;
+        self.candidates.retain(|&(index, row)| {
+            let matched = &matched[index as usize];
+            let table = world.archetypes.get(matched.archetype);
+            let row = row as usize;
+            let entity = table.entities()[row];
+            // SAFETY: the filter was resolved for this table, and `row` is `entity`'s live
+            // row in it (gathered for this run); the filter only reads.
+            Q::sparse_matches(&data_sets, entity)
+                && unsafe {
+                    let filter = F::fetch_archetype(matched.filter, table, ticks);
+                    F::filter_entity(&filter, &filter_sets, entity, row)
+                }
+        });
+    }
+
     /// Visits the gathered candidates of a sparse run, calling `f` with each matching
     /// entity's table, row and item.
     ///

@@ -98,7 +98,9 @@ pub struct QueryState<Q: QueryData, F: QueryFilter = ()> {
     last_run: Arc<AtomicU32>,
     /// Whether it has run: before the first run everything is new (R6).
     has_run: bool,
-    /// Rows gathered for a `Candidates` run, sorted.
+    /// Rows gathered for a `Candidates` or `Sparse` run, each once: for a `Dirty`
+    /// filter sorted, for a driving change filter grouped by table, from a sparse set in
+    /// the set's order.
     pub(crate) candidates: Vec<Candidate>,
     /// Reused by [`QueryState::despawn_where`].
     doomed: Vec<Entity>,
@@ -195,16 +197,23 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     #[track_caller]
     fn begin_run(&mut self, world: &World, kind: RunKind) -> (RunTicks, Mode) {
         self.update_archetypes(world);
-        // Only an observer (a query with a change filter) needs a tick of its own; a
-        // query without one stamps its writes with the current tick, like a write
+        // Only an observer (a query with a change filter, or whose items compare
+        // ticks) needs a tick of its own; a query without one stamps its writes with the current tick, like a write
         // outside any run, which is still newer than every observer's last run.
-        let this_run = if F::IS_ARCHETYPAL { world.change_tick() } else { world.increment_change_tick() };
+        let this_run =
+            if F::IS_ARCHETYPAL && !Q::OBSERVES { world.change_tick() } else { world.increment_change_tick() };
         // Tick maintenance keeps an idle observer's last run ordered against every
         // stored tick, however long it idles (R12).
         let last_run = self.last_run();
         let dirty = F::dirty_state(&self.filter);
         let mode = if self.sparse {
             self.gather_sparse(world, RunTicks { last_run, this_run });
+            if kind == RunKind::Iterator && F::IS_ARCHETYPAL && !self.presence_known {
+                // An iterator over a filter decided per table reports its exact length.
+                // SAFETY: an iterator run's caller (`iter`, `iter_mut`,
+                // `iter_unchecked`) holds the access the query declared.
+                unsafe { self.keep_matching_candidates(world, RunTicks { last_run, this_run }) };
+            }
             Mode::Sparse
         } else if F::IS_ARCHETYPAL {
             Mode::Tables
@@ -456,7 +465,11 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     /// # Safety
     /// The caller holds the access `Q` declares on `world` for `'w`, and no other item
     /// for `entity` from this query is alive.
-    unsafe fn get_unchecked<'w>(&self, world: &'w World, entity: Entity) -> Result<Q::Item<'w>, QueryEntityError> {
+    pub(super) unsafe fn get_unchecked<'w>(
+        &self,
+        world: &'w World,
+        entity: Entity,
+    ) -> Result<Q::Item<'w>, QueryEntityError> {
         if self.sparse {
             // SAFETY: forwarded from the caller.
             return unsafe { self.get_sparse(world, entity) };

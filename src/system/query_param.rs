@@ -3,7 +3,7 @@
 
 use crate::entity::Entity;
 use crate::error::QueryEntityError;
-use crate::query::{QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData};
+use crate::query::{ArchetypeFilter, QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData};
 use crate::storage::ArchetypeId;
 use crate::world::World;
 
@@ -120,6 +120,35 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, '_, Q, F> {
         unsafe { self.state.query.get_in(self.world, entity) }
     }
 
+    /// The items of `entities`, in order, if every one is alive and matches. Not a
+    /// run.
+    ///
+    /// # Errors
+    /// As [`QueryState::get_many`].
+    pub fn get_many<const N: usize>(&mut self, entities: [Entity; N]) -> Result<[Q::Item<'w>; N], QueryEntityError>
+    where
+        Q: ReadOnlyQueryData,
+    {
+        // SAFETY: the schedule holds the (read-only) access for `'w`; shared items may
+        // alias.
+        unsafe { self.state.query.get_many_in(self.world, entities, false) }
+    }
+
+    /// The items of `entities` with mutable access, if every one is alive, matches
+    /// and is listed once. Not a run.
+    ///
+    /// # Errors
+    /// As [`QueryState::get_many_mut`]: [`QueryEntityError::Duplicate`] for an entity
+    /// listed twice.
+    pub fn get_many_mut<const N: usize>(
+        &mut self,
+        entities: [Entity; N],
+    ) -> Result<[Q::Item<'_>; N], QueryEntityError> {
+        // SAFETY: the schedule holds the access for `'w`; duplicates are refused, and
+        // the items borrow `self` mutably, so they are the only ones alive.
+        unsafe { self.state.query.get_many_in(self.world, entities, true) }
+    }
+
     /// Calls `f` with the item of each entity of `entities` that is alive and
     /// matches, in order; returns how many it visited. Not a run.
     pub fn for_each_of(&mut self, entities: &[Entity], f: impl for<'a> FnMut(Q::Item<'a>)) -> usize {
@@ -167,7 +196,8 @@ where
 }
 
 /// The iterator of [`Query::iter`] and [`Query::iter_mut`]; counts its items for the
-/// profiler.
+/// profiler. Knows its length when the query's filter is decided per table
+/// ([`ArchetypeFilter`]).
 pub struct QueryParamIter<'s, 'w, Q: QueryData, F: QueryFilter> {
     inner: QueryIter<'w, 's, Q, F>,
     processed: &'s mut usize,
@@ -200,3 +230,5 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryParamIter<'_, 'w, Q, F>
         acc
     }
 }
+
+impl<Q: QueryData, F: ArchetypeFilter> ExactSizeIterator for QueryParamIter<'_, '_, Q, F> {}
