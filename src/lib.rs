@@ -48,6 +48,7 @@ mod change;
 mod component;
 mod data;
 mod entity;
+mod entity_mut;
 mod entity_ref;
 mod entity_serde;
 mod error;
@@ -78,6 +79,7 @@ pub use component::{Component, ComponentId, Storage};
 pub use data::MethodBox;
 pub use data::{BatchError, DataCommandError, DataCommands, DataMethod, TargetBuilder};
 pub use entity::Entity;
+pub use entity_mut::EntityMut;
 pub use entity_ref::EntityRef;
 pub use error::{
     CommandError, ComponentError, MissingComponent, MissingResource, NoSuchEntity, NotSparse, QueryEntityError,
@@ -99,8 +101,8 @@ pub use sparse_mut::SparseMut;
 pub use spawn_batch::SpawnBatch;
 pub use storage::ArchetypeId;
 pub use system::{
-    Command, CommandQueue, Commands, EntityCounts, ExclusiveSystem, FunctionSystem, IntoSystem, Local, Query,
-    QueryParamIter, Removed, Res, ResMut, System, SystemAccess, SystemMeta, SystemParam, SystemParamFunction,
+    Command, CommandQueue, Commands, EntityCommands, EntityCounts, ExclusiveSystem, FunctionSystem, IntoSystem, Local,
+    Query, QueryParamIter, Removed, Res, ResMut, System, SystemAccess, SystemMeta, SystemParam, SystemParamFunction,
     SystemParamItem,
 };
 #[doc(hidden)]

@@ -1,13 +1,14 @@
 //! The [`Schedule`]: systems in named phases, ordered explicitly, run in parallel
 //! where their declared access allows, with a sync point after each phase.
 
+mod clock;
 mod config;
 mod error;
 mod plan;
 mod profiler;
 
 use std::borrow::Cow;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::change::Move;
 use crate::change::log::Cursor;
@@ -184,15 +185,17 @@ impl Schedule {
         self.single_threaded = single_threaded;
     }
 
-    /// Turns timing and entity counting on (the default) or off.
+    /// Turns timing and entity counting on (the default) or off. On
+    /// `wasm32-unknown-unknown`, which has no clock, profiling is off and stays off.
     pub fn set_profiling(&mut self, enabled: bool) {
-        self.profiler.enabled = enabled;
+        self.profiler.set_enabled(enabled);
     }
 
     /// Starts (or stops) recording one trace event per system run for
     /// [`chrome_trace`](Self::chrome_trace). Recording allocates as events accumulate.
+    /// Event times count from the first call that turns recording on.
     pub fn record_trace(&mut self, enabled: bool) {
-        self.profiler.tracing = enabled;
+        self.profiler.set_tracing(enabled);
     }
 
     /// Adds a system (or a configured one) and prepares it for `world`; the schedule
@@ -583,7 +586,7 @@ fn run_shared(SlotPtr(slot): SlotPtr, world: &World, profiler: &Profiler) {
     let slot = unsafe { &mut *slot };
     #[cfg(feature = "trace")]
     let _span = tracing::info_span!("system", name = slot.system.name()).entered();
-    let start = profiler.enabled.then(Instant::now);
+    let start = profiler.start();
     // SAFETY: the systems of one stage never conflict, so the access this one
     // declared is not used by anyone else while it runs.
     unsafe { slot.system.run_shared(world) };
@@ -596,7 +599,7 @@ fn run_shared(SlotPtr(slot): SlotPtr, world: &World, profiler: &Profiler) {
 fn run_exclusive(slot: &mut Slot, world: &mut World, profiler: &Profiler) {
     #[cfg(feature = "trace")]
     let _span = tracing::info_span!("system", name = slot.system.name()).entered();
-    let start = profiler.enabled.then(Instant::now);
+    let start = profiler.start();
     slot.system.run_exclusive(world);
     if let Some(start) = start {
         finish_profile(slot, profiler, start, world);
@@ -605,11 +608,11 @@ fn run_exclusive(slot: &mut Slot, world: &mut World, profiler: &Profiler) {
 
 /// Records a run that started at `start` and just ended.
 fn finish_profile(slot: &mut Slot, profiler: &Profiler, start: Instant, world: &World) {
-    let duration = start.elapsed();
+    let duration = clock::now().map_or(Duration::ZERO, |end| end.saturating_duration_since(start));
     let counts = slot.system.entity_counts(world);
     slot.stats.record(duration, counts);
-    if profiler.tracing {
-        let thread = rayon::current_thread_index().map_or(0, |index| index + 1);
-        slot.trace.push(TraceEvent { start: start - profiler.origin, duration, thread });
+    let thread = rayon::current_thread_index().map_or(0, |index| index + 1);
+    if let Some(event) = profiler.trace_event(start, duration, thread) {
+        slot.trace.push(event);
     }
 }

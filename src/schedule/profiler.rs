@@ -1,8 +1,12 @@
-//! The per-system profiler (the seed's overlay): durations and entity counts per
-//! system, a printable report, and a Chrome trace-event export.
+//! The per-system profiler, an in-game overlay's data: durations and entity counts
+//! per system, a printable report, and a Chrome trace-event export.
 
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use super::clock;
 
 use crate::system::EntityCounts;
 
@@ -54,12 +58,41 @@ pub(crate) struct TraceEvent {
 pub struct Profiler {
     pub(crate) enabled: bool,
     pub(crate) tracing: bool,
-    pub(crate) origin: Instant,
+    /// What trace events' starts count from: read when tracing is first turned on,
+    /// so that building a schedule reads no clock.
+    pub(crate) origin: Option<Instant>,
 }
 
 impl Default for Profiler {
     fn default() -> Self {
-        Profiler { enabled: true, tracing: false, origin: Instant::now() }
+        Profiler { enabled: clock::AVAILABLE, tracing: false, origin: None }
+    }
+}
+
+impl Profiler {
+    /// Turns timing on or off; stays off where the platform has no clock.
+    pub(crate) fn set_enabled(&mut self, enabled: bool) {
+        self.enabled = enabled && clock::AVAILABLE;
+    }
+
+    /// Turns trace recording on or off; stays off where the platform has no clock.
+    pub(crate) fn set_tracing(&mut self, tracing: bool) {
+        self.tracing = tracing && clock::AVAILABLE;
+        if self.tracing && self.origin.is_none() {
+            self.origin = clock::now();
+        }
+    }
+
+    /// When a timed run starts: `None` if profiling is off.
+    #[inline]
+    pub(crate) fn start(&self) -> Option<Instant> {
+        if self.enabled { clock::now() } else { None }
+    }
+
+    /// A trace event for a run from `start` lasting `duration`, if tracing.
+    pub(crate) fn trace_event(&self, start: Instant, duration: Duration, thread: usize) -> Option<TraceEvent> {
+        let origin = self.origin.filter(|_| self.tracing)?;
+        Some(TraceEvent { start: start.saturating_duration_since(origin), duration, thread })
     }
 }
 
@@ -105,46 +138,26 @@ pub(crate) fn format_report(rows: &[ReportRow<'_>]) -> String {
     out
 }
 
-/// Escapes `text` for a JSON string.
-fn json_escape(text: &str, out: &mut String) {
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-}
-
 /// Writes the events as a Chrome trace-event JSON document (loads in Perfetto and
-/// `chrome://tracing`): one complete (`"ph": "X"`) event per system run.
+/// `chrome://tracing`): one complete (`"ph": "X"`) event per system run, times in µs.
 pub(crate) fn format_trace<'a>(systems: impl Iterator<Item = (&'a str, &'a str, &'a [TraceEvent])>) -> String {
-    let mut out = String::from("{\"traceEvents\":[");
-    let mut first = true;
-    for (name, phase, events) in systems {
-        for event in events {
-            if !first {
-                out.push(',');
-            }
-            first = false;
-            out.push_str("{\"name\":\"");
-            json_escape(name, &mut out);
-            out.push_str("\",\"cat\":\"");
-            json_escape(phase, &mut out);
-            let _ = write!(
-                out,
-                "\",\"ph\":\"X\",\"ts\":{:.3},\"dur\":{:.3},\"pid\":1,\"tid\":{}}}",
-                event.start.as_secs_f64() * 1e6,
-                event.duration.as_secs_f64() * 1e6,
-                event.thread
-            );
-        }
-    }
-    out.push_str("],\"displayTimeUnit\":\"ms\"}");
-    out
+    let micros = |d: Duration| d.as_secs_f64() * 1e6;
+    let events: Vec<serde_json::Value> = systems
+        .flat_map(|(name, phase, events)| {
+            events.iter().map(move |event| {
+                json!({
+                    "name": name,
+                    "cat": phase,
+                    "ph": "X",
+                    "ts": micros(event.start),
+                    "dur": micros(event.duration),
+                    "pid": 1,
+                    "tid": event.thread,
+                })
+            })
+        })
+        .collect();
+    json!({ "traceEvents": events, "displayTimeUnit": "ms" }).to_string()
 }
 
 #[cfg(test)]
@@ -167,8 +180,10 @@ mod tests {
     #[test]
     fn trace_escapes_names() {
         let events = [TraceEvent { start: Duration::from_micros(1), duration: Duration::from_micros(2), thread: 0 }];
-        let trace = format_trace([("a\"b", "Update", &events[..])].into_iter());
-        assert!(trace.contains("\"name\":\"a\\\"b\""), "{trace}");
-        assert!(trace.starts_with("{\"traceEvents\":[{"));
+        let trace = format_trace([("a\"b\n", "Update", &events[..])].into_iter());
+        let parsed: serde_json::Value = serde_json::from_str(&trace).expect("valid JSON");
+        assert_eq!(parsed["traceEvents"][0]["name"], "a\"b\n", "{trace}");
+        assert_eq!(parsed["traceEvents"][0]["ts"], 1.0);
+        assert_eq!(parsed["traceEvents"][0]["dur"], 2.0);
     }
 }

@@ -3,12 +3,14 @@
 
 mod access;
 mod commands;
+mod entity_commands;
 mod function;
 mod param;
 mod query_param;
 
 pub use access::SystemAccess;
 pub use commands::{Command, CommandQueue, Commands};
+pub use entity_commands::EntityCommands;
 pub use function::{ExclusiveSystem, FunctionSystem, IntoSystem, System, SystemParamFunction};
 pub use param::{EntityCounts, Local, Removed, Res, ResMut, SystemMeta, SystemParam, SystemParamItem};
 pub use query_param::{Query, QueryParamIter};
