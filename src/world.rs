@@ -197,8 +197,9 @@ impl World {
     }
 
     /// Advances the change tick by `by` as if that many observer runs had happened,
-    /// running tick maintenance on the way. For tests of tick wraparound.
-    #[doc(hidden)]
+    /// running tick maintenance on the way. For tests of tick wraparound; only with
+    /// the `test-support` feature.
+    #[cfg(feature = "test-support")]
     pub fn advance_change_tick_for_tests(&mut self, mut by: u32) {
         while by > 0 {
             let step = by.min(CHECK_TICK_THRESHOLD / 2);
@@ -264,7 +265,7 @@ impl World {
         tables + self.sparse.iter().map(|set| set.tracking_bytes()).sum::<usize>()
     }
 
-    /// Marks `entity`'s `T` changed now, without writing it (the seed's `dirty()`).
+    /// Marks `entity`'s `T` changed now, without writing it (a manual "dirty" flag).
     /// Does nothing visible if `T` is not tracked.
     ///
     /// # Errors

@@ -106,9 +106,9 @@ pub(crate) fn for_each_in_batch<'a>(
     each: impl FnMut(usize, RawCommand<'a>) -> Result<(), DataCommandError>,
 ) -> Result<(), (Option<usize>, DataCommandError)> {
     let mut failure = None;
-    let seed = BatchSeed { each, failure: &mut failure };
+    let batch = BatchSeed { each, failure: &mut failure };
     let mut deserializer = serde_json::Deserializer::from_slice(json);
-    let result = seed.deserialize(&mut deserializer).and_then(|()| deserializer.end());
+    let result = batch.deserialize(&mut deserializer).and_then(|()| deserializer.end());
     match (failure, result) {
         (Some(failure), _) => Err(failure),
         (None, Err(error)) => Err((None, malformed(&error))),

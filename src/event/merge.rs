@@ -1,5 +1,5 @@
 //! Merge policies: coalescing events that share a key while they wait for the next
-//! sync point (the seed's twenty hits on one enemy become one damage event).
+//! sync point (twenty hits on one enemy in a frame become one damage event).
 
 use std::collections::VecDeque;
 use std::hash::{BuildHasher, BuildHasherDefault, Hash};
@@ -42,10 +42,10 @@ pub(crate) trait Merge<E>: Send + Sync {
 /// several times what it costs with a thousand keys. So each send is then looked up
 /// [`PIPELINE_DEPTH`] sends later instead: its table slot is loaded ahead when it is
 /// sent, its waiting event half way, and the lookups of the sends in between overlap
-/// their loads. Queueing a send costs about 3 ns, so the gain is small: at a million
-/// keys a tenth less per send, and at 100,000 keys looking up at once is a fifth
-/// cheaper (measured on the machine of the last change; the limit sits lower for
-/// machines with smaller caches). The sends still in flight are completed by
+/// their loads. A send is cheap either way, so the gain is modest, and below the
+/// limit looking up at once is the cheaper (the limit sits lower for machines with
+/// smaller caches; the measurements are in the changelog). The sends still in flight
+/// are completed by
 /// [`settle`](Merge::settle), before anything reads the waiting events.
 pub(crate) struct MergeBy<E, K, FK, FC> {
     key: FK,

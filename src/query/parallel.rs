@@ -3,10 +3,9 @@
 //!
 //! Rayon's own splitting cuts a range into a few tasks per thread up front and halves
 //! a task again only if another thread steals it before it starts; a started task
-//! runs to its end. On a heavy pass (heavy_compute: 1,000 rows of about 2.5 µs each)
-//! that leaves tasks of 125 to 250 rows, and when one thread starts late (a sleeping
-//! worker takes tens of microseconds to wake on a virtual machine) the other is left
-//! waiting for up to a whole task at the end. Claims from one counter shrink as the
+//! runs to its end. On a heavy pass over few rows that leaves tasks of a hundred rows
+//! or more, and when one thread starts late (a sleeping worker may take tens of
+//! microseconds to wake) the other is left waiting for up to a whole task at the end. Claims from one counter shrink as the
 //! rows run out instead — each takes a fixed share of what is left, never fewer than
 //! [`MIN_CLAIM`] rows — so the threads finish within a few rows of each other however
 //! late each started, and a cheap pass still costs only a few claims per thread.
@@ -17,8 +16,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 /// The fewest rows a claim takes (unless fewer are left): enough that a claim's
 /// atomic operation on the shared counter is paid for by its rows, and that the few
 /// claims near the end, the only short ones, share few cache lines of values or ticks
-/// with their neighbours. On heavy_compute, claims down to one row gained nothing over
-/// eight.
+/// with their neighbours. Smaller claims balance no better on heavy passes (see the
+/// changelog).
 pub(crate) const MIN_CLAIM: usize = 8;
 
 /// The rows `0..len` of one parallel run, claimed in chunks by its participants.

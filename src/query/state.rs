@@ -262,7 +262,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         QueryIter::new(world, self, ticks, mode)
     }
 
-    /// The items that satisfy `predicate` (the seed's `queryWhere`). One run.
+    /// The items that satisfy `predicate` (a "query where"). One run.
     #[track_caller]
     pub fn iter_where<'w, 's, P>(
         &'s mut self,
@@ -419,8 +419,8 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         unsafe { self.for_each_of_unchecked(world, entities, f) }
     }
 
-    /// Despawns every matching entity whose item satisfies `predicate` (the seed's
-    /// `deleteWhere`) and returns how many were despawned. One run.
+    /// Despawns every matching entity whose item satisfies `predicate` (a "delete
+    /// where") and returns how many were despawned. One run.
     #[track_caller]
     pub fn despawn_where(&mut self, world: &mut World, mut predicate: impl FnMut(Q::Item<'_>) -> bool) -> usize
     where

@@ -119,7 +119,7 @@ pub trait IntoSystemConfig<Marker>: Sized {
     /// which it happened (the sync point), in the order it happened.
     ///
     /// Membership is the query's, not the run's: the callbacks fire while the system is
-    /// disabled too, so that state kept by them (the seed's per-system entity sets)
+    /// disabled too, so that state kept by them (a system's own set of the entities it tracks)
     /// stays exact. Changes the system missed while disabled still reach its change
     /// filters once it is enabled.
     fn on_entity_enter(self, callback: impl FnMut(&mut World, Entity) + Send + 'static) -> SystemConfig {
