@@ -204,3 +204,78 @@ fn systems_call_the_api_directly_and_level_data_through_the_registry() {
         Err(DataCommandError::NotPublished { .. })
     ));
 }
+
+/// A sound setting whose volume is an `f32`.
+#[derive(Debug, Default, PartialEq)]
+struct Audio {
+    volume: f32,
+}
+
+impl Audio {
+    fn set_volume(&mut self, volume: f32) {
+        self.volume = volume;
+    }
+}
+
+#[test]
+fn an_f32_argument_out_of_range_is_refused() {
+    let mut registry = DataCommands::new();
+    registry.target::<Audio>("audio").method("set_volume", Audio::set_volume);
+    let mut world = World::new();
+    world.publish_api(Audio::default());
+    registry.run(&mut world, r#"["audio", "set_volume", 0.5]"#).unwrap();
+    registry.run(&mut world, r#"["audio", "set_volume", 3.4e38]"#).unwrap();
+    for huge in ["1e39", "-1e39"] {
+        let error = registry.run(&mut world, format!(r#"["audio", "set_volume", {huge}]"#)).unwrap_err();
+        assert!(
+            matches!(&error, DataCommandError::BadArgument { index: 0, expected: "f32", message, .. }
+                if message.contains("out of range")),
+            "{error}"
+        );
+    }
+    assert_eq!(world.api::<Audio>().unwrap().volume, 3.4e38, "the refused commands changed nothing");
+    let batch = r#"[["audio", "set_volume", 0.25], ["audio", "set_volume", 1e39]]"#;
+    let error = registry.run_batch(&mut world, batch).unwrap_err();
+    assert_eq!(error.index, Some(1));
+    assert_eq!(world.api::<Audio>().unwrap().volume, 3.4e38);
+}
+
+/// Reads as its number the first time it is deserialized and fails every time after:
+/// an argument that does not read the same way twice.
+struct ReadOnce(u32);
+
+static READS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+impl<'de> serde::Deserialize<'de> for ReadOnce {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = u32::deserialize(deserializer)?;
+        if READS.fetch_add(1, std::sync::atomic::Ordering::SeqCst) > 0 {
+            return Err(serde::de::Error::custom("read a second time"));
+        }
+        Ok(ReadOnce(value))
+    }
+}
+
+#[derive(Default)]
+struct Tally(Vec<u32>);
+
+impl Tally {
+    fn add(&mut self, n: u32) {
+        self.0.push(n);
+    }
+    fn add_once(&mut self, n: ReadOnce) {
+        self.0.push(n.0);
+    }
+}
+
+#[test]
+fn a_batch_reads_each_argument_once_and_runs_what_it_checked() {
+    let mut registry = DataCommands::new();
+    registry.target::<Tally>("tally").method("add", Tally::add).method("add_once", Tally::add_once);
+    let mut world = World::new();
+    world.publish_api(Tally::default());
+    let batch = r#"[["tally", "add", 1], ["tally", "add_once", 2], ["tally", "add", 3]]"#;
+    assert_eq!(registry.run_batch(&mut world, batch), Ok(3));
+    assert_eq!(READS.load(std::sync::atomic::Ordering::SeqCst), 1, "read once");
+    assert_eq!(world.api::<Tally>().unwrap().0, vec![1, 2, 3]);
+}

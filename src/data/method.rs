@@ -35,10 +35,17 @@ pub(crate) fn without_position(error: &serde_json::Error) -> String {
     }
 }
 
-/// Reads argument `index` as a `T`; an `Entity` must also be alive in `world`.
+/// Reads argument `index` as a `T`; an `Entity` must also be alive in `world`, and an
+/// `f32` within its range (serde reads a JSON number as an `f64` and narrows it, which
+/// turns `1e39` into infinity; JSON itself has no infinities).
 fn read_arg<T: DeserializeOwned + 'static>(world: &World, raw: &RawValue, index: usize) -> Result<T, ArgFailure> {
     let failure = |message: String| ArgFailure { index, expected: type_name::<T>(), message };
     let value: T = serde_json::from_str(raw.get()).map_err(|e| failure(without_position(&e)))?;
+    if let Some(number) = (&value as &dyn Any).downcast_ref::<f32>()
+        && number.is_infinite()
+    {
+        return Err(failure(format!("number {} is out of range for f32", raw.get())));
+    }
     if let Some(&entity) = (&value as &dyn Any).downcast_ref::<Entity>() {
         if !world.contains(entity) {
             return Err(failure(format!("entity {entity} is not alive")));
@@ -64,12 +71,15 @@ pub trait DataMethod<A, P>: Send + Sync + 'static {
 #[doc(hidden)]
 pub struct MethodBox(pub(crate) Box<dyn ErasedMethod>);
 
+/// A command whose arguments have been read and checked: running it calls the
+/// method with those very values.
+pub(crate) type PreparedCall<'m> = Box<dyn FnOnce(&mut World) -> Result<(), RunFailure> + 'm>;
+
 /// A method with its types erased.
 pub(crate) trait ErasedMethod: Send + Sync {
-    /// Reads every argument, and checks the API is published, changing nothing.
-    fn check(&self, world: &World, command: &RawCommand<'_>) -> Result<(), RunFailure>;
-    /// Reads every argument, then calls the method on the world's API.
-    fn run(&self, world: &mut World, command: &RawCommand<'_>) -> Result<(), RunFailure>;
+    /// Reads every argument once and checks the API is published, changing nothing;
+    /// the call runs the method with the values read.
+    fn prepare<'m>(&'m self, world: &World, command: &RawCommand<'_>) -> Result<PreparedCall<'m>, RunFailure>;
 }
 
 /// The typed implementation of one registered method.
@@ -100,20 +110,19 @@ macro_rules! impl_data_method {
             F: Fn(&mut A, $($param),*) + Send + Sync + 'static,
             $($param: DeserializeOwned + 'static,)*
         {
-            #[allow(unused_variables, reason = "methods without parameters")]
-            fn check(&self, world: &World, command: &RawCommand<'_>) -> Result<(), RunFailure> {
-                $(read_arg::<$param>(world, command.arg($index), $index).map_err(RunFailure::Argument)?;)*
+            #[allow(unused_variables, non_snake_case, reason = "methods without parameters; values named after types")]
+            fn prepare<'m>(&'m self, world: &World, command: &RawCommand<'_>) -> Result<PreparedCall<'m>, RunFailure> {
+                $(let $param = read_arg::<$param>(world, command.arg($index), $index).map_err(RunFailure::Argument)?;)*
                 if !world.contains_resource::<A>() {
                     return Err(RunFailure::NotPublished);
                 }
-                Ok(())
-            }
-            #[allow(unused_variables, non_snake_case, reason = "methods without parameters; values named after types")]
-            fn run(&self, world: &mut World, command: &RawCommand<'_>) -> Result<(), RunFailure> {
-                $(let $param = read_arg::<$param>(world, command.arg($index), $index).map_err(RunFailure::Argument)?;)*
-                let api = world.resource_mut::<A>().map_err(|_| RunFailure::NotPublished)?;
-                (self.function)(api, $($param),*);
-                Ok(())
+                Ok(Box::new(move |world: &mut World| {
+                    // Published when checked, and methods reach only their own API, so
+                    // it still is.
+                    let api = world.resource_mut::<A>().map_err(|_| RunFailure::NotPublished)?;
+                    (self.function)(api, $($param),*);
+                    Ok(())
+                }))
             }
         }
     };

@@ -7,7 +7,7 @@ use std::marker::PhantomData;
 use crate::world::World;
 
 use super::error::{BatchError, DataCommandError};
-use super::method::{DataMethod, ErasedMethod, RunFailure};
+use super::method::{DataMethod, ErasedMethod, PreparedCall, RunFailure};
 use super::parse::{MAX_ARGS, RawCommand, for_each_in_batch, parse_command};
 
 /// One registered method.
@@ -34,8 +34,9 @@ struct Target {
 /// parameter of type `Entity` must name a live one (entities nested in other types —
 /// `Option<Entity>`, `Vec<Entity>` — are read but not checked).
 ///
-/// A batch is all-or-nothing as long as methods do not panic and arguments read the
-/// same way twice (every serde type does): it is read once to check, once to run.
+/// A batch is all-or-nothing as long as methods do not panic: every command's
+/// arguments are read and checked once, before the first command runs, and each runs
+/// with the values that were checked.
 ///
 /// Bad data is refused with a [`DataCommandError`] that says what was expected, and
 /// changes nothing; a batch either applies entirely or reports its first bad command.
@@ -132,8 +133,8 @@ impl DataCommands {
     /// A [`DataCommandError`] saying what was expected; the world is unchanged.
     pub fn run(&self, world: &mut World, json: impl AsRef<[u8]>) -> Result<(), DataCommandError> {
         let command = parse_command(json.as_ref())?;
-        let method = self.resolve(&command)?;
-        method.imp.run(world, &command).map_err(|failure| self.explain(&command, failure))
+        let call = self.prepare(world, &command)?;
+        call(world).map_err(|failure| self.explain(&command, failure))
     }
 
     /// Checks one command as [`run`](Self::run) would, changing nothing.
@@ -142,7 +143,7 @@ impl DataCommands {
     /// What `run` would return.
     pub fn check(&self, world: &World, json: impl AsRef<[u8]>) -> Result<(), DataCommandError> {
         let command = parse_command(json.as_ref())?;
-        self.check_command(world, &command)
+        self.prepare(world, &command).map(drop)
     }
 
     /// Runs a batch — a JSON array of commands, as a level file holds — in order, all
@@ -153,25 +154,30 @@ impl DataCommands {
     /// itself is malformed); no command was run.
     pub fn run_batch(&self, world: &mut World, json: impl AsRef<[u8]>) -> Result<usize, BatchError> {
         let json = json.as_ref();
-        let mut count = 0;
+        let mut calls = Vec::new();
         for_each_in_batch(json, |_, command| {
-            count += 1;
-            self.check_command(world, &command)
+            let call = self.prepare(world, &command)?;
+            calls.push((command.target, command.method, call));
+            Ok(())
         })
         .map_err(|(index, error)| BatchError { index, error })?;
         // Methods reach only their API, never the world's entities or resources, so
-        // what was checked above still holds for every command below.
-        for_each_in_batch(json, |_, command| {
-            let method = self.resolve(&command)?;
-            method.imp.run(world, &command).map_err(|failure| self.explain(&command, failure))
-        })
-        .map_err(|(index, error)| BatchError { index, error })?;
+        // what was checked above still holds for every call below.
+        let count = calls.len();
+        for (index, (target, method, call)) in calls.into_iter().enumerate() {
+            call(world).map_err(|failure| BatchError {
+                index: Some(index),
+                error: self.explain_names(&target, &method, failure),
+            })?;
+        }
         Ok(count)
     }
 
-    fn check_command(&self, world: &World, command: &RawCommand<'_>) -> Result<(), DataCommandError> {
+    /// Resolves a command and reads its arguments, once: the call runs the method with
+    /// the values read.
+    fn prepare<'m>(&'m self, world: &World, command: &RawCommand<'_>) -> Result<PreparedCall<'m>, DataCommandError> {
         let method = self.resolve(command)?;
-        method.imp.check(world, command).map_err(|failure| self.explain(command, failure))
+        method.imp.prepare(world, command).map_err(|failure| self.explain(command, failure))
     }
 
     /// The method a command names, with the right number of arguments.
@@ -201,18 +207,22 @@ impl DataCommands {
     }
 
     fn explain(&self, command: &RawCommand<'_>, failure: RunFailure) -> DataCommandError {
-        let target = command.target.clone().into_owned();
+        self.explain_names(&command.target, &command.method, failure)
+    }
+
+    fn explain_names(&self, target: &str, method: &str, failure: RunFailure) -> DataCommandError {
         match failure {
             RunFailure::Argument(arg) => DataCommandError::BadArgument {
-                target,
-                method: command.method.clone().into_owned(),
+                target: target.to_owned(),
+                method: method.to_owned(),
                 index: arg.index,
                 expected: arg.expected,
                 message: arg.message,
             },
-            RunFailure::NotPublished => {
-                DataCommandError::NotPublished { api: self.targets[&*command.target].api, target }
-            }
+            RunFailure::NotPublished => DataCommandError::NotPublished {
+                api: self.targets.get(target).map_or("(unknown)", |t| t.api),
+                target: target.to_owned(),
+            },
         }
     }
 }
