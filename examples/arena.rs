@@ -1,4 +1,4 @@
-//! The seed's arena: twenty explosions hit one enemy in one frame and become one
+//! An arena: twenty explosions hit one enemy in one frame and become one
 //! damage event carrying the sum; the health plugin publishes an API that systems
 //! call directly and that the level file calls by name.
 //!

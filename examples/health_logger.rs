@@ -1,4 +1,4 @@
-//! The seed's "Trying it out": a logger that visits only dirty entities.
+//! A health logger that visits only dirty entities.
 //!
 //! A `Health` component and a logger whose query selects entities with `Health` and
 //! names `Health` as its dirty component, so each update it sees only entities whose
@@ -18,7 +18,7 @@ pub struct Health {
     pub maximum: u32,
 }
 
-/// Runs the seed's four updates and returns what the logger printed, one line per
+/// Runs four updates and returns what the logger printed, one line per
 /// logged entity. With `dirty_only` the logger visits dirty entities; otherwise all.
 pub fn run(dirty_only: bool) -> Vec<String> {
     let mut world = World::new();

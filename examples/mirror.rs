@@ -1,5 +1,5 @@
 //! Mirroring entities into an external store, as a game mirrors its bodies into a
-//! physics engine it does not own (the seed's physics actors).
+//! physics engine it does not own (physics actors).
 //!
 //! - `on_add::<Body>` creates the external actor, at the entity's position;
 //! - a system with a `Changed<Position>` filter moves the actors whose position

@@ -157,7 +157,8 @@ impl World {
     }
 
     /// Clamps stored ticks when the world tick has advanced a threshold since the last
-    /// check, so that no tick ever grows ambiguously old (R12).
+    /// check, so that no tick ever grows ambiguously old ("Ticks never grow ambiguously
+    /// old" in docs/design.md).
     #[inline]
     pub(crate) fn maintain_ticks(&mut self) {
         let now = self.change_tick();
@@ -209,7 +210,7 @@ impl World {
         }
     }
 
-    /// Starts recording changes to component `T` (R1: tracking is opt-in). Queries
+    /// Starts recording changes to component `T` (tracking is opt-in per type). Queries
     /// with [`Changed`](crate::Changed), [`Added`](crate::Added) or
     /// [`Dirty`](crate::Dirty) call this for the types they ask about. Existing `T`s
     /// count as added and changed now. Calling it again does nothing.
@@ -277,7 +278,8 @@ impl World {
         Ok(())
     }
 
-    /// A reader of `T`'s removal stream (R9); it sees removals made from now on.
+    /// A reader of `T`'s removal stream; it sees removals made from now on, each once
+    /// ("Removal streams" in docs/design.md).
     pub fn removal_reader<T: Component>(&mut self) -> RemovedReader<T> {
         let id = self.components.id_or_register::<T>();
         if self.removals.len() <= id.index() {

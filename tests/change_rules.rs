@@ -1,4 +1,5 @@
-//! One test per change-tracking rule of DESIGN.md §2 (R1–R12).
+//! One test per change-tracking rule of docs/design.md ("Change tracking"); the test
+//! names number the rules in the order that page lists them.
 
 use std::collections::BTreeSet;
 
@@ -91,7 +92,7 @@ fn r1_summaries_start_with_the_first_observer_and_miss_nothing() {
     });
     world.despawn(es[2]).unwrap();
     world.insert(es[3], (Hidden,)).unwrap();
-    // A late observer sees everything once (R6), then exactly what changes.
+    // A late observer sees everything once, then exactly what changes.
     let mut changed = world.query_filtered::<Entity, Changed<Pos>>();
     assert_eq!(run(&mut changed, &world).len(), 4_999);
     assert!(run(&mut changed, &world).is_empty());

@@ -1,4 +1,4 @@
-//! The seed's demo, exactly: the dirty-only logger prints 10/10, nothing, 8/10,
+//! The health logger demo, exactly: the dirty-only logger prints 10/10, nothing, 8/10,
 //! nothing; the all-entities logger prints every update.
 
 #[path = "../examples/health_logger.rs"]

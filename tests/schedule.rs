@@ -141,7 +141,7 @@ fn disabled_systems_catch_up_on_changes_and_removals_once() {
     let mut schedule = Schedule::new();
     let id = schedule.add_system(&mut world, watcher).unwrap();
     schedule.run(&mut world);
-    // A new system sees everything as changed on its first run (R6).
+    // A new system sees everything as changed on its first run.
     let mut first = std::mem::take(&mut world.resource_mut::<Seen>().unwrap().changed);
     first.sort();
     assert_eq!(first, [1, 2]);

@@ -1,8 +1,9 @@
 //! Change filters: [`Added<T>`], [`Changed<T>`] and [`Dirty<(A, B, ..)>`](Dirty).
 //!
-//! Each is relative to the query state's own last run (R4). `Added` and `Changed`
-//! *drive* iteration: the query descends the column's summary of change ticks and
-//! visits only rows changed since its last run. `Dirty` is gathered by the query
+//! Each is relative to the query state's own last run ("Each observer remembers its
+//! own last run" in docs/design.md). `Added` and `Changed` *drive* iteration: the
+//! query descends the column's summary of change ticks and visits only rows changed
+//! since its last run. `Dirty` is gathered by the query
 //! state before iterating (see `QueryState`), from the listed columns' summaries and
 //! the world's log of structural changes.
 
@@ -44,9 +45,9 @@ pub struct Added<T>(PhantomData<fn() -> T>);
 /// ```
 pub struct Changed<T>(PhantomData<fn() -> T>);
 
-/// The seed's dirty set: matches entities for which, since the query last ran, any
+/// A dirty set: matches entities for which, since the query last ran, any
 /// component of the tuple `B` changed, was added or was removed, or which started
-/// matching the query (R7). The listed components need not be fetched. Each dirty
+/// matching the query ("Dirty sets" in docs/design.md). The listed components need not be fetched. Each dirty
 /// entity is visited once per run; a query's first run sees every entity as dirty.
 ///
 /// `Dirty` must be used at the top level of a query's filter (alone or in a tuple),

@@ -94,9 +94,9 @@ pub struct QueryState<Q: QueryData, F: QueryFilter = ()> {
     /// Archetypes `0..seen` have been checked.
     seen: usize,
     /// The tick of the previous run, registered with the world so tick maintenance
-    /// can clamp it (R12).
+    /// can clamp it ("Ticks never grow ambiguously old" in docs/design.md).
     last_run: Arc<AtomicU32>,
-    /// Whether it has run: before the first run everything is new (R6).
+    /// Whether it has run: before the first run everything is new.
     has_run: bool,
     /// Rows gathered for a `Candidates` or `Sparse` run, each once: for a `Dirty`
     /// filter sorted, for a driving change filter grouped by table, from a sparse set in
@@ -203,7 +203,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         let this_run =
             if F::IS_ARCHETYPAL && !Q::OBSERVES { world.change_tick() } else { world.increment_change_tick() };
         // Tick maintenance keeps an idle observer's last run ordered against every
-        // stored tick, however long it idles (R12).
+        // stored tick, however long it idles.
         let last_run = self.last_run();
         let dirty = F::dirty_state(&self.filter);
         let mode = if self.sparse {

@@ -21,8 +21,10 @@ pub struct QueryParamState<Q: QueryData, F: QueryFilter> {
 ///
 /// Every iteration is a run of the system's own [`QueryState`]: `Changed`, `Added`
 /// and `Dirty` report what happened since *this system's* previous run, so a system
-/// that was disabled sees everything it missed when it runs again (R5), and a system
-/// added late sees every entity as changed on its first run (R6).
+/// that was disabled sees everything it missed when it runs again, and a system
+/// added late sees every entity as changed on its first run (see "A disabled
+/// observer catches up" and "A new observer sees everything as new" in
+/// docs/design.md).
 ///
 /// ```
 /// use ripple::{Query, Schedule, World};
