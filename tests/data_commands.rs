@@ -279,3 +279,51 @@ fn a_batch_reads_each_argument_once_and_runs_what_it_checked() {
     assert_eq!(READS.load(std::sync::atomic::Ordering::SeqCst), 1, "read once");
     assert_eq!(world.api::<Tally>().unwrap().0, vec![1, 2, 3]);
 }
+
+fn tally_registry() -> DataCommands {
+    fn boom(_: &mut Tally, code: u32) {
+        if code == 13 {
+            panic!("a data method failed");
+        }
+    }
+    let mut registry = DataCommands::new();
+    registry.target::<Tally>("tally").method("add", Tally::add).method("boom", boom);
+    registry
+}
+
+#[test]
+fn a_refused_or_panicking_batch_leaves_nothing_for_the_next() {
+    let registry = tally_registry();
+    let mut world = World::new();
+    world.publish_api(Tally::default());
+    let refused = r#"[["tally", "add", 1], ["tally", "add", 2], ["tally", "add", "three"]]"#;
+    assert_eq!(registry.run_batch(&mut world, refused).unwrap_err().index, Some(2));
+    let panicking = r#"[["tally", "add", 4], ["tally", "boom", 13], ["tally", "add", 5]]"#;
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| registry.run_batch(&mut world, panicking)));
+    assert!(result.is_err());
+    assert_eq!(world.api::<Tally>().unwrap().0, vec![4], "commands before the panic applied (documented)");
+    assert_eq!(registry.run_batch(&mut world, r#"[["tally", "add", 6], ["tally", "add", 7]]"#), Ok(2));
+    assert_eq!(world.api::<Tally>().unwrap().0, vec![4, 6, 7], "no values left over from earlier batches");
+}
+
+#[test]
+fn batches_on_several_threads_share_one_registry() {
+    let registry = tally_registry();
+    std::thread::scope(|scope| {
+        for thread in 0..2u32 {
+            let registry = &registry;
+            scope.spawn(move || {
+                let mut world = World::new();
+                world.publish_api(Tally::default());
+                let mut expected = Vec::new();
+                for i in 0..500u32 {
+                    let (a, b) = (thread * 10_000 + i, thread * 10_000 + i + 5_000);
+                    let batch = format!(r#"[["tally", "add", {a}], ["tally", "boom", 0], ["tally", "add", {b}]]"#);
+                    assert_eq!(registry.run_batch(&mut world, batch), Ok(3));
+                    expected.extend([a, b]);
+                }
+                assert_eq!(world.api::<Tally>().unwrap().0, expected, "thread {thread}");
+            });
+        }
+    });
+}

@@ -2,7 +2,9 @@
 //! method that reads its arguments from raw JSON into `T1, .., Tn` with serde.
 
 use std::any::{Any, type_name};
+use std::collections::VecDeque;
 use std::marker::PhantomData;
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
@@ -75,17 +77,38 @@ pub struct MethodBox(pub(crate) Box<dyn ErasedMethod>);
 /// method with those very values.
 pub(crate) type PreparedCall<'m> = Box<dyn FnOnce(&mut World) -> Result<(), RunFailure> + 'm>;
 
-/// A method with its types erased.
+/// A method with its types erased. Every way of running it reads each argument once
+/// and calls the method with the values read.
 pub(crate) trait ErasedMethod: Send + Sync {
-    /// Reads every argument once and checks the API is published, changing nothing;
-    /// the call runs the method with the values read.
+    /// Reads every argument and checks the API is published, changing nothing.
+    fn check(&self, world: &World, command: &RawCommand<'_>) -> Result<(), RunFailure>;
+    /// Reads every argument, then calls the method on the world's API.
+    fn run(&self, world: &mut World, command: &RawCommand<'_>) -> Result<(), RunFailure>;
+    /// As `check`, keeping the values read at the back of this method's queue of
+    /// staged calls (whose memory is kept, so a steady stream of batches allocates
+    /// nothing).
+    fn stage(&self, world: &World, command: &RawCommand<'_>) -> Result<(), RunFailure>;
+    /// Calls the method with the values at the front of the queue of staged calls.
+    fn run_staged(&self, world: &mut World) -> Result<(), RunFailure>;
+    /// Forgets every staged call (a batch was refused, or a method panicked).
+    fn clear_staged(&self);
+    /// Like `check`, keeping the values in the call it returns: for a batch that
+    /// cannot use the queue (one already runs on this registry).
     fn prepare<'m>(&'m self, world: &World, command: &RawCommand<'_>) -> Result<PreparedCall<'m>, RunFailure>;
 }
 
 /// The typed implementation of one registered method.
 struct TypedMethod<A, P, F> {
     function: F,
-    _types: PhantomData<fn(A, P)>,
+    /// Argument values read by a batch's check, waiting for its run.
+    staged: Mutex<VecDeque<P>>,
+    _types: PhantomData<fn(A)>,
+}
+
+/// Locks a queue of staged calls; a panic cannot leave one half-updated (no user
+/// code runs under the lock), so a poisoned lock is taken as it is.
+fn lock<P>(staged: &Mutex<VecDeque<P>>) -> MutexGuard<'_, VecDeque<P>> {
+    staged.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 macro_rules! impl_data_method {
@@ -94,13 +117,41 @@ macro_rules! impl_data_method {
         where
             A: Send + Sync + 'static,
             F: Fn(&mut A, $($param),*) + Send + Sync + 'static,
-            $($param: DeserializeOwned + 'static,)*
+            $($param: DeserializeOwned + Send + 'static,)*
         {
             fn param_types() -> Vec<&'static str> {
                 vec![$(type_name::<$param>()),*]
             }
             fn into_method(self) -> MethodBox {
-                MethodBox(Box::new(TypedMethod { function: self, _types: PhantomData }))
+                MethodBox(Box::new(TypedMethod { function: self, staged: Mutex::new(VecDeque::new()), _types: PhantomData }))
+            }
+        }
+
+        impl<A, F, $($param),*> TypedMethod<A, ($($param,)*), F>
+        where
+            A: Send + Sync + 'static,
+            F: Fn(&mut A, $($param),*) + Send + Sync + 'static,
+            $($param: DeserializeOwned + Send + 'static,)*
+        {
+            /// Reads every argument, once, and checks the API is published.
+            #[allow(unused_variables, clippy::unused_unit, reason = "methods without parameters")]
+            fn read(world: &World, command: &RawCommand<'_>) -> Result<($($param,)*), RunFailure> {
+                let values = ($(read_arg::<$param>(world, command.arg($index), $index).map_err(RunFailure::Argument)?,)*);
+                if !world.contains_resource::<A>() {
+                    return Err(RunFailure::NotPublished);
+                }
+                Ok(values)
+            }
+
+            /// Calls the method with values read by `read`.
+            #[allow(unused_variables, non_snake_case, reason = "methods without parameters; values named after types")]
+            fn call(&self, world: &mut World, values: ($($param,)*)) -> Result<(), RunFailure> {
+                let ($($param,)*) = values;
+                // Published when the values were read, and methods reach only their own
+                // API, so it still is.
+                let api = world.resource_mut::<A>().map_err(|_| RunFailure::NotPublished)?;
+                (self.function)(api, $($param),*);
+                Ok(())
             }
         }
 
@@ -108,21 +159,33 @@ macro_rules! impl_data_method {
         where
             A: Send + Sync + 'static,
             F: Fn(&mut A, $($param),*) + Send + Sync + 'static,
-            $($param: DeserializeOwned + 'static,)*
+            $($param: DeserializeOwned + Send + 'static,)*
         {
-            #[allow(unused_variables, non_snake_case, reason = "methods without parameters; values named after types")]
+            fn check(&self, world: &World, command: &RawCommand<'_>) -> Result<(), RunFailure> {
+                Self::read(world, command).map(drop)
+            }
+            fn run(&self, world: &mut World, command: &RawCommand<'_>) -> Result<(), RunFailure> {
+                let values = Self::read(world, command)?;
+                self.call(world, values)
+            }
+            fn stage(&self, world: &World, command: &RawCommand<'_>) -> Result<(), RunFailure> {
+                let values = Self::read(world, command)?;
+                lock(&self.staged).push_back(values);
+                Ok(())
+            }
+            fn run_staged(&self, world: &mut World) -> Result<(), RunFailure> {
+                // The batch's check staged one call per command of this method, and
+                // the batch holds the registry's queues until its run ends.
+                let values = lock(&self.staged).pop_front().expect("ripple: a batch stages one call per command");
+                self.call(world, values)
+            }
+            fn clear_staged(&self) {
+                lock(&self.staged).clear();
+            }
+
             fn prepare<'m>(&'m self, world: &World, command: &RawCommand<'_>) -> Result<PreparedCall<'m>, RunFailure> {
-                $(let $param = read_arg::<$param>(world, command.arg($index), $index).map_err(RunFailure::Argument)?;)*
-                if !world.contains_resource::<A>() {
-                    return Err(RunFailure::NotPublished);
-                }
-                Ok(Box::new(move |world: &mut World| {
-                    // Published when checked, and methods reach only their own API, so
-                    // it still is.
-                    let api = world.resource_mut::<A>().map_err(|_| RunFailure::NotPublished)?;
-                    (self.function)(api, $($param),*);
-                    Ok(())
-                }))
+                let values = Self::read(world, command)?;
+                Ok(Box::new(move |world: &mut World| self.call(world, values)))
             }
         }
     };

@@ -3,6 +3,7 @@
 use std::any::{TypeId, type_name};
 use std::collections::HashMap;
 use std::marker::PhantomData;
+use std::sync::{Mutex, MutexGuard, TryLockError};
 
 use crate::world::World;
 
@@ -65,6 +66,31 @@ struct Target {
 #[derive(Default)]
 pub struct DataCommands {
     targets: HashMap<String, Target>,
+    /// Held by the batch whose values wait in the methods' queues of staged calls.
+    batch: Mutex<()>,
+}
+
+/// A batch's hold on the methods' queues of staged calls (see
+/// [`DataCommands::run_batch`]); empties them when dropped, so a refused batch or a
+/// panicking method leaves no values behind for the next batch.
+struct StagedQueues<'r> {
+    registry: &'r DataCommands,
+    /// Set when the batch ran every call it staged, leaving the queues empty.
+    emptied: bool,
+    _guard: MutexGuard<'r, ()>,
+}
+
+impl Drop for StagedQueues<'_> {
+    fn drop(&mut self) {
+        if self.emptied {
+            return;
+        }
+        for target in self.registry.targets.values() {
+            for method in target.methods.values() {
+                method.imp.clear_staged();
+            }
+        }
+    }
 }
 
 impl std::fmt::Debug for DataCommands {
@@ -133,8 +159,8 @@ impl DataCommands {
     /// A [`DataCommandError`] saying what was expected; the world is unchanged.
     pub fn run(&self, world: &mut World, json: impl AsRef<[u8]>) -> Result<(), DataCommandError> {
         let command = parse_command(json.as_ref())?;
-        let call = self.prepare(world, &command)?;
-        call(world).map_err(|failure| self.explain(&command, failure))
+        let method = self.resolve(&command)?;
+        method.imp.run(world, &command).map_err(|failure| self.explain(&command, failure))
     }
 
     /// Checks one command as [`run`](Self::run) would, changing nothing.
@@ -143,17 +169,48 @@ impl DataCommands {
     /// What `run` would return.
     pub fn check(&self, world: &World, json: impl AsRef<[u8]>) -> Result<(), DataCommandError> {
         let command = parse_command(json.as_ref())?;
-        self.prepare(world, &command).map(drop)
+        let method = self.resolve(&command)?;
+        method.imp.check(world, &command).map_err(|failure| self.explain(&command, failure))
     }
 
     /// Runs a batch — a JSON array of commands, as a level file holds — in order, all
-    /// or none: every command is checked before the first runs. Returns how many ran.
+    /// or none: every command's arguments are read and checked, once, before the first
+    /// runs, and each runs with the values checked. Returns how many ran. If a method
+    /// panics, the commands before it have run and the rest have not; the registry is
+    /// left ready for the next batch. Steady batches allocate nothing.
     ///
     /// # Errors
     /// A [`BatchError`] with the index of the first bad command (or none, if the batch
     /// itself is malformed); no command was run.
     pub fn run_batch(&self, world: &mut World, json: impl AsRef<[u8]>) -> Result<usize, BatchError> {
         let json = json.as_ref();
+        let Some(mut queues) = self.take_queues() else {
+            // A batch already runs on this registry (a method ran another, or another
+            // thread): keep this one's values apart, in calls of their own.
+            return self.run_batch_prepared(world, json);
+        };
+        let mut count = 0;
+        for_each_in_batch(json, |_, command| {
+            count += 1;
+            let method = self.resolve(&command)?;
+            method.imp.stage(world, &command).map_err(|failure| self.explain(&command, failure))
+        })
+        .map_err(|(index, error)| BatchError { index, error })?;
+        // Methods reach only their API, never the world's entities or resources, so
+        // what was checked above still holds for every command below. Only the names
+        // are read again (to find each command's method); arguments are not.
+        for_each_in_batch(json, |_, command| {
+            let method = self.resolve(&command)?;
+            method.imp.run_staged(world).map_err(|failure| self.explain(&command, failure))
+        })
+        .map_err(|(index, error)| BatchError { index, error })?;
+        queues.emptied = true;
+        Ok(count)
+    }
+
+    /// `run_batch` with each command's values kept in a call of its own (allocated):
+    /// for a batch run while another holds the registry's queues.
+    fn run_batch_prepared(&self, world: &mut World, json: &[u8]) -> Result<usize, BatchError> {
         let mut calls = Vec::new();
         for_each_in_batch(json, |_, command| {
             let call = self.prepare(world, &command)?;
@@ -161,8 +218,6 @@ impl DataCommands {
             Ok(())
         })
         .map_err(|(index, error)| BatchError { index, error })?;
-        // Methods reach only their API, never the world's entities or resources, so
-        // what was checked above still holds for every call below.
         let count = calls.len();
         for (index, (target, method, call)) in calls.into_iter().enumerate() {
             call(world).map_err(|failure| BatchError {
@@ -171,6 +226,18 @@ impl DataCommands {
             })?;
         }
         Ok(count)
+    }
+
+    /// The right to stage calls in the methods' queues, for one batch; `None` while
+    /// another batch holds it. Released (and every queue emptied) when dropped, also
+    /// when a method panics or the batch is refused part-way.
+    fn take_queues(&self) -> Option<StagedQueues<'_>> {
+        let guard = match self.batch.try_lock() {
+            Ok(guard) => guard,
+            Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
+            Err(TryLockError::WouldBlock) => return None,
+        };
+        Some(StagedQueues { registry: self, emptied: false, _guard: guard })
     }
 
     /// Resolves a command and reads its arguments, once: the call runs the method with
