@@ -611,8 +611,10 @@ fn finish_profile(slot: &mut Slot, profiler: &Profiler, start: Instant, world: &
     let duration = clock::now().map_or(Duration::ZERO, |end| end.saturating_duration_since(start));
     let counts = slot.system.entity_counts(world);
     slot.stats.record(duration, counts);
-    let thread = rayon::current_thread_index().map_or(0, |index| index + 1);
-    if let Some(event) = profiler.trace_event(start, duration, thread) {
-        slot.trace.push(event);
+    if profiler.tracing {
+        let thread = rayon::current_thread_index().map_or(0, |index| index + 1);
+        if let Some(event) = profiler.trace_event(start, duration, thread) {
+            slot.trace.push(event);
+        }
     }
 }
