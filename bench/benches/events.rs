@@ -16,6 +16,12 @@
 //!   frames, whose tables grow from nothing, instead of the steady ones. `hash_map` is
 //!   the key → slot bookkeeping of merging on the spot, in a bare `HashMap` with
 //!   ripple's hasher, kept across samples likewise.
+//! - `merge_flood`: merged sends of 20,000 keys chosen to crowd ripple's starting key
+//!   hash (`ripple`: sums `a·F32 + b·F33` of small multiples of two Fibonacci numbers,
+//!   whose golden-ratio products land in a handful of home slots), each sent twice,
+//!   against the same frame with plain keys `0..20,000` (`ripple_plain`), and with keys
+//!   that crowd a plain multiplicative hash (`ripple_inverse`: `i · 0xf1de83e19937733d`,
+//!   all in one probe chain of a table homed by the top bits of `key · 0x9e3779b97f4a7c15`).
 #![allow(elided_lifetimes_in_paths, reason = "system signatures read better without them")]
 
 use std::hint::black_box;
@@ -231,9 +237,39 @@ impl std::hash::Hasher for FibHasher {
     }
 }
 
+/// Merged sends of crafted colliding keys against plain ones (see the module docs).
+fn merge_flood(c: &mut Criterion) {
+    #[derive(Clone, Copy)]
+    struct Keyed {
+        key: u64,
+        amount: u32,
+    }
+    const KEYS: u64 = 20_000;
+    let mut group = c.benchmark_group("merge_flood");
+    group.throughput(Throughput::Elements(2 * KEYS));
+    const F32: u64 = 2_178_309;
+    const F33: u64 = 3_524_578;
+    let crafted: Vec<u64> = (1..=200u64).flat_map(|a| (1..=100u64).map(move |b| a * F32 + b * F33)).collect();
+    let inverse: Vec<u64> = (0..KEYS).map(|i| i.wrapping_mul(0xf1de_83e1_9937_733d)).collect();
+    let plain: Vec<u64> = (0..KEYS).collect();
+    for (line, keys) in [("ripple", crafted), ("ripple_plain", plain), ("ripple_inverse", inverse)] {
+        let mut world = ripple::World::new();
+        world.merge_events_by(|k: &Keyed| k.key, |sum: &mut Keyed, k| sum.amount += k.amount);
+        let mut cursor = world.event_cursor::<Keyed>();
+        group.bench_function(line, |b| {
+            b.iter(|| {
+                world.send_events(keys.iter().chain(&keys).map(|&key| Keyed { key, amount: 1 }));
+                world.deliver_events();
+                assert_eq!(world.read_events(&mut cursor).count(), KEYS as usize);
+            });
+        });
+    }
+    group.finish();
+}
+
 criterion_group! {
     name = benches;
     config = criterion_config();
-    targets = events, events_direct, merge_send
+    targets = events, events_direct, merge_send, merge_flood
 }
 bench::bench_main!(benches);

@@ -21,6 +21,10 @@ use crate::hint::prefetch;
 const MIN_BITS: u32 = 4;
 /// The most: ordinals and tags share 32 bits.
 const MAX_BITS: u32 = 32;
+/// Probes past home at which an insert counts as long. With keys that their hash
+/// spreads, at most half full, so long a run is rare (well under one insert in a
+/// hundred); keys crowded into a few chains make nearly every insert one.
+const LONG_PROBE: usize = 16;
 
 /// Key hashes → ordinals. It never sees keys: whether the event of an ordinal has the
 /// key being looked up is the caller's to say.
@@ -31,6 +35,12 @@ pub(crate) struct KeyTable {
     bits: u32,
     /// Keys held: the ordinal the next new key gets.
     len: usize,
+    /// Inserts since the table was last cleared or rebuilt that probed [`LONG_PROBE`]
+    /// slots past their home.
+    long_probes: usize,
+    /// Set when `long_probes` passes what keys spread by their hash make
+    /// ([`is_crowded`](Self::is_crowded)).
+    crowded: bool,
 }
 
 impl KeyTable {
@@ -46,8 +56,7 @@ impl KeyTable {
         2 * (self.len + 1) > self.slots.len()
     }
 
-    /// The first slot probed for `hash`: the top bits (the best of a multiplicative
-    /// hash).
+    /// The first slot probed for `hash`: its top bits (see `key_hash.rs`).
     #[inline(always)]
     fn home(&self, hash: u64) -> usize {
         // `bits` is at least MIN_BITS here: only called on a table with slots.
@@ -76,19 +85,43 @@ impl KeyTable {
         let (tag, ordinals) = (self.tag(hash), self.ordinal_mask());
         let mask = self.slots.len() - 1;
         let mut at = self.home(hash);
+        let mut steps = 0;
         loop {
             let slot = self.slots[at];
             if slot == 0 {
                 // Fits the ordinal bits: `len` is under half the slot count.
                 self.slots[at] = tag | (self.len as u32 + 1);
                 self.len += 1;
+                // Counted on inserts only, which make the chains that hits walk again
+                // (a check inside the loop cost every lookup more).
+                if steps >= LONG_PROBE {
+                    self.count_long_probe();
+                }
                 return None;
             }
             if slot & !ordinals == tag && is_key((slot & ordinals) - 1) {
                 return Some((slot & ordinals) - 1);
             }
             at = (at + 1) & mask;
+            steps += 1;
         }
+    }
+
+    /// Counts an insert that probed long, and notes crowding once such inserts are more
+    /// than keys spread by their hash make: one in 64 keys held, after a slack of 32
+    /// that lets a small table be unlucky.
+    #[cold]
+    fn count_long_probe(&mut self) {
+        self.long_probes += 1;
+        self.crowded = self.long_probes > 32 + self.len / 64;
+    }
+
+    /// Whether, since the last clear or rebuild, inserts probed long far more often
+    /// than keys that their hash spreads make them: keys that crowd into a few probe
+    /// chains, chosen to or not.
+    #[inline(always)]
+    pub(crate) fn is_crowded(&self) -> bool {
+        self.crowded
     }
 
     /// Starts loading the slot `hash` is looked up in first, for a lookup soon.
@@ -128,6 +161,7 @@ impl KeyTable {
         self.slots.clear();
         self.slots.resize(1 << bits, 0);
         (self.bits, self.len) = (bits, keys - 1);
+        (self.long_probes, self.crowded) = (0, false);
         let (mask, ordinals) = (self.slots.len() - 1, self.ordinal_mask());
         for (ordinal, hash) in (1..keys as u32).zip(held) {
             let mut at = self.home(hash);
@@ -143,6 +177,7 @@ impl KeyTable {
     /// so that rounds after a large one do not pay for clearing slots they never fill.
     pub(crate) fn clear(&mut self) {
         if self.len == 0 {
+            (self.long_probes, self.crowded) = (0, false);
             return;
         }
         let bits = (4 * self.len).next_power_of_two().trailing_zeros().max(MIN_BITS);
@@ -152,6 +187,7 @@ impl KeyTable {
         }
         self.slots.fill(0);
         self.len = 0;
+        (self.long_probes, self.crowded) = (0, false);
     }
 
     /// Slots in use (for tests).

@@ -2,10 +2,10 @@
 //! sync point (twenty hits on one enemy in a frame become one damage event).
 
 use std::collections::VecDeque;
-use std::hash::{BuildHasher, BuildHasherDefault, Hash};
+use std::hash::Hash;
 
+use super::key_hash::{Salt, hash_key};
 use super::key_table::KeyTable;
-use crate::hash::IdHasher;
 use crate::hint::prefetch;
 
 /// Keys per sync point from which sends are looked up a few sends late, with their
@@ -55,6 +55,11 @@ pub(crate) struct MergeBy<E, K, FK, FC> {
     in_flight: VecDeque<(u64, K, E)>,
     /// Keys from which sends are looked up late: [`PIPELINE_FROM_KEYS`] but in tests.
     pipeline_from: usize,
+    /// `None` until the table finds its probe chains crowded, a random salt from then
+    /// on (see `key_hash.rs`).
+    salt: Option<Salt>,
+    /// How many times crowding made the policy draw a new salt.
+    rehashes: u32,
 }
 
 impl<E, K, FK, FC> MergeBy<E, K, FK, FC> {
@@ -64,7 +69,8 @@ impl<E, K, FK, FC> MergeBy<E, K, FK, FC> {
 
     /// A policy that looks sends up late from `pipeline_from` keys on.
     pub(crate) fn with_pipeline_from(key: FK, combine: FC, pipeline_from: usize) -> Self {
-        MergeBy { key, combine, table: KeyTable::default(), in_flight: VecDeque::new(), pipeline_from }
+        let table = KeyTable::default();
+        MergeBy { key, combine, table, in_flight: VecDeque::new(), pipeline_from, salt: None, rehashes: 0 }
     }
 }
 
@@ -81,8 +87,8 @@ impl<E, K, FK, FC> MergeBy<E, K, FK, FC> {
 
 /// The hash a key is looked up by.
 #[inline(always)]
-fn hash_of(key: impl Hash) -> u64 {
-    BuildHasherDefault::<IdHasher>::default().hash_one(key)
+fn hash_of(key: impl Hash, salt: &Option<Salt>) -> u64 {
+    hash_key(key, salt)
 }
 
 impl<E, K, FK, FC> MergeBy<E, K, FK, FC>
@@ -104,8 +110,29 @@ where
         let ours = &mut waiting[first..];
         match self.table.find_or_insert(hash, |o| (self.key)(&ours[o as usize]) == key) {
             Some(o) => (self.combine)(&mut ours[o as usize], event),
-            None => waiting.push(event),
+            None => {
+                waiting.push(event);
+                if self.table.is_crowded() {
+                    self.rehash(waiting);
+                }
+            }
         }
+    }
+
+    /// Keys crowd the table's probe chains (chosen to collide under the fixed hash, as
+    /// keys from data can be): from now on hashes keys with a new random salt, and
+    /// rebuilds the table (and the hashes of sends in flight) with it.
+    #[cold]
+    fn rehash(&mut self, waiting: &[E]) {
+        let salt = Some(Salt::random());
+        self.salt = salt;
+        self.rehashes += 1;
+        for (hash, key, _) in &mut self.in_flight {
+            *hash = hash_of(&*key, &salt);
+        }
+        let (ours, key) = (&waiting[self.first(waiting)..], &self.key);
+        // As in `grow`, a panic in `key` leaves the table short of keys, never wrong.
+        self.table.rebuild(ours.len() + 1, ours.iter().map(|event| hash_of(key(event), &salt)));
     }
 
     /// Rebuilds the table twice as large, with the keys of this policy's events.
@@ -114,7 +141,8 @@ where
         let (ours, key) = (&waiting[self.first(waiting)..], &self.key);
         // A panic in `key` here leaves the table short of keys; the policy would then
         // append a second event for a key it lost, never merge wrongly.
-        self.table.rebuild(ours.len() + 1, ours.iter().map(|event| hash_of(key(event))));
+        let salt = self.salt;
+        self.table.rebuild(ours.len() + 1, ours.iter().map(|event| hash_of(key(event), &salt)));
     }
 }
 
@@ -128,7 +156,7 @@ where
     #[inline]
     fn send(&mut self, waiting: &mut Vec<E>, event: E) {
         let key = (self.key)(&event);
-        let hash = hash_of(&key);
+        let hash = hash_of(&key, &self.salt);
         if self.in_flight.is_empty() && self.table.len() < self.pipeline_from {
             self.apply(waiting, hash, key, event);
             return;
@@ -204,6 +232,92 @@ mod tests {
         merge.settle(&mut waiting);
         merge.clear();
         waiting
+    }
+
+    /// Sends each key twice (the second round in reverse), settles, and returns the
+    /// merged events.
+    fn sent_twice(merge: &mut MergeBy<(u64, u32), u64, KeyOf, Combine>, keys: &[u64]) -> Vec<(u64, u32)> {
+        let mut waiting = Vec::new();
+        for &key in keys.iter().chain(keys.iter().rev()) {
+            merge.send(&mut waiting, (key, 1));
+        }
+        merge.settle(&mut waiting);
+        merge.clear();
+        waiting
+    }
+
+    type KeyOf = fn(&(u64, u32)) -> u64;
+    type Combine = fn(&mut (u64, u32), (u64, u32));
+
+    fn counting_policy() -> MergeBy<(u64, u32), u64, KeyOf, Combine> {
+        MergeBy::new((|e: &(u64, u32)| e.0) as KeyOf, (|sum: &mut (u64, u32), e: (u64, u32)| sum.1 += e.1) as Combine)
+    }
+
+    /// 20,000 keys below 2^32 crafted against the starting hash: sums of small multiples
+    /// of the Fibonacci numbers F32 and F33, whose products with the golden-ratio
+    /// multiplier come within a few millionths of a whole turn, so their homes (the
+    /// hash's top bits) crowd into a handful of slots.
+    pub(crate) fn crafted_against_golden() -> Vec<u64> {
+        const F32: u64 = 2_178_309;
+        const F33: u64 = 3_524_578;
+        (1..=200u64).flat_map(|a| (1..=100u64).map(move |b| a * F32 + b * F33)).collect()
+    }
+
+    #[test]
+    fn keys_crafted_to_collide_switch_the_policy_to_a_salted_hash() {
+        // `i · 0xf1de83e19937733d` undoes the golden-ratio multiplier: one probe chain.
+        let inverse: Vec<u64> = (0..20_000u64).map(|i| i.wrapping_mul(0xf1de_83e1_9937_733d)).collect();
+        let mut policy = counting_policy();
+        let merged = sent_twice(&mut policy, &inverse);
+        assert!(policy.salt.is_some() && policy.rehashes == 1);
+        assert!(merged.iter().zip(&inverse).all(|(event, &key)| *event == (key, 2)));
+
+        let crafted = crafted_against_golden();
+        let homes = |salt: Option<Salt>| {
+            let mut homes: Vec<u64> = crafted.iter().map(|&k| hash_key(k, &salt) >> 49).collect();
+            homes.sort_unstable();
+            homes.dedup();
+            homes.len()
+        };
+        assert!(homes(None) < 100, "crafted: {} homes of 32,768 for 20,000 keys", homes(None));
+        let mut policy = counting_policy();
+        let merged = sent_twice(&mut policy, &crafted);
+        assert!(policy.salt.is_some(), "crowding was detected");
+        // At random, about 14,900 of 32,768 homes.
+        let spread = homes(policy.salt);
+        assert!(spread > 14_000, "salted, they spread: {spread} homes");
+        assert_eq!(policy.rehashes, 1, "crowding ends with the first salt");
+        assert_eq!(merged.len(), crafted.len());
+        assert!(merged.iter().zip(&crafted).all(|(event, &key)| *event == (key, 2)), "merged in first-send order");
+        // Looked up late too (the hashes of sends in flight are redone).
+        let mut late = MergeBy::with_pipeline_from(
+            (|e: &(u64, u32)| e.0) as KeyOf,
+            (|sum: &mut (u64, u32), e: (u64, u32)| sum.1 += e.1) as Combine,
+            100,
+        );
+        let merged = sent_twice(&mut late, &crafted);
+        assert!(late.salt.is_some());
+        assert!(merged.iter().zip(&crafted).all(|(event, &key)| *event == (key, 2)));
+    }
+
+    #[test]
+    fn ordinary_keys_keep_the_fixed_hash() {
+        let consecutive: Vec<u64> = (0..100_000).collect();
+        let scattered: Vec<u64> = (0..100_000u64).map(|i| i.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ (i >> 7)).collect();
+        for keys in [consecutive, scattered] {
+            let mut policy = counting_policy();
+            for _ in 0..3 {
+                assert_eq!(sent_twice(&mut policy, &keys).len(), keys.len());
+            }
+            assert!(policy.salt.is_none(), "no crowding for ordinary keys: {:?}", &keys[..3]);
+        }
+        // Keys a power of two apart crowd the fixed hash (about 2.5 probes past home
+        // per insert at 2^20 apart, where spread keys take a fraction of one): the
+        // policy may switch, and merges right either way.
+        let strided: Vec<u64> = (0..100_000u64).map(|i| i << 20).collect();
+        let mut policy = counting_policy();
+        let merged = sent_twice(&mut policy, &strided);
+        assert!(merged.iter().zip(&strided).all(|(event, &key)| *event == (key, 2)));
     }
 
     proptest! {

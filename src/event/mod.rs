@@ -6,6 +6,7 @@
 //! writers of one event type never run at the same time (their declared accesses
 //! conflict), so send order is the schedule's order.
 
+mod key_hash;
 mod key_table;
 mod merge;
 mod param;

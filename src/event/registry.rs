@@ -249,7 +249,10 @@ impl World {
     /// so that lookups overlap their waits for memory (the last sends take effect at
     /// the sync point; nothing observable changes). A send stays O(1), amortized; it
     /// costs more at a million keys than at a thousand all the same, since each one
-    /// reaches memory outside the caches (see the `merge_send` benchmark). `key` is
+    /// reaches memory outside the caches (see the `merge_send` benchmark). Keys may
+    /// come from data: keys chosen to crowd the table's hash (an attacker flooding one
+    /// probe chain) are noticed by the table, which then hashes with a random salt, so
+    /// they cost about what ordinary keys cost (the `merge_flood` benchmark). `key` is
     /// called once per send and once more per waiting event a send is compared with,
     /// so it should be cheap (a copied field, an `Entity`); `combine` must not change
     /// an event's key. If `key` or `combine` panics, the event being
