@@ -66,6 +66,7 @@ fn len_after_partial_iteration_and_between_runs() {
     let mut iter = query.iter(&world);
     iter.by_ref().take(50).count();
     assert_eq!(iter.len(), 17);
+    drop(iter); // ends the run
     let doomed: Vec<Entity> = query.iter(&world).take(7).collect();
     for e in doomed {
         world.despawn(e).unwrap();

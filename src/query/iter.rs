@@ -6,6 +6,7 @@ use crate::world::World;
 
 use super::fetch::QueryData;
 use super::filter::{ArchetypeFilter, QueryFilter};
+use super::run_end::{PendingRun, RunEnd};
 use super::state::{Candidate, Matched, Mode, QueryState};
 
 /// Iterator over a query run's items, from [`QueryState::iter`](crate::QueryState::iter)
@@ -28,12 +29,21 @@ pub struct QueryIter<'w, 's, Q: QueryData, F: QueryFilter> {
     sparse: Option<(Q::Sparse<'w>, F::Sparse<'w>)>,
     row: usize,
     len: usize,
+    /// Records the run in the state when the iterator is dropped (unless a panic is
+    /// unwinding: then the run's changes are reported again).
+    _end: RunEnd<'s>,
 }
 
 impl<'w, 's, Q: QueryData, F: QueryFilter> QueryIter<'w, 's, Q, F> {
     /// The caller (`QueryState`) guarantees the access `Q` declares on `world` for `'w`
     /// and has just begun the run with `ticks` and `mode`.
-    pub(crate) fn new(world: &'w World, state: &'s QueryState<Q, F>, ticks: RunTicks, mode: Mode) -> Self {
+    pub(crate) fn new(
+        world: &'w World,
+        state: &'s QueryState<Q, F>,
+        ticks: RunTicks,
+        mode: Mode,
+        pending: PendingRun,
+    ) -> Self {
         let sparse = (mode == Mode::Sparse).then(|| {
             // SAFETY: the caller holds the declared access for `'w`.
             let data = unsafe { Q::fetch_sparse(&state.data, world, ticks) };
@@ -50,6 +60,7 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> QueryIter<'w, 's, Q, F> {
             current: None,
             row: 0,
             len: 0,
+            _end: state.end_of(pending),
         }
     }
 

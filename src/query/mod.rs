@@ -37,6 +37,7 @@ mod iter;
 mod parallel;
 mod parallel_run;
 mod ref_fetch;
+mod run_end;
 mod serial;
 mod sparse_fetch;
 mod sparse_run;

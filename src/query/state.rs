@@ -2,7 +2,7 @@
 //! its change-tracking memory (the tick of its last run).
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 use crate::change::{RunTicks, Tick};
 use crate::entity::Entity;
@@ -15,6 +15,7 @@ use super::fetch::{QueryData, ReadOnlyQueryData};
 use super::filter::QueryFilter;
 use super::gather::gather_dirty;
 use super::iter::QueryIter;
+use super::run_end::{PendingRun, RunEnd};
 
 /// One matched table and what the query resolved for it.
 pub(crate) struct Matched<QA, FA> {
@@ -66,7 +67,10 @@ enum RunKind {
 /// `iter_mut`, `for_each`, `for_each_mut`, `par_for_each`, `par_for_each_mut`,
 /// `despawn_where`) is one run, and change filters ([`Changed`](crate::Changed),
 /// [`Added`](crate::Added), [`Dirty`](crate::Dirty)) report what happened since this
-/// state's previous run. `get` and `get_mut` are not runs.
+/// state's previous run. `get` and `get_mut` are not runs. A run counts once it
+/// completes (an iterator's when the iterator is dropped): if it panics part-way, the
+/// state keeps its memory from before the run, and the next run reports again what
+/// this one did not finish (at least once across a panic, exactly once otherwise).
 ///
 /// ```
 /// use ripple::{World, Without};
@@ -97,7 +101,7 @@ pub struct QueryState<Q: QueryData, F: QueryFilter = ()> {
     /// can clamp it ("Ticks never grow ambiguously old" in docs/design.md).
     last_run: Arc<AtomicU32>,
     /// Whether it has run: before the first run everything is new.
-    has_run: bool,
+    has_run: AtomicBool,
     /// Rows gathered for a `Candidates` or `Sparse` run, each once: for a `Dirty`
     /// filter sorted, for a driving change filter grouped by table, from a sparse set in
     /// the set's order.
@@ -150,7 +154,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             matched: Vec::new(),
             seen: 0,
             last_run: world.register_observer(),
-            has_run: false,
+            has_run: AtomicBool::new(false),
             candidates: Vec::new(),
             doomed: Vec::new(),
             access: access.merged().into(),
@@ -189,14 +193,16 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
 
     /// The tick of this state's last run, if it has run.
     pub fn last_run(&self) -> Option<Tick> {
-        self.has_run.then(|| Tick(self.last_run.load(Ordering::Relaxed)))
+        self.has_run.load(Ordering::Relaxed).then(|| Tick(self.last_run.load(Ordering::Relaxed)))
     }
 
-    /// Starts a run: catches up with new tables, takes a tick, gathers candidate rows
-    /// if the filter drives iteration, and remembers the tick for the next run.
+    /// Starts a run: catches up with new tables, takes a tick, and gathers candidate
+    /// rows if the filter drives iteration. The run records its tick as the state's
+    /// last run when it completes ([`RunEnd`], made by [`end_of`](Self::end_of)).
     #[track_caller]
-    fn begin_run(&mut self, world: &World, kind: RunKind) -> (RunTicks, Mode) {
+    fn begin_run(&mut self, world: &World, kind: RunKind) -> (RunTicks, Mode, PendingRun) {
         self.update_archetypes(world);
+        let dirty_from = F::dirty_state(&self.filter).map(|dirty| dirty.cursor.load(Ordering::Relaxed));
         // Only an observer (a query with a change filter, or whose items compare
         // ticks) needs a tick of its own; a query without one stamps its writes with the current tick, like a write
         // outside any run, which is still newer than every observer's last run.
@@ -238,9 +244,17 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             Mode::FilteredTables
         };
         let ticks = RunTicks { last_run, this_run };
-        self.last_run.store(this_run.0, Ordering::Relaxed);
-        self.has_run = true;
-        (ticks, mode)
+        (ticks, mode, PendingRun { this_run, dirty_from })
+    }
+
+    /// The end of a run begun with `pending` (see [`RunEnd`]).
+    pub(super) fn end_of(&self, pending: PendingRun) -> RunEnd<'_> {
+        RunEnd {
+            last_run: &self.last_run,
+            has_run: &self.has_run,
+            dirty_cursor: F::dirty_state(&self.filter).map(|dirty| &*dirty.cursor),
+            pending,
+        }
     }
 
     /// Iterates over the matching entities' items. One run.
@@ -249,8 +263,8 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     where
         Q: ReadOnlyQueryData,
     {
-        let (ticks, mode) = self.begin_run(world, RunKind::Iterator);
-        QueryIter::new(world, self, ticks, mode)
+        let (ticks, mode, pending) = self.begin_run(world, RunKind::Iterator);
+        QueryIter::new(world, self, ticks, mode, pending)
     }
 
     /// Iterates over the matching entities' items, with mutable access. One run.
@@ -258,8 +272,8 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     pub fn iter_mut<'w, 's>(&'s mut self, world: &'w mut World) -> QueryIter<'w, 's, Q, F> {
         world.maintain_ticks();
         // Items may outlive any point the state controls, so writes mark as they go.
-        let (ticks, mode) = self.begin_run(world, RunKind::Iterator);
-        QueryIter::new(world, self, ticks, mode)
+        let (ticks, mode, pending) = self.begin_run(world, RunKind::Iterator);
+        QueryIter::new(world, self, ticks, mode, pending)
     }
 
     /// The items that satisfy `predicate` (a "query where"). One run.
@@ -282,7 +296,8 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     where
         Q: ReadOnlyQueryData,
     {
-        let (ticks, mode) = self.begin_run(world, RunKind::Serial);
+        let (ticks, mode, pending) = self.begin_run(world, RunKind::Serial);
+        let _end = self.end_of(pending);
         // SAFETY: `Q` is read-only and `world` is shared for `'w`, so no one writes.
         unsafe { self.run_unchecked(world, ticks, mode, move |_, _, item| f(item)) }
     }
@@ -304,7 +319,8 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     #[track_caller]
     pub fn for_each_mut(&mut self, world: &mut World, mut f: impl for<'a> FnMut(Q::Item<'a>)) {
         world.maintain_ticks();
-        let (ticks, mode) = self.begin_run(world, RunKind::Serial);
+        let (ticks, mode, pending) = self.begin_run(world, RunKind::Serial);
+        let _end = self.end_of(pending);
         // SAFETY: `world` is borrowed exclusively for `'w`, and `Q` was checked not to
         // alias when this state was built.
         unsafe { self.run_unchecked(world, ticks, mode, move |_, _, item| f(item)) }
@@ -316,7 +332,8 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     where
         Q: ReadOnlyQueryData,
     {
-        let (ticks, mode) = self.begin_run(world, RunKind::Parallel);
+        let (ticks, mode, pending) = self.begin_run(world, RunKind::Parallel);
+        let _end = self.end_of(pending);
         // SAFETY: `Q` is read-only and `world` is shared for `'w`, so no one writes.
         unsafe { self.par_run_unchecked(world, ticks, mode, &f) };
     }
@@ -331,7 +348,8 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         world.maintain_ticks();
         // Parallel writers only stamp rows (no shared summary entries are written
         // concurrently); the summaries are folded once every participant is done.
-        let (ticks, mode) = self.begin_run(world, RunKind::Parallel);
+        let (ticks, mode, pending) = self.begin_run(world, RunKind::Parallel);
+        let _end = self.end_of(pending);
         // SAFETY: `world` is borrowed exclusively for `'w` and `Q` does not alias; the
         // participants claim disjoint rows.
         unsafe { self.par_run_unchecked(world, ticks, mode, &f) };
@@ -430,7 +448,8 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         doomed.clear();
         {
             let shared: &World = world;
-            let (ticks, mode) = self.begin_run(shared, RunKind::Serial);
+            let (ticks, mode, pending) = self.begin_run(shared, RunKind::Serial);
+            let _end = self.end_of(pending);
             // SAFETY: `Q` is read-only and `shared` is not written while it lives.
             unsafe {
                 self.run_unchecked(shared, ticks, mode, |table, row, item| {
@@ -500,8 +519,8 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     /// # Safety
     /// The caller holds the access this state declares on `world` for `'w`.
     pub(crate) unsafe fn iter_unchecked<'w, 's>(&'s mut self, world: &'w World) -> QueryIter<'w, 's, Q, F> {
-        let (ticks, mode) = self.begin_run(world, RunKind::Iterator);
-        QueryIter::new(world, self, ticks, mode)
+        let (ticks, mode, pending) = self.begin_run(world, RunKind::Iterator);
+        QueryIter::new(world, self, ticks, mode, pending)
     }
 
     /// One serial run; returns the number of items handed to `f`.
@@ -531,7 +550,8 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     /// As `iter_unchecked`; if `Q` writes, items must not outlive `f`'s call (the
     /// callers' bounds see to it).
     unsafe fn run_counted<'w>(&mut self, world: &'w World, mut f: impl FnMut(Q::Item<'w>)) -> usize {
-        let (ticks, mode) = self.begin_run(world, RunKind::Serial);
+        let (ticks, mode, pending) = self.begin_run(world, RunKind::Serial);
+        let _end = self.end_of(pending);
         let mut visited = 0;
         let counter = &mut visited;
         // SAFETY: per the caller.
@@ -552,7 +572,8 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     where
         G: Fn(Q::Item<'w>) + Send + Sync,
     {
-        let (ticks, mode) = self.begin_run(world, RunKind::Parallel);
+        let (ticks, mode, pending) = self.begin_run(world, RunKind::Parallel);
+        let _end = self.end_of(pending);
         // SAFETY: per the caller.
         unsafe { self.par_run_unchecked(world, ticks, mode, f) }
     }

@@ -24,7 +24,8 @@ pub struct QueryParamState<Q: QueryData, F: QueryFilter> {
 /// that was disabled sees everything it missed when it runs again, and a system
 /// added late sees every entity as changed on its first run (see "A disabled
 /// observer catches up" and "A new observer sees everything as new" in
-/// docs/design.md).
+/// docs/design.md). A system that panics part-way through a run sees what that run
+/// had not finished again on its next run.
 ///
 /// ```
 /// use ripple::{Query, Schedule, World};
