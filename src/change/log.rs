@@ -4,7 +4,9 @@
 //! Readers hold an `Arc` cursor (an absolute position); the log keeps `Weak`s, so a
 //! reader that is dropped stops holding entries back. Nothing is recorded while no
 //! reader is registered. Trimming happens on append, before the buffer would grow, so
-//! a log whose readers keep up reuses its buffer and never allocates.
+//! a log whose readers keep up reuses its buffer and never allocates, and on
+//! registering, before the list of readers would grow, so that readers made and dropped
+//! while nothing is appended do not pile up.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -34,7 +36,13 @@ impl<E: Copy> EventLog<E> {
     }
 
     /// Registers a reader positioned at the end: it sees what is appended from now on.
+    /// Forgets dropped readers first whenever the list of readers is full, so that
+    /// readers made and dropped without anything appended in between (which trims too)
+    /// cost no memory over time.
     pub(crate) fn register(&mut self) -> Cursor {
+        if self.readers.len() == self.readers.capacity() {
+            self.trim();
+        }
         let cursor = Arc::new(AtomicU64::new(self.end()));
         self.readers.push(Arc::downgrade(&cursor));
         cursor

@@ -124,6 +124,11 @@ impl<E: Send + Sync + 'static> EventQueue<E> {
     /// A new reader, positioned after every event readable now: it reads the events
     /// delivered from the next sync point on.
     pub(crate) fn register_reader(&mut self) -> Cursor {
+        if self.readers.len() == self.readers.capacity() {
+            // Readers made and dropped between sync points (which forget them too)
+            // must not pile up.
+            self.readers.retain(|cursor| Arc::strong_count(cursor) > 1);
+        }
         let cursor = Arc::new(AtomicU64::new(self.end()));
         self.readers.push(cursor.clone());
         cursor
