@@ -42,6 +42,7 @@
 //! distinct components. See [`World`] for entity operations and [`QueryState`] for
 //! queries.
 
+mod abandoned_spawns;
 mod api;
 mod bundle;
 mod change;

@@ -82,6 +82,9 @@ pub struct World {
     pub(crate) events: Events,
     /// Commands queued by hooks, applied when the operation that ran them completes.
     pub(crate) hook_queue: CommandQueue,
+    /// Entities reserved for spawn commands that were dropped unapplied; freed at the
+    /// next structural operation.
+    pub(crate) abandoned_spawns: crate::abandoned_spawns::AbandonedSpawns,
     /// The other half of `hook_queue`'s double buffer, so applying allocates nothing.
     pub(crate) hook_spare: CommandQueue,
     /// Set while hook commands are being applied: nested operations leave theirs to
@@ -127,6 +130,7 @@ impl World {
             failed_command_count: 0,
             events: Events::default(),
             hook_queue: CommandQueue::default(),
+            abandoned_spawns: Default::default(),
             hook_spare: CommandQueue::default(),
             applying_hook_commands: false,
         }
@@ -400,6 +404,25 @@ impl World {
     pub(crate) fn flush_reserved(&mut self) {
         if self.entities.has_reserved() {
             self.flush_reserved_now();
+        }
+        if self.abandoned_spawns.any() {
+            self.free_abandoned_spawns();
+        }
+    }
+
+    /// Despawns the entities whose spawn commands were dropped unapplied (alive with
+    /// no components once flushed): their handles go stale, as if never spawned.
+    #[cold]
+    fn free_abandoned_spawns(&mut self) {
+        let mut abandoned = Vec::new();
+        self.abandoned_spawns.take(&mut abandoned);
+        for entity in abandoned {
+            // Gone already if a command despawned it; and an entity that got components
+            // some other way (its handle used directly) is no ghost.
+            let empty = self.entity(entity).is_ok_and(|e| e.component_names().next().is_none());
+            if empty {
+                let _ = self.despawn(entity);
+            }
         }
     }
 

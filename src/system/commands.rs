@@ -44,6 +44,32 @@ unsafe fn consume<C: Command>(at: *mut MaybeUninit<u8>, world: Option<&mut World
     }
 }
 
+/// [`Commands::spawn`]'s command: inserts the bundle into the reserved entity, or, if
+/// dropped unapplied, hands the entity back to the world to free.
+struct SpawnCommand<B: Bundle> {
+    entity: Entity,
+    /// `None` once applied.
+    bundle: Option<B>,
+    abandoned: crate::abandoned_spawns::AbandonedSpawns,
+}
+
+impl<B: Bundle> Command for SpawnCommand<B> {
+    fn apply(mut self, world: &mut World) {
+        let Some(bundle) = self.bundle.take() else { return };
+        if let Err(error) = world.insert(self.entity, bundle) {
+            world.record_failed_command(CommandError { command: "spawn", error: error.into() });
+        }
+    }
+}
+
+impl<B: Bundle> Drop for SpawnCommand<B> {
+    fn drop(&mut self) {
+        if self.bundle.is_some() {
+            self.abandoned.abandon(self.entity);
+        }
+    }
+}
+
 /// A queue of commands of any types, applied in the order they were pushed.
 #[derive(Default)]
 pub struct CommandQueue {
@@ -108,16 +134,19 @@ impl CommandQueue {
         self.consume_all(Some(world));
     }
 
-    fn consume_all(&mut self, mut world: Option<&mut World>) {
-        /// Drops the commands after the one being applied if it panics.
-        struct Rest<'a> {
+    fn consume_all(&mut self, world: Option<&mut World>) {
+        /// Drops the commands after the one being applied if it panics, then lets the
+        /// world free the entities reserved for spawns among them.
+        struct Rest<'a, 'w> {
             queue: &'a mut CommandQueue,
+            world: Option<&'w mut World>,
             next: usize,
             len: usize,
         }
-        impl Drop for Rest<'_> {
+        impl Drop for Rest<'_, '_> {
             fn drop(&mut self) {
                 let bytes = self.queue.bytes.as_mut_ptr();
+                let unapplied = self.next < self.len;
                 for i in self.next..self.len {
                     // SAFETY: entries `next..len` are still unconsumed (the lengths
                     // were zeroed, so nothing else will consume them).
@@ -125,6 +154,12 @@ impl CommandQueue {
                         let entry = *self.queue.entries.as_ptr().add(i);
                         (entry.consume)(bytes.add(entry.offset), None);
                     }
+                }
+                if let Some(world) = self.world.as_deref_mut()
+                    && unapplied
+                {
+                    // Frees the abandoned entities, which have no components: no hook runs.
+                    world.flush();
                 }
             }
         }
@@ -137,13 +172,13 @@ impl CommandQueue {
             self.entries.set_len(0);
             self.bytes.set_len(0);
         }
-        let mut rest = Rest { queue: self, next: 0, len };
+        let mut rest = Rest { queue: self, world, next: 0, len };
         while rest.next < rest.len {
             // SAFETY: entry `next` is unconsumed; its bytes hold the command it names.
             unsafe {
                 let entry = *rest.queue.entries.as_ptr().add(rest.next);
                 rest.next += 1;
-                (entry.consume)(rest.queue.bytes.as_mut_ptr().add(entry.offset), world.as_deref_mut());
+                (entry.consume)(rest.queue.bytes.as_mut_ptr().add(entry.offset), rest.world.as_deref_mut());
             }
         }
     }
@@ -217,14 +252,15 @@ pub struct Commands<'w, 's> {
 }
 
 impl Commands<'_, '_> {
-    /// Queues spawning an entity with `bundle`; returns its handle, reserved now.
+    /// Queues spawning an entity with `bundle`; returns its handle, reserved now. If
+    /// the command is dropped unapplied (a command before it panicked, or the hook that
+    /// queued it did), the world frees the reserved entity at its next structural
+    /// operation: the handle goes stale, as if the entity had been spawned and
+    /// despawned, never an entity without its components.
     pub fn spawn<B: Bundle>(&mut self, bundle: B) -> Entity {
         let entity = self.world.reserve_entity();
-        self.queue.push(move |world: &mut World| {
-            if let Err(error) = world.insert(entity, bundle) {
-                world.record_failed_command(CommandError { command: "spawn", error: error.into() });
-            }
-        });
+        let abandoned = self.world.abandoned_spawns.clone();
+        self.queue.push(SpawnCommand { entity, bundle: Some(bundle), abandoned });
         entity
     }
 
