@@ -123,3 +123,37 @@ fn a_system_that_panics_sees_the_changes_again_on_its_next_run() {
     schedule.run(&mut world);
     assert_eq!(*REPORTED.lock().unwrap(), vec![10, 10, 0], "first run, the catch-up after the panic, quiet");
 }
+
+static ENTERED: Mutex<Vec<u32>> = Mutex::new(Vec::new());
+
+fn counts_hp(_: Query<'_, '_, &Hp>) {}
+
+#[test]
+fn entities_after_a_panicking_enter_callback_are_reported_next_time() {
+    let mut world = World::new();
+    let mut schedule = Schedule::new();
+    let failed_once = std::sync::atomic::AtomicBool::new(false);
+    schedule
+        .add_system(
+            &mut world,
+            counts_hp.on_entity_enter(move |world, entity| {
+                let hp = world.get::<Hp>(entity).unwrap().0;
+                ENTERED.lock().unwrap().push(hp);
+                if hp == 2 && !failed_once.swap(true, std::sync::atomic::Ordering::SeqCst) {
+                    panic!("the callback failed on the second entity");
+                }
+            }),
+        )
+        .unwrap();
+    schedule.run(&mut world);
+    for i in 1..=3 {
+        world.spawn((Hp(i),));
+    }
+    panics(|| schedule.run(&mut world));
+    assert_eq!(*ENTERED.lock().unwrap(), vec![1, 2], "the third was not reached");
+    schedule.run(&mut world);
+    assert_eq!(*ENTERED.lock().unwrap(), vec![1, 2, 3], "the third arrives at the next sync point, once");
+    world.spawn((Hp(4),));
+    schedule.run(&mut world);
+    assert_eq!(*ENTERED.lock().unwrap(), vec![1, 2, 3, 4]);
+}

@@ -121,7 +121,9 @@ pub trait IntoSystemConfig<Marker>: Sized {
     /// Membership is the query's, not the run's: the callbacks fire while the system is
     /// disabled too, so that state kept by them (a system's own set of the entities it tracks)
     /// stays exact. Changes the system missed while disabled still reach its change
-    /// filters once it is enabled.
+    /// filters once it is enabled. If a callback panics, the panic leaves the sync
+    /// point; the entities after the one it was called for are reported at the next
+    /// sync point.
     fn on_entity_enter(self, callback: impl FnMut(&mut World, Entity) + Send + 'static) -> SystemConfig {
         SystemConfig { on_enter: Some(Box::new(callback)), ..self.into_config() }
     }

@@ -8,6 +8,7 @@ mod plan;
 mod profiler;
 
 use std::borrow::Cow;
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use crate::change::Move;
@@ -465,7 +466,12 @@ impl Schedule {
             let Some(cursor) = &slot.watch else { continue };
             moves.clear();
             moves.extend(world.moves.read(cursor));
-            for mv in moves.iter() {
+            // The cursor stays at the first move not yet handed to a callback, so that
+            // if a callback panics the moves after its own wait for the next sync
+            // point (and no append by a callback trims them meanwhile).
+            let first = cursor.load(Ordering::Relaxed) - moves.len() as u64;
+            for (at, mv) in (first + 1..).zip(moves.iter()) {
+                cursor.store(at, Ordering::Relaxed);
                 let was = mv.from.is_some_and(|a| slot.system.matches_archetype(world, a));
                 let is = mv.to.is_some_and(|a| slot.system.matches_archetype(world, a));
                 match (was, is, &mut slot.on_enter, &mut slot.on_exit) {
