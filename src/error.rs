@@ -180,10 +180,11 @@ impl Error for MissingResource {}
 /// [`World::failed_commands`](crate::World::failed_commands)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CommandError {
-    /// Which command: `"spawn"`, `"despawn"`, `"insert"` or `"remove"`.
+    /// Which command: `"spawn"`, `"despawn"`, `"insert"` or `"remove"`, or `"hooks"`
+    /// for a cascade of hook commands that was cut off.
     pub command: &'static str,
     /// What went wrong.
-    pub error: ComponentError,
+    pub error: CommandFailure,
 }
 
 impl fmt::Display for CommandError {
@@ -194,6 +195,50 @@ impl fmt::Display for CommandError {
 
 impl Error for CommandError {
     fn source(&self) -> Option<&(dyn Error + 'static)> {
-        Some(&self.error)
+        match &self.error {
+            CommandFailure::Component(error) => Some(error),
+            CommandFailure::HookCascade { .. } => None,
+        }
+    }
+}
+
+/// Why a deferred command failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CommandFailure {
+    /// Its entity was gone, or lacked a component it removes.
+    Component(ComponentError),
+    /// Hooks kept queueing commands that triggered hooks again (say an `on_add` of `A`
+    /// that inserts `B` whose `on_add` removes and re-inserts `A`): after `rounds`
+    /// rounds of hook commands for one structural change, the rest were dropped
+    /// unapplied instead of looping forever.
+    HookCascade {
+        /// Rounds applied (each applies every command the round before queued).
+        rounds: usize,
+        /// Commands dropped unapplied.
+        dropped: usize,
+    },
+}
+
+impl fmt::Display for CommandFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CommandFailure::Component(error) => error.fmt(f),
+            CommandFailure::HookCascade { rounds, dropped } => write!(
+                f,
+                "hooks kept triggering each other; after {rounds} rounds of hook commands, {dropped} were dropped"
+            ),
+        }
+    }
+}
+
+impl From<ComponentError> for CommandFailure {
+    fn from(error: ComponentError) -> Self {
+        CommandFailure::Component(error)
+    }
+}
+
+impl From<NoSuchEntity> for CommandFailure {
+    fn from(error: NoSuchEntity) -> Self {
+        CommandFailure::Component(error.into())
     }
 }

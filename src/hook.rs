@@ -3,12 +3,20 @@
 //! entity. They read the world and queue commands; the commands run once the
 //! structural change that triggered them is complete, so hooks are never re-entrant.
 //! (A hook whose commands trigger it again — an `on_insert` that inserts its own type —
-//! loops until it stops queueing; it never recurses.)
+//! loops until it stops queueing, or for at most [`MAX_HOOK_ROUNDS`] rounds; it never
+//! recurses.)
 
 use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
 use crate::system::{CommandQueue, Commands};
 use crate::world::World;
+
+/// The most rounds of hook commands one structural change runs: each round applies
+/// every command the hooks of the round before queued. Hooks that keep triggering each
+/// other past it have their remaining commands dropped unapplied, and the cut is
+/// recorded as a failed command ([`CommandFailure::HookCascade`](crate::CommandFailure::HookCascade),
+/// see [`World::failed_commands`]) instead of looping forever.
+pub const MAX_HOOK_ROUNDS: usize = 1024;
 
 /// What a hook receives: the world to read, the entity concerned, and a command queue
 /// for any change it wants to make (applied right after the operation that ran the
@@ -21,8 +29,13 @@ use crate::world::World;
 /// commands trigger. bevy_ecs applies them depth-first (a command's own consequences
 /// first). ripple never runs a hook's commands inside another command, so a
 /// command sees the world as the commands before it left it, whatever hooks they
-/// triggered, and hooks that keep triggering each other loop instead of deepening the
-/// stack until it overflows.
+/// triggered, and hooks that keep triggering each other loop, for at most
+/// [`MAX_HOOK_ROUNDS`] rounds, instead of deepening the stack until it overflows.
+///
+/// # Panics in hooks
+/// A hook that panics unwinds out of the operation that ran it; the commands queued so
+/// far by that operation's hooks are dropped unapplied (an entity reserved by a dropped
+/// spawn is freed), and the world stays usable.
 ///
 /// ```
 /// use std::sync::{Arc, Mutex};

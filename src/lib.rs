@@ -83,13 +83,13 @@ pub use entity::Entity;
 pub use entity_mut::EntityMut;
 pub use entity_ref::EntityRef;
 pub use error::{
-    CommandError, ComponentError, MissingComponent, MissingResource, NoSuchEntity, NotSparse, QueryEntityError,
-    StorageInUse,
+    CommandError, CommandFailure, ComponentError, MissingComponent, MissingResource, NoSuchEntity, NotSparse,
+    QueryEntityError, StorageInUse,
 };
 #[doc(hidden)]
 pub use event::ReaderState;
 pub use event::{Event, EventCursor, EventIter, EventReader, EventStats, EventWriter};
-pub use hook::HookContext;
+pub use hook::{HookContext, MAX_HOOK_ROUNDS};
 pub use query::{
     Added, ArchetypeFilter, Changed, Dirty, Or, QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData, Ref,
     With, Without,

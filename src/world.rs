@@ -10,7 +10,7 @@ use crate::entity::{Entities, Entity, Location};
 use crate::entity_ref::EntityRef;
 use crate::error::{CommandError, ComponentError, MissingComponent, NoSuchEntity};
 use crate::event::Events;
-use crate::hook::{HookFlags, HookKind};
+use crate::hook::{HookFlags, HookKind, MAX_HOOK_ROUNDS};
 use crate::query::{QueryData, QueryFilter, QueryState};
 use crate::resource::Resources;
 use crate::spawn_batch::SpawnBatch;
@@ -870,7 +870,13 @@ impl World {
             return;
         }
         self.applying_hook_commands = true;
+        let mut rounds = 0;
         while !self.hook_queue.is_empty() {
+            if rounds == MAX_HOOK_ROUNDS {
+                self.cut_hook_cascade(rounds);
+                break;
+            }
+            rounds += 1;
             std::mem::swap(&mut self.hook_queue, &mut self.hook_spare);
             let mut running = std::mem::take(&mut self.hook_spare);
             let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| running.apply(self)));
@@ -884,6 +890,18 @@ impl World {
             }
         }
         self.applying_hook_commands = false;
+    }
+
+    /// Drops the hook commands still queued after `rounds` rounds and records the cut
+    /// as a failed command.
+    #[cold]
+    fn cut_hook_cascade(&mut self, rounds: usize) {
+        let dropped = self.hook_queue.len();
+        self.hook_queue.clear();
+        // Spawns among the dropped commands gave their reservations back.
+        self.flush_reserved();
+        let error = crate::error::CommandFailure::HookCascade { rounds, dropped };
+        self.record_failed_command(CommandError { command: "hooks", error });
     }
 
     /// Shared access to `entity`'s component `T`.

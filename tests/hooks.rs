@@ -194,3 +194,37 @@ fn a_panicking_hook_command_leaves_no_stale_commands_behind() {
     assert!(world.entity(e).unwrap().has::<Marker>(), "hook commands still run after a panic");
     assert_eq!(world.len(), 2);
 }
+
+#[test]
+fn hooks_that_trigger_each_other_are_cut_off_and_reported() {
+    struct Ping;
+    struct Pong;
+    let mut world = World::new();
+    world.on_add::<Ping>(|ctx| {
+        let e = ctx.entity;
+        ctx.commands.remove_one::<Pong>(e);
+        ctx.commands.insert_one(e, Pong);
+    });
+    world.on_add::<Pong>(|ctx| {
+        let e = ctx.entity;
+        ctx.commands.remove_one::<Ping>(e);
+        ctx.commands.insert_one(e, Ping);
+        ctx.commands.spawn((Marker,)); // reservations dropped by the cut are freed
+    });
+    let e = world.spawn((Ping,)); // would loop forever without a bound
+    let failures: Vec<ripple::CommandError> = world.drain_failed_commands().collect();
+    let cascades: Vec<_> = failures
+        .iter()
+        .filter(|f| matches!(f.error, ripple::CommandFailure::HookCascade { rounds, .. } if rounds == ripple::MAX_HOOK_ROUNDS))
+        .collect();
+    assert_eq!(cascades.len(), 1, "{failures:?}");
+    assert_eq!(cascades[0].command, "hooks");
+    assert!(cascades[0].to_string().contains("hooks kept triggering each other"), "{}", cascades[0]);
+    assert!(world.contains(e));
+    let markers = world.query::<&Marker>().iter(&world).count();
+    let empty = world.len() - 1 - markers;
+    assert_eq!(empty, 0, "no entity without components is left behind");
+    world.despawn(e).unwrap();
+    let f = world.spawn((Marker,));
+    assert!(world.contains(f), "the world stays usable");
+}

@@ -286,7 +286,7 @@ impl Commands<'_, '_> {
     pub fn remove<B: Bundle>(&mut self, entity: Entity) {
         self.queue.push(move |world: &mut World| {
             if let Err(error) = world.remove::<B>(entity) {
-                world.record_failed_command(CommandError { command: "remove", error });
+                world.record_failed_command(CommandError { command: "remove", error: error.into() });
             }
         });
     }
