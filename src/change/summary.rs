@@ -60,11 +60,14 @@ impl Summary {
         summary
     }
 
-    /// Makes room for `rows` rows; new tree entries start at `fill`, at least as new as
-    /// every tick they will cover.
-    pub(crate) fn grow(&mut self, rows: usize, fill: Tick) {
+    /// Makes room for `rows` rows, as of `now`. New tree entries start at the oldest
+    /// tick: they cover no rows yet, and rows placed in them raise them (`place`).
+    /// (Starting them at `now` instead broke the tree's order: a later fold of older
+    /// list entries stamps their leaves as the newest and lowered the ancestors below a
+    /// new leaf still at `now`.)
+    pub(crate) fn grow(&mut self, rows: usize, now: Tick) {
         let leaves = self.tree.leaves();
-        self.tree.grow(rows, fill);
+        self.tree.grow(rows, Tick::oldest(now));
         if self.tree.leaves() != leaves {
             // A fifth of an entry per row (0.8 bytes): scattered writes of up to a tenth
             // of the rows per frame stay in the list for two frames, by which time rows

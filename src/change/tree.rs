@@ -176,32 +176,40 @@ pub(super) struct Maxima {
 }
 
 impl Maxima {
-    /// Makes room for `rows` rows. New entries start at `fill`, which must be at least
-    /// as new as every tick they will cover until raised; their ancestors are raised
-    /// to `fill` so every entry stays at least as new as its children.
-    pub(super) fn grow(&mut self, rows: usize, fill: Tick) {
+    /// Makes room for `rows` rows, as of `now`. New leaves cover no rows yet and start
+    /// at the oldest tick (rows placed in them raise them); a new entry above them
+    /// starts at the newest of its children, which for a new top level includes the old
+    /// top's. Existing entries keep their maxima. (New entries used to start at `now`,
+    /// newer than changes still waiting in the change list; folding those in later
+    /// stamps their leaves as the newest and lowered the ancestors below such a leaf.)
+    pub(super) fn grow(&mut self, rows: usize, now: Tick) {
         let mut needed = rows.div_ceil(LEAF).max(1);
         if self.levels.first().is_some_and(|leaves| leaves.len() >= needed) {
             // The common case, on every push into a tracked column.
             return;
         }
-        let mut first_new = self.levels.first().map_or(0, Vec::len);
+        let oldest = Tick::oldest(now);
         let mut level = 0;
         loop {
             if self.levels.len() == level {
                 self.levels.push(Vec::new());
             }
-            let entries = &mut self.levels[level];
-            entries.resize_with(needed, || AtomicU32::new(fill.0));
-            // Every entry above a new one covers `fill` now (the newest tick there is).
-            for entry in &mut entries[first_new.min(needed)..] {
-                *entry.get_mut() = fill.0;
+            let (below, this) = self.levels.split_at_mut(level);
+            let entries = &mut this[0];
+            let children = below.last();
+            for index in entries.len()..needed {
+                let newest = children.map_or(oldest, |children| {
+                    let end = ((index + 1) * FANOUT).min(children.len());
+                    children[(index * FANOUT).min(end)..end]
+                        .iter()
+                        .fold(oldest, |newest, child| newest.newest(Tick(child.load(Relaxed)), now))
+                });
+                entries.push(AtomicU32::new(newest.0));
             }
             if needed == 1 {
                 break;
             }
             needed = needed.div_ceil(FANOUT);
-            first_new >>= SHIFT;
             level += 1;
         }
     }
