@@ -92,7 +92,9 @@ unsafe impl Sync for SlotPtr {}
 ///
 /// A system that panics makes [`run`](Self::run) panic after the systems running
 /// beside it finish; the world and the schedule stay usable, and the panicking
-/// phase's commands are applied at the next sync point.
+/// phase's commands are applied at the next sync point. The panicking system's
+/// queries keep their memory from before the failed run, so it sees again, on its next
+/// run, the changes that run had not finished.
 ///
 /// ```
 /// use ripple::{Commands, IntoSystemConfig, Query, Res, Schedule, World};

@@ -128,7 +128,8 @@ impl CommandQueue {
 
     /// Applies every queued command to `world`, in order, and empties the queue
     /// (keeping its capacity). If a command panics, the ones after it are dropped
-    /// unapplied and the panic continues.
+    /// unapplied (entities reserved by dropped spawns are freed) and the panic
+    /// continues.
     pub fn apply(&mut self, world: &mut World) {
         world.flush();
         self.consume_all(Some(world));
