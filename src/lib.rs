@@ -108,7 +108,7 @@ pub use system::{
 };
 #[doc(hidden)]
 pub use system::{IsExclusiveSystem, IsFunctionSystem, QueryParamState};
-pub use world::World;
+pub use world::{MAX_FAILED_COMMANDS, World};
 
 /// The types most programs need: `use ripple::prelude::*;`.
 pub mod prelude {

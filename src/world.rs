@@ -31,6 +31,10 @@ impl WorldId {
     }
 }
 
+/// The most failed commands a world keeps undrained (see
+/// [`World::failed_commands`]).
+pub const MAX_FAILED_COMMANDS: usize = 1024;
+
 /// A container of entities, their components, and resources.
 ///
 /// Entities with the same set of component types share an archetype table; adding or
@@ -376,14 +380,23 @@ impl World {
     }
 
     /// Records a deferred command that could not be applied (commands call this
-    /// instead of panicking).
+    /// instead of panicking). The world keeps the most recent failures only (see
+    /// [`failed_commands`](Self::failed_commands)), so a game that never drains them
+    /// does not grow without bound; [`failed_command_count`](Self::failed_command_count)
+    /// counts them all.
     pub fn record_failed_command(&mut self, error: CommandError) {
         self.failed_command_count += 1;
+        if self.failed_commands.len() == MAX_FAILED_COMMANDS {
+            // Forget the older half at once, so that each record costs O(1) amortized.
+            self.failed_commands.drain(..MAX_FAILED_COMMANDS / 2);
+        }
         self.failed_commands.push(error);
     }
 
     /// The deferred commands that failed since the last
-    /// [`drain_failed_commands`](Self::drain_failed_commands), oldest first.
+    /// [`drain_failed_commands`](Self::drain_failed_commands), oldest first: all of
+    /// them, or, past [`MAX_FAILED_COMMANDS`], the most recent (at least half that
+    /// many); compare [`failed_command_count`](Self::failed_command_count) to tell.
     pub fn failed_commands(&self) -> &[CommandError] {
         &self.failed_commands
     }

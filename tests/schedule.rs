@@ -408,3 +408,27 @@ fn a_hand_written_system_runs_under_its_declared_access() {
     schedule.run(&mut world);
     assert_eq!(*seen.lock().unwrap(), vec![1, 2]);
 }
+
+#[test]
+fn undrained_failed_commands_keep_the_most_recent_and_count_all() {
+    let mut world = World::new();
+    let gone = world.spawn(());
+    world.despawn(gone).unwrap();
+    let failure = |n: u32| ripple::CommandError {
+        command: if n % 2 == 0 { "insert" } else { "remove" },
+        error: ripple::NoSuchEntity(gone).into(),
+    };
+    for n in 0..1_000_000u32 {
+        world.record_failed_command(failure(n));
+    }
+    assert_eq!(world.failed_command_count(), 1_000_000);
+    let kept = world.failed_commands();
+    assert!(
+        kept.len() <= ripple::MAX_FAILED_COMMANDS && kept.len() >= ripple::MAX_FAILED_COMMANDS / 2,
+        "{}",
+        kept.len()
+    );
+    assert_eq!(*kept.last().unwrap(), failure(999_999), "the most recent is kept");
+    assert_eq!(kept.len(), world.drain_failed_commands().count());
+    assert!(world.failed_commands().is_empty());
+}
