@@ -11,7 +11,8 @@ use std::hash::{BuildHasherDefault, Hasher};
 /// Map keyed by `TypeId` or a dense id, with [`IdHasher`].
 pub(crate) type IdMap<K, V> = HashMap<K, V, BuildHasherDefault<IdHasher>>;
 
-const SEED: u64 = 0x9E37_79B9_7F4A_7C15;
+/// 2^64 divided by the golden ratio, made odd: Fibonacci hashing's multiplier.
+pub(crate) const GOLDEN: u64 = 0x9E37_79B9_7F4A_7C15;
 
 /// Multiplicative hasher for already-random or small integer keys.
 #[derive(Default, Clone, Copy)]
@@ -25,11 +26,7 @@ impl Hasher for IdHasher {
 
     #[inline]
     fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut word = [0u8; 8];
-            word[..chunk.len()].copy_from_slice(chunk);
-            self.write_u64(u64::from_le_bytes(word));
-        }
+        for_each_word(bytes, |word| self.write_u64(word));
     }
 
     #[inline]
@@ -39,11 +36,22 @@ impl Hasher for IdHasher {
 
     #[inline]
     fn write_u64(&mut self, n: u64) {
-        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(SEED);
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(GOLDEN);
     }
 
     #[inline]
     fn write_usize(&mut self, n: usize) {
         self.write_u64(n as u64);
+    }
+}
+
+/// Calls `f` with `bytes` as little-endian 64-bit words, the last one zero-padded: how
+/// ripple's word-at-a-time hashers take bytes.
+#[inline]
+pub(crate) fn for_each_word(bytes: &[u8], mut f: impl FnMut(u64)) {
+    for chunk in bytes.chunks(8) {
+        let mut word = [0u8; 8];
+        word[..chunk.len()].copy_from_slice(chunk);
+        f(u64::from_le_bytes(word));
     }
 }

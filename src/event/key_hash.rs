@@ -12,10 +12,9 @@
 //! whole state), and ends with a second folded multiply by a random odd number, so its
 //! top bits follow no structure an attacker could line keys up on without the salt.
 
-use std::hash::{BuildHasher, Hash, Hasher, RandomState};
+use std::hash::{BuildHasher, BuildHasherDefault, Hash, Hasher, RandomState};
 
-/// 2^64 divided by the golden ratio, made odd: Fibonacci hashing's multiplier.
-const GOLDEN: u64 = 0x9E37_79B9_7F4A_7C15;
+use crate::hash::{GOLDEN, IdHasher};
 
 /// A policy's random hash salt (see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,11 +54,7 @@ impl Hasher for KeyHasher {
 
     #[inline]
     fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut word = [0u8; 8];
-            word[..chunk.len()].copy_from_slice(chunk);
-            self.write_u64(u64::from_le_bytes(word));
-        }
+        crate::hash::for_each_word(bytes, |word| self.write_u64(word));
     }
 
     #[inline(always)]
@@ -88,45 +83,12 @@ impl Hasher for KeyHasher {
     }
 }
 
-/// The unsalted hasher: each word xor-ed into the rotated state, times the golden
-/// ratio (Fibonacci hashing), as ripple hashes ids elsewhere.
-struct PlainHasher(u64);
-
-impl Hasher for PlainHasher {
-    #[inline(always)]
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut word = [0u8; 8];
-            word[..chunk.len()].copy_from_slice(chunk);
-            self.write_u64(u64::from_le_bytes(word));
-        }
-    }
-
-    #[inline(always)]
-    fn write_u32(&mut self, n: u32) {
-        self.write_u64(u64::from(n));
-    }
-
-    #[inline(always)]
-    fn write_u64(&mut self, n: u64) {
-        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(GOLDEN);
-    }
-}
-
 /// The hash of `key`: unsalted (`None`) or with `salt`.
 #[inline(always)]
 pub(crate) fn hash_key(key: impl Hash, salt: &Option<Salt>) -> u64 {
     match salt {
-        None => {
-            let mut hasher = PlainHasher(0);
-            key.hash(&mut hasher);
-            hasher.finish()
-        }
+        // Fibonacci hashing, as ripple hashes ids elsewhere.
+        None => BuildHasherDefault::<IdHasher>::default().hash_one(key),
         Some(salt) => {
             let mut hasher = KeyHasher(salt.start);
             key.hash(&mut hasher);
