@@ -301,6 +301,29 @@ pub unsafe trait QueryData: sealed::Sealed {
     }
 }
 
+/// The sparse parts of [`QueryData`] for a fetch of one component `T` resolved as a
+/// [`ComponentRef`] (`&T`, `&mut T`, [`Ref<T>`](crate::Ref)): the run's pointers into
+/// `T`'s set, if `T` is sparse; the entity must have a `T` there.
+macro_rules! one_component_sparse_parts {
+    () => {
+        type Sparse<'w> = Option<SparseFetch<'w, T>>;
+        fn has_sparse(state: &ComponentRef) -> bool {
+            state.sparse
+        }
+        fn sparse_ids(state: &ComponentRef, required: &mut Vec<ComponentId>, deciding: &mut Vec<ComponentId>) {
+            state.list_sparse(required, deciding);
+        }
+        unsafe fn fetch_sparse<'w>(state: &ComponentRef, world: &'w World, ticks: RunTicks) -> Self::Sparse<'w> {
+            SparseFetch::of(state, world, ticks)
+        }
+        #[inline]
+        fn sparse_matches(sparse: &Self::Sparse<'_>, entity: Entity) -> bool {
+            SparseFetch::has(sparse, entity)
+        }
+    };
+}
+pub(super) use one_component_sparse_parts;
+
 /// Calls `body(rows)` from a function of its own, so that `rows` (references) are
 /// parameters the compiler may assume distinct from every other pointer.
 #[inline(never)]
@@ -400,20 +423,7 @@ unsafe impl<T: Component> QueryData for &T {
         debug_assert_eq!(column.len(), archetype.len());
         column.get_ptr()
     }
-    type Sparse<'w> = Option<SparseFetch<'w, T>>;
-    fn has_sparse(state: &ComponentRef) -> bool {
-        state.sparse
-    }
-    fn sparse_ids(state: &ComponentRef, required: &mut Vec<ComponentId>, deciding: &mut Vec<ComponentId>) {
-        state.list_sparse(required, deciding);
-    }
-    unsafe fn fetch_sparse<'w>(state: &ComponentRef, world: &'w World, ticks: RunTicks) -> Self::Sparse<'w> {
-        SparseFetch::of(state, world, ticks)
-    }
-    #[inline]
-    fn sparse_matches(sparse: &Self::Sparse<'_>, entity: Entity) -> bool {
-        SparseFetch::has(sparse, entity)
-    }
+    one_component_sparse_parts!();
     #[inline]
     unsafe fn fetch_entity<'w>(
         fetch: &Self::Fetch<'w>,
@@ -541,20 +551,7 @@ unsafe impl<T: Component> QueryData for &mut T {
         debug_assert_eq!(column.len(), archetype.len());
         MutFetch { values: column.get_ptr(), ticks: column.tick_ptrs(), tick: ticks.this_run }
     }
-    type Sparse<'w> = Option<SparseFetch<'w, T>>;
-    fn has_sparse(state: &ComponentRef) -> bool {
-        state.sparse
-    }
-    fn sparse_ids(state: &ComponentRef, required: &mut Vec<ComponentId>, deciding: &mut Vec<ComponentId>) {
-        state.list_sparse(required, deciding);
-    }
-    unsafe fn fetch_sparse<'w>(state: &ComponentRef, world: &'w World, ticks: RunTicks) -> Self::Sparse<'w> {
-        SparseFetch::of(state, world, ticks)
-    }
-    #[inline]
-    fn sparse_matches(sparse: &Self::Sparse<'_>, entity: Entity) -> bool {
-        SparseFetch::has(sparse, entity)
-    }
+    one_component_sparse_parts!();
     #[inline]
     unsafe fn fetch_entity<'w>(
         fetch: &Self::Fetch<'w>,

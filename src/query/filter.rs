@@ -389,9 +389,7 @@ macro_rules! impl_filter_tuple {
             fn sparse_ids(state: &Self::State, _: &mut Vec<ComponentId>, deciding: &mut Vec<ComponentId>) {
                 // An alternative requires nothing; each may decide.
                 let _ = (state, &deciding);
-                let mut required = Vec::<ComponentId>::new();
-                let _ = &mut required;
-                $($name::sparse_ids(&state.$index, &mut required, deciding);)*
+                $($name::sparse_ids(&state.$index, &mut Vec::new(), deciding);)*
             }
             #[allow(clippy::unused_unit, reason = "the empty tuple")]
             fn fetch_sparse<'w>(state: &Self::State, world: &'w World, ticks: RunTicks) -> Self::Sparse<'w> {

@@ -12,7 +12,7 @@ use crate::storage::{Archetype, Column, TickPtrs};
 use crate::world::World;
 
 use super::access::Access;
-use super::fetch::{ColumnPtr, ComponentRef, QueryData, ReadOnlyQueryData, sealed};
+use super::fetch::{ColumnPtr, ComponentRef, QueryData, ReadOnlyQueryData, one_component_sparse_parts, sealed};
 use super::sparse_fetch::SparseFetch;
 
 /// A shared reference to an entity's `T` that knows whether it changed: fetch it in a
@@ -199,20 +199,7 @@ unsafe impl<T: Component> QueryData for Ref<'_, T> {
     fn fetch_rows<'w>(rows: Self::Rows<'w>, like: &Self::Fetch<'w>) -> Self::Fetch<'w> {
         RefFetch { values: rows.as_ptr(), ..*like }
     }
-    type Sparse<'w> = Option<SparseFetch<'w, T>>;
-    fn has_sparse(state: &ComponentRef) -> bool {
-        state.sparse
-    }
-    fn sparse_ids(state: &ComponentRef, required: &mut Vec<ComponentId>, deciding: &mut Vec<ComponentId>) {
-        state.list_sparse(required, deciding);
-    }
-    unsafe fn fetch_sparse<'w>(state: &ComponentRef, world: &'w World, ticks: RunTicks) -> Self::Sparse<'w> {
-        SparseFetch::of(state, world, ticks)
-    }
-    #[inline]
-    fn sparse_matches(sparse: &Self::Sparse<'_>, entity: Entity) -> bool {
-        SparseFetch::has(sparse, entity)
-    }
+    one_component_sparse_parts!();
     #[inline]
     unsafe fn fetch_entity<'w>(
         fetch: &RefFetch<T>,
