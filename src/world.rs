@@ -415,11 +415,19 @@ impl World {
     /// structural operation asks and almost always finds none.
     #[inline(always)]
     pub(crate) fn flush_reserved(&mut self) {
-        if self.entities.has_reserved() {
-            self.flush_reserved_now();
-        }
+        self.flush_reserved_entities();
         if self.abandoned_spawns.any() {
             self.free_abandoned_spawns();
+        }
+    }
+
+    /// Only the first half of [`flush_reserved`](Self::flush_reserved): for the middle
+    /// of an operation (after its hooks ran), where freeing abandoned spawns would
+    /// despawn inside it and reuse its scratch lists.
+    #[inline(always)]
+    fn flush_reserved_entities(&mut self) {
+        if self.entities.has_reserved() {
+            self.flush_reserved_now();
         }
     }
 
@@ -571,7 +579,7 @@ impl World {
             self.hooks_before_removal(entity, RemovedIds::Table(location.archetype));
             // Entities the hooks reserved come from the free list: make them alive
             // before this slot joins that list, so their handles stay right.
-            self.flush_reserved();
+            self.flush_reserved_entities();
         }
         let now = self.change_tick();
         let table = self.archetypes.get_mut(location.archetype);
@@ -627,7 +635,7 @@ impl World {
             // As in `despawn`: reserved entities first, then the slots are freed. The
             // entities the hooks spawned are cleared with the rest; their commands
             // then fail and are recorded.
-            self.flush_reserved();
+            self.flush_reserved_entities();
         }
         let now = self.change_tick();
         for &id in self.sparse.ids() {

@@ -64,3 +64,26 @@ fn a_dropped_queue_frees_its_reservations() {
     assert!(!world.contains(ghost));
     assert_eq!(world.len(), 1);
 }
+
+#[test]
+fn a_spawn_abandoned_inside_a_despawn_does_not_disturb_it() {
+    struct Tag;
+    let mut world = World::new();
+    world.set_storage::<Tag>(ripple::Storage::SparseSet).unwrap();
+    world.on_remove::<Tag>(|ctx| {
+        // A queue of the hook's own, dropped unapplied: its spawn is abandoned while
+        // the despawn that ran the hook is under way.
+        let mut queue = CommandQueue::default();
+        queue.commands(ctx.world).spawn((Debris,));
+    });
+    let doomed = world.spawn((Tag, Crate));
+    let other = world.spawn((Tag,));
+    world.despawn(doomed).unwrap();
+    assert!(!world.contains(doomed));
+    assert!(world.entity(other).unwrap().has::<Tag>(), "the other entity keeps its Tag");
+    let reused = world.spawn((Crate,));
+    assert!(!world.entity(reused).unwrap().has::<Tag>(), "a reused slot has no stale sparse value");
+    let tags = world.query::<(Entity, &Tag)>().iter(&world).map(|(e, _)| e).collect::<Vec<_>>();
+    assert_eq!(tags, vec![other]);
+    assert_eq!(world.len(), 2, "the abandoned reservation was freed");
+}

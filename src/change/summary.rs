@@ -67,7 +67,7 @@ impl Summary {
     /// new leaf still at `now`.)
     pub(crate) fn grow(&mut self, rows: usize, now: Tick) {
         let leaves = self.tree.leaves();
-        self.tree.grow(rows, Tick::oldest(now));
+        self.tree.grow(rows, now);
         if self.tree.leaves() != leaves {
             // A fifth of an entry per row (0.8 bytes): scattered writes of up to a tenth
             // of the rows per frame stay in the list for two frames, by which time rows
