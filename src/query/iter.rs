@@ -25,6 +25,8 @@ pub struct QueryIter<'w, 's, Q: QueryData, F: QueryFilter> {
     candidates: std::slice::Iter<'s, Candidate>,
     /// The open table: its matched index and fetches.
     current: Option<(u32, Q::Fetch<'w>, F::Fetch<'w>)>,
+    /// The open table's entities (`Sparse` mode reads them).
+    entities: &'w [crate::entity::Entity],
     /// `Sparse` mode: the run's pointers into the sparse sets.
     sparse: Option<(Q::Sparse<'w>, F::Sparse<'w>)>,
     row: usize,
@@ -58,6 +60,7 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> QueryIter<'w, 's, Q, F> {
             next_table: 0,
             candidates: state.candidates.iter(),
             current: None,
+            entities: &[],
             row: 0,
             len: 0,
             _end: state.end_of(pending),
@@ -75,6 +78,7 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> QueryIter<'w, 's, Q, F> {
             (Q::fetch_archetype(matched.data, table, self.ticks), F::fetch_archetype(matched.filter, table, self.ticks))
         };
         self.current = Some((index, fetches.0, fetches.1));
+        self.entities = table.entities();
         table
     }
 
@@ -106,11 +110,14 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> QueryIter<'w, 's, Q, F> {
             let (_, fetch, filter) = self.current.as_ref()?;
             let row = row as usize;
             if let Some((data_sets, filter_sets)) = &self.sparse {
-                let table = self.world.archetypes.get(self.matched[index as usize].archetype);
-                let entity = table.entities()[row];
+                let entity = self.entities[row];
+                // A filter decided per table had the candidates cut to the matching
+                // ones when the run began (or they match by how they were gathered).
                 // SAFETY: as below; the sparse pointers were made for this run.
                 unsafe {
-                    if Q::sparse_matches(data_sets, entity) && F::filter_entity(filter, filter_sets, entity, row) {
+                    if F::IS_ARCHETYPAL
+                        || (Q::sparse_matches(data_sets, entity) && F::filter_entity(filter, filter_sets, entity, row))
+                    {
                         return Some(Q::fetch_entity(fetch, data_sets, entity, row));
                     }
                 }

@@ -70,18 +70,22 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         let data_sets = unsafe { Q::fetch_sparse(&self.data, world, ticks) };
         let filter_sets = F::fetch_sparse(&self.filter, world, ticks);
         let matched = &self.matched;
+        // The table of the last candidate, opened again only when the table changes.
+        let mut open: Option<(u32, &[crate::entity::Entity], F::Fetch<'_>)> = None;
         self.candidates.retain(|&(index, row)| {
-            let matched = &matched[index as usize];
-            let table = world.archetypes.get(matched.archetype);
+            if open.as_ref().is_none_or(|(at, ..)| *at != index) {
+                let matched = &matched[index as usize];
+                let table = world.archetypes.get(matched.archetype);
+                // SAFETY: the filter was resolved for this table; it only reads.
+                let filter = unsafe { F::fetch_archetype(matched.filter, table, ticks) };
+                open = Some((index, table.entities(), filter));
+            }
+            let Some((_, entities, filter)) = &open else { return false };
             let row = row as usize;
-            let entity = table.entities()[row];
-            // SAFETY: the filter was resolved for this table, and `row` is `entity`'s live
-            // row in it (gathered for this run); the filter only reads.
-            Q::sparse_matches(&data_sets, entity)
-                && unsafe {
-                    let filter = F::fetch_archetype(matched.filter, table, ticks);
-                    F::filter_entity(&filter, &filter_sets, entity, row)
-                }
+            let entity = entities[row];
+            // SAFETY: `row` is `entity`'s live row in the table the filter was made for
+            // (gathered for this run).
+            Q::sparse_matches(&data_sets, entity) && unsafe { F::filter_entity(filter, &filter_sets, entity, row) }
         });
     }
 
