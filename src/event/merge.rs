@@ -85,12 +85,6 @@ impl<E, K, FK, FC> MergeBy<E, K, FK, FC> {
     }
 }
 
-/// The hash a key is looked up by.
-#[inline(always)]
-fn hash_of(key: impl Hash, salt: &Option<Salt>) -> u64 {
-    hash_key(key, salt)
-}
-
 impl<E, K, FK, FC> MergeBy<E, K, FK, FC>
 where
     K: Hash + Eq,
@@ -128,21 +122,20 @@ where
         self.salt = salt;
         self.rehashes += 1;
         for (hash, key, _) in &mut self.in_flight {
-            *hash = hash_of(&*key, &salt);
+            *hash = hash_key(&*key, &salt);
         }
-        let (ours, key) = (&waiting[self.first(waiting)..], &self.key);
-        // As in `grow`, a panic in `key` leaves the table short of keys, never wrong.
-        self.table.rebuild(ours.len() + 1, ours.iter().map(|event| hash_of(key(event), &salt)));
+        self.grow(waiting);
     }
 
-    /// Rebuilds the table twice as large, with the keys of this policy's events.
+    /// Rebuilds the table, with room for one more key, from the keys of this policy's
+    /// events under the current salt (twice as large when it was full).
     #[cold]
     fn grow(&mut self, waiting: &[E]) {
         let (ours, key) = (&waiting[self.first(waiting)..], &self.key);
         // A panic in `key` here leaves the table short of keys; the policy would then
         // append a second event for a key it lost, never merge wrongly.
         let salt = self.salt;
-        self.table.rebuild(ours.len() + 1, ours.iter().map(|event| hash_of(key(event), &salt)));
+        self.table.rebuild(ours.len() + 1, ours.iter().map(|event| hash_key(key(event), &salt)));
     }
 }
 
@@ -156,7 +149,7 @@ where
     #[inline]
     fn send(&mut self, waiting: &mut Vec<E>, event: E) {
         let key = (self.key)(&event);
-        let hash = hash_of(&key, &self.salt);
+        let hash = hash_key(&key, &self.salt);
         if self.in_flight.is_empty() && self.table.len() < self.pipeline_from {
             self.apply(waiting, hash, key, event);
             return;

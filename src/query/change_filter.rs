@@ -9,7 +9,7 @@
 
 use std::marker::PhantomData;
 
-use crate::bundle::Bundle;
+use crate::bundle::{Bundle, SPARSE_COLUMN};
 use crate::change::RunTicks;
 use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
@@ -176,7 +176,7 @@ macro_rules! impl_change_filter {
             #[inline]
             fn match_archetype(state: &ComponentRef, archetype: &Archetype) -> Option<usize> {
                 if state.sparse {
-                    return Some(usize::MAX);
+                    return Some(SPARSE_COLUMN);
                 }
                 archetype.column_index(state.id)
             }
@@ -206,7 +206,7 @@ macro_rules! impl_change_filter {
             }
             #[inline]
             unsafe fn fetch_archetype(column: usize, archetype: &Archetype, ticks: RunTicks) -> ChangeFetch {
-                if column == usize::MAX {
+                if column == SPARSE_COLUMN {
                     return sparse_placeholder(ticks, $added);
                 }
                 // SAFETY: `column` came from `match_archetype` for this table.

@@ -26,9 +26,8 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     where
         Q: ReadOnlyQueryData,
     {
-        self.update_archetypes(world);
         // SAFETY: `Q` is read-only and `world` is shared for `'w`, so items may alias.
-        unsafe { self.get_many_unchecked(world, entities) }
+        unsafe { self.get_many_in(world, entities, false) }
     }
 
     /// The items of `entities`, in order, with mutable access, if every one is alive,
@@ -59,11 +58,9 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         entities: [Entity; N],
     ) -> Result<[Q::Item<'w>; N], QueryEntityError> {
         world.maintain_ticks();
-        self.update_archetypes(world);
-        refuse_duplicates(&entities)?;
-        // SAFETY: `world` is borrowed exclusively for `'w`, `Q` does not alias, and the
-        // entities are distinct, so one item is made per entity.
-        unsafe { self.get_many_unchecked(world, entities) }
+        // SAFETY: `world` is borrowed exclusively for `'w` and `Q` does not alias;
+        // duplicates are refused, so one item is made per entity.
+        unsafe { self.get_many_in(world, entities, true) }
     }
 
     /// The items of `entities` for a system's query: catches up with new tables and,

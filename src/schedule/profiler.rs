@@ -89,9 +89,10 @@ impl Profiler {
         if self.enabled { clock::now() } else { None }
     }
 
-    /// A trace event for a run from `start` lasting `duration`, if tracing.
+    /// A trace event for a run from `start` lasting `duration` (the caller checked that
+    /// the profiler is tracing, which sets the origin).
     pub(crate) fn trace_event(&self, start: Instant, duration: Duration, thread: usize) -> Option<TraceEvent> {
-        let origin = self.origin.filter(|_| self.tracing)?;
+        let origin = self.origin?;
         Some(TraceEvent { start: start.saturating_duration_since(origin), duration, thread })
     }
 }
