@@ -69,12 +69,13 @@ mod system;
 mod tuples;
 mod type_name;
 mod world;
+mod world_memory;
 
 pub use api::{Api, ApiMut};
 pub use bundle::Bundle;
 #[doc(hidden)]
 pub use bundle::BundleRow;
-pub use change::{Mut, RemovedReader, Tick};
+pub use change::{Mut, Removals, RemovedReader, Tick};
 pub use component::{Component, ComponentId, Storage};
 #[doc(hidden)]
 pub use data::MethodBox;
@@ -108,7 +109,8 @@ pub use system::{
 };
 #[doc(hidden)]
 pub use system::{IsExclusiveSystem, IsFunctionSystem, QueryParamState};
-pub use world::{MAX_FAILED_COMMANDS, World};
+pub use world::World;
+pub use world_memory::{DEFAULT_CHANGE_LOG_LIMIT, LogMemory, MAX_FAILED_COMMANDS, ObserverMemory};
 
 /// The types most programs need: `use ripple::prelude::*;`.
 pub mod prelude {

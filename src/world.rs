@@ -31,10 +31,6 @@ impl WorldId {
     }
 }
 
-/// The most failed commands a world keeps undrained (see
-/// [`World::failed_commands`]).
-pub const MAX_FAILED_COMMANDS: usize = 1024;
-
 /// A container of entities, their components, and resources.
 ///
 /// Entities with the same set of component types share an archetype table; adding or
@@ -78,10 +74,10 @@ pub struct World {
     pub(crate) removals: Vec<EventLog<(Entity, Tick)>>,
     /// Last-run ticks of live observers, clamped with the stored ticks.
     observers: Vec<Weak<AtomicU32>>,
-    /// Deferred commands that failed, oldest first, until drained.
-    failed_commands: Vec<CommandError>,
-    /// How many deferred commands have failed in this world's lifetime.
-    failed_command_count: u64,
+    /// Deferred commands that failed, the most recent until drained, and their count.
+    pub(crate) failed_commands: crate::world_memory::FailedCommands,
+    /// How many entries the logs keep for observers that fall behind.
+    pub(crate) change_log_limit: usize,
     /// One queue per event type.
     pub(crate) events: Events,
     /// Commands queued by hooks, applied when the operation that ran them completes.
@@ -130,8 +126,8 @@ impl World {
             moves: EventLog::default(),
             removals: Vec::new(),
             observers: Vec::new(),
-            failed_commands: Vec::new(),
-            failed_command_count: 0,
+            failed_commands: Default::default(),
+            change_log_limit: crate::change::log::DEFAULT_LIMIT,
             events: Events::default(),
             hook_queue: CommandQueue::default(),
             abandoned_spawns: Default::default(),
@@ -291,7 +287,8 @@ impl World {
     pub fn removal_reader<T: Component>(&mut self) -> RemovedReader<T> {
         let id = self.components.id_or_register::<T>();
         if self.removals.len() <= id.index() {
-            self.removals.resize_with(self.components.len(), EventLog::default);
+            let limit = self.change_log_limit;
+            self.removals.resize_with(self.components.len(), || EventLog::with_limit(limit));
         }
         let cursor = self.removals[id.index()].register();
         RemovedReader::new(self.id, id, cursor)
@@ -377,38 +374,6 @@ impl World {
     /// components. Every structural operation does this first.
     pub fn flush(&mut self) {
         self.flush_reserved();
-    }
-
-    /// Records a deferred command that could not be applied (commands call this
-    /// instead of panicking). The world keeps the most recent failures only (see
-    /// [`failed_commands`](Self::failed_commands)), so a game that never drains them
-    /// does not grow without bound; [`failed_command_count`](Self::failed_command_count)
-    /// counts them all.
-    pub fn record_failed_command(&mut self, error: CommandError) {
-        self.failed_command_count += 1;
-        if self.failed_commands.len() == MAX_FAILED_COMMANDS {
-            // Forget the older half at once, so that each record costs O(1) amortized.
-            self.failed_commands.drain(..MAX_FAILED_COMMANDS / 2);
-        }
-        self.failed_commands.push(error);
-    }
-
-    /// The deferred commands that failed since the last
-    /// [`drain_failed_commands`](Self::drain_failed_commands), oldest first: all of
-    /// them, or, past [`MAX_FAILED_COMMANDS`], the most recent (at least half that
-    /// many); compare [`failed_command_count`](Self::failed_command_count) to tell.
-    pub fn failed_commands(&self) -> &[CommandError] {
-        &self.failed_commands
-    }
-
-    /// How many deferred commands have failed in this world's lifetime.
-    pub fn failed_command_count(&self) -> u64 {
-        self.failed_command_count
-    }
-
-    /// Takes the recorded failures out, oldest first, keeping the buffer's capacity.
-    pub fn drain_failed_commands(&mut self) -> impl Iterator<Item = CommandError> + '_ {
-        self.failed_commands.drain(..)
     }
 
     /// Makes reserved entities alive (see [`World::reserve_entity`]); inlined, as every

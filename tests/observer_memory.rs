@@ -7,6 +7,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
+use ripple::DEFAULT_CHANGE_LOG_LIMIT;
 use ripple::prelude::*;
 
 struct Tracking;
@@ -104,4 +105,72 @@ fn dropped_readers_release_their_memory() {
     for (kind, bytes) in [("removal readers", removals), ("event cursors", events)] {
         assert!(bytes < LIMIT, "{} {kind} made and dropped kept {bytes} bytes", rounds());
     }
+}
+
+/// Structural changes made while the idle observers below wait; fewer under a memory
+/// checker, with a limit lowered to match, so that they still fall past it.
+fn structural_changes() -> (usize, usize) {
+    if std::env::var_os("RIPPLE_MEMCHECK").is_some() { (40_000, 1_024) } else { (4_000_000, DEFAULT_CHANGE_LOG_LIMIT) }
+}
+
+#[test]
+fn an_idle_dirty_observer_and_removal_reader_hold_a_bounded_log_and_still_report() {
+    let (changes, limit) = structural_changes();
+    let mut world = world();
+    world.set_change_log_limit(limit);
+    let mut dirty = world.query_filtered::<Entity, Dirty<(Hp,)>>();
+    let mut removed = world.removal_reader::<Hp>();
+    assert_eq!(dirty.iter(&world).count(), 100, "a first run takes everything");
+    let start = world.observer_memory();
+    let before = held();
+    // Churn: each round spawns an entity with Hp and despawns the one spawned before
+    // (two structural changes, one removal), and every 1,000th round damages an
+    // entity that was there from the start, a change the observer must see.
+    let keepers: Vec<Entity> = world.query::<Entity>().iter(&world).collect();
+    let mut last = world.spawn((Hp(0),));
+    let mut damaged = Vec::new();
+    let mut despawned_last = last;
+    for round in 1..changes / 2 {
+        let next = world.spawn((Hp(round as u32),));
+        world.despawn(last).unwrap();
+        despawned_last = last;
+        last = next;
+        if round % 1_000 == 0 {
+            let keeper = keepers[round / 1_000 % keepers.len()];
+            world.get_mut::<Hp>(keeper).unwrap().0 += 1;
+            damaged.push(keeper);
+        }
+    }
+    let memory = world.observer_memory();
+    let grown = held() - before;
+    // A structural change is an entity, two table ids and an optional component id;
+    // a removal an entity and a tick.
+    let budget = (limit * (32 + 16)) as isize;
+    assert!(
+        memory.bytes() <= budget as usize,
+        "the world holds {memory:?} for idle observers, over a budget of {budget} bytes (from {start:?})"
+    );
+    assert!(grown <= budget + LIMIT, "{changes} structural changes with idle observers grew memory by {grown} bytes");
+
+    // The Dirty observer fell behind the log: it reports every matching entity, so
+    // every one it must (the survivor of the churn and the damaged keepers) among them.
+    let reported: Vec<Entity> = dirty.iter(&world).collect();
+    assert_eq!(reported.len(), world.query::<&Hp>().iter(&world).count());
+    for must in damaged.iter().chain([&last]) {
+        assert!(reported.contains(must), "{must:?} changed but the idle observer did not report it");
+    }
+    // Caught up, it is exact again.
+    world.get_mut::<Hp>(keepers[3]).unwrap().0 += 1;
+    assert_eq!(dirty.iter(&world).collect::<Vec<_>>(), [keepers[3]]);
+
+    // The removal reader missed the oldest removals, is told how many, and gets the
+    // newest in order.
+    let removals = removed.read(&world);
+    let (missed, kept) = (removals.missed(), removals.collect::<Vec<_>>());
+    assert!(missed > 0, "the idle reader fell past the limit of {limit}");
+    assert_eq!(missed + kept.len() as u64, (changes / 2 - 1) as u64, "every removal is read or counted as missed");
+    assert_eq!(kept.last().map(|&(e, _)| e), Some(despawned_last), "the newest removals are kept");
+    world.despawn(last).unwrap();
+    let removals = removed.read(&world);
+    assert_eq!((removals.missed(), removals.map(|(e, _)| e).collect::<Vec<_>>()), (0, vec![last]));
 }

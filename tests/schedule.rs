@@ -432,3 +432,34 @@ fn undrained_failed_commands_keep_the_most_recent_and_count_all() {
     assert_eq!(kept.len(), world.drain_failed_commands().count());
     assert!(world.failed_commands().is_empty());
 }
+
+#[test]
+fn enter_and_exit_callbacks_stay_exact_past_the_change_log_limit() {
+    let mut world = World::new();
+    world.set_change_log_limit(64);
+    let mut dirty = world.query_filtered::<Entity, ripple::Dirty<(Pos,)>>();
+    dirty.iter(&world).count();
+    let entered = Arc::new(Mutex::new(Vec::new()));
+    let exited = Arc::new(Mutex::new(0));
+    let mut schedule = Schedule::new();
+    let (enter, exit) = (entered.clone(), exited.clone());
+    schedule
+        .add_system(
+            &mut world,
+            (|_: Query<'_, '_, &Pos>| {})
+                .on_entity_enter(move |_, e| enter.lock().unwrap().push(e))
+                .on_entity_exit(move |_, _| *exit.lock().unwrap() += 1),
+        )
+        .unwrap();
+    // Far more structural changes than the limit before the schedule runs again: the
+    // idle Dirty observer above may shed them, the callbacks may not.
+    let spawned: Vec<Entity> = (0..10_000).map(|i| world.spawn((Pos(i),))).collect();
+    for &e in &spawned[..2_500] {
+        world.despawn(e).unwrap();
+    }
+    assert!(world.observer_memory().structural_changes.records >= 12_500, "kept for the callbacks");
+    schedule.run(&mut world);
+    assert_eq!(*entered.lock().unwrap(), spawned, "every spawn entered, in order");
+    assert_eq!(*exited.lock().unwrap(), 2_500);
+    assert_eq!(dirty.iter(&world).count(), 7_500, "the idle observer still reports every entity it must");
+}

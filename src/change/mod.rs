@@ -29,7 +29,7 @@ pub use change_list::ListCursor;
 pub(crate) use log::EventLog;
 pub use mut_ref::Mut;
 pub(crate) use mut_ref::TickSlot;
-pub use removals::RemovedReader;
+pub use removals::{Removals, RemovedReader};
 pub use summary::Summary;
 pub(crate) use summary::stamp_rows;
 pub use tick::Tick;

@@ -50,6 +50,11 @@ pub struct Changed<T>(PhantomData<fn() -> T>);
 /// matching the query ("Dirty sets" in docs/design.md). The listed components need not be fetched. Each dirty
 /// entity is visited once per run; a query's first run sees every entity as dirty.
 ///
+/// The world keeps the structural changes such a query has not read, up to its
+/// [change-log limit](crate::World::set_change_log_limit). A query that falls further
+/// behind than that (a state kept but not run) sees every matching entity as dirty on
+/// its next run, as on its first, so it never misses one; it is exact again from then.
+///
 /// `Dirty` must be used at the top level of a query's filter (alone or in a tuple),
 /// not inside [`Or`](crate::Or). [`QueryState::get`](crate::QueryState::get) does not
 /// consult it.

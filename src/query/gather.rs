@@ -76,7 +76,9 @@ pub(super) fn gather_dirty<QA, FA>(
     }
     let has =
         |archetype: Option<ArchetypeId>, component| archetype.is_some_and(|a| world.archetypes.get(a).has(component));
-    for Move { entity, from, to, sparse } in world.moves.read(&dirty.cursor) {
+    let read = world.moves.read(&dirty.cursor);
+    debug_assert_eq!(read.missed, 0, "a Dirty observer that missed moves takes every matching entity instead");
+    for Move { entity, from, to, sparse } in read.entries {
         let Some(location) = world.entities.get(entity) else { continue };
         let dirtied = match sparse {
             Some(component) => dirty.components.contains(&component) || deciding.contains(&component),

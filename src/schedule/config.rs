@@ -124,6 +124,11 @@ pub trait IntoSystemConfig<Marker>: Sized {
     /// filters once it is enabled. If a callback panics, the panic leaves the sync
     /// point; the entities after the one it was called for are reported at the next
     /// sync point.
+    ///
+    /// These callbacks are exact whatever the world's
+    /// [change-log limit](World::set_change_log_limit): the world keeps the structural
+    /// changes they wait for until the schedule runs, so a schedule with such callbacks
+    /// should be run, or dropped.
     fn on_entity_enter(self, callback: impl FnMut(&mut World, Entity) + Send + 'static) -> SystemConfig {
         SystemConfig { on_enter: Some(Box::new(callback)), ..self.into_config() }
     }

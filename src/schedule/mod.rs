@@ -266,7 +266,7 @@ impl Schedule {
         if let Err(conflicts) = config.system.initialize(world) {
             return Err(ScheduleError::ConflictingParams { system: name.to_string(), conflicts });
         }
-        let watch = (config.on_enter.is_some() || config.on_exit.is_some()).then(|| world.moves.register());
+        let watch = (config.on_enter.is_some() || config.on_exit.is_some()).then(|| world.moves.register_exact());
         self.slots.push(Some(Slot {
             system: config.system,
             phase,
@@ -467,7 +467,7 @@ impl Schedule {
             let slot = slots[phase.members[pos].0 as usize].as_mut().expect("members exist");
             let Some(cursor) = &slot.watch else { continue };
             moves.clear();
-            moves.extend(world.moves.read(cursor));
+            moves.extend(world.moves.read(cursor).entries);
             // The cursor stays at the first move not yet handed to a callback, so that
             // if a callback panics the moves after its own wait for the next sync
             // point (and no append by a callback trims them meanwhile).

@@ -5,9 +5,8 @@
 use std::borrow::Cow;
 use std::ops::{Deref, DerefMut};
 
-use crate::change::{RemovedReader, Tick};
+use crate::change::{Removals, RemovedReader};
 use crate::component::Component;
-use crate::entity::Entity;
 use crate::storage::ArchetypeId;
 use crate::world::World;
 
@@ -263,8 +262,10 @@ unsafe impl SystemParam for Commands<'_, '_> {
 }
 
 /// The removals of component `T` since this system last read them (a system
-/// parameter): every `(entity, tick)` at which a `T` left an entity, each once, and
-/// none missed while the system was disabled.
+/// parameter): every `(entity, tick)` at which a `T` left an entity, each once, none
+/// missed while the system was disabled or skipped — unless it fell further behind than
+/// the world's [change-log limit](World::set_change_log_limit), which
+/// [`Removals::missed`] reports.
 pub struct Removed<'w, 's, T: Component> {
     reader: &'s mut RemovedReader<T>,
     world: &'w World,
@@ -272,7 +273,7 @@ pub struct Removed<'w, 's, T: Component> {
 
 impl<'w, T: Component> Removed<'w, '_, T> {
     /// The removals not read yet, oldest first; reading consumes them.
-    pub fn read(&mut self) -> impl Iterator<Item = (Entity, Tick)> + 'w {
+    pub fn read(&mut self) -> Removals<'w> {
         self.reader.read(self.world)
     }
 }
