@@ -277,7 +277,8 @@ fn main() -> ExitCode {
         thousands(top.crates as u64),
         ms(top.brute),
         ms(top.driven),
-        speed_up(top.speed_up())
+        // A plain number, for whoever reads the line by machine.
+        if top.speed_up() >= 10.0 { format!("{:.0}", top.speed_up()) } else { format!("{:.1}", top.speed_up()) }
     );
 
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
