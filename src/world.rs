@@ -76,8 +76,6 @@ pub struct World {
     observers: Vec<Weak<AtomicU32>>,
     /// Deferred commands that failed, the most recent until drained, and their count.
     pub(crate) failed_commands: crate::world_memory::FailedCommands,
-    /// How many entries the logs keep for observers that fall behind.
-    pub(crate) change_log_limit: usize,
     /// One queue per event type.
     pub(crate) events: Events,
     /// Commands queued by hooks, applied when the operation that ran them completes.
@@ -127,7 +125,6 @@ impl World {
             removals: Vec::new(),
             observers: Vec::new(),
             failed_commands: Default::default(),
-            change_log_limit: crate::change::log::DEFAULT_LIMIT,
             events: Events::default(),
             hook_queue: CommandQueue::default(),
             abandoned_spawns: Default::default(),
@@ -287,7 +284,8 @@ impl World {
     pub fn removal_reader<T: Component>(&mut self) -> RemovedReader<T> {
         let id = self.components.id_or_register::<T>();
         if self.removals.len() <= id.index() {
-            let limit = self.change_log_limit;
+            // The structural-change log holds the world's limit for all logs.
+            let limit = self.moves.limit();
             self.removals.resize_with(self.components.len(), || EventLog::with_limit(limit));
         }
         let cursor = self.removals[id.index()].register();

@@ -88,16 +88,16 @@ impl World {
     /// assert_eq!(removals.missed() + removals.len() as u64, 10_000);
     /// ```
     pub fn set_change_log_limit(&mut self, records: usize) {
-        self.change_log_limit = records;
         self.moves.set_limit(records);
         for log in &mut self.removals {
             log.set_limit(records);
         }
     }
 
-    /// The limit set with [`set_change_log_limit`](Self::set_change_log_limit).
+    /// The limit set with [`set_change_log_limit`](Self::set_change_log_limit) (raised
+    /// to 64 if it was set lower).
     pub fn change_log_limit(&self) -> usize {
-        self.change_log_limit
+        self.moves.limit()
     }
 
     /// What the world holds for observers and readers that have not caught up yet, and

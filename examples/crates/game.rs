@@ -20,7 +20,7 @@
 use std::collections::HashMap;
 
 use ripple::prelude::*;
-use ripple::{POST_UPDATE, Storage, SystemConfig};
+use ripple::{POST_UPDATE, QueryFilter, Storage, SystemConfig};
 
 /// Which systems a game runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -144,7 +144,8 @@ impl Work {
             "collision" => self.collision,
             "combat" => self.combat,
             "animator" => self.animator,
-            _ => self.renderer,
+            "renderer" => self.renderer,
+            other => unreachable!("no system {other} in Work::SYSTEMS"),
         }
     }
 
@@ -274,10 +275,10 @@ impl Game {
 
         let (collision, animator, renderer): (SystemConfig, SystemConfig, SystemConfig) = match mode {
             Mode::BruteForce => {
-                (collision_brute.into_config(), animator_brute.into_config(), renderer_brute.into_config())
+                (collision_brute.into_config(), animator::<()>.into_config(), renderer_brute.into_config())
             }
             Mode::ChangeDriven => {
-                (collision_driven.into_config(), animator_driven.into_config(), renderer_driven.into_config())
+                (collision_driven.into_config(), animator::<With<Playing>>.into_config(), renderer_driven.into_config())
             }
         };
         let mut schedule = Schedule::new();
@@ -550,18 +551,11 @@ fn advance(entity: Entity, animation: &mut Mut<'_, Animatable>, commands: &mut C
     }
 }
 
-/// Brute force: looks at every animation.
-fn animator_brute(mut commands: Commands, mut animations: Query<(Entity, &mut Animatable)>, mut work: ResMut<Work>) {
-    animations.for_each_mut(|(entity, mut animation)| {
-        work.animator += 1;
-        advance(entity, &mut animation, &mut commands);
-    });
-}
-
-/// Change-driven: visits the entities whose animation plays.
-fn animator_driven(
+/// Advances the animations `Visit` selects: brute force looks at every one (`()`),
+/// change-driven at the entities whose animation plays (`With<Playing>`).
+fn animator<Visit: QueryFilter>(
     mut commands: Commands,
-    mut animations: Query<(Entity, &mut Animatable), With<Playing>>,
+    mut animations: Query<(Entity, &mut Animatable), Visit>,
     mut work: ResMut<Work>,
 ) {
     animations.for_each_mut(|(entity, mut animation)| {

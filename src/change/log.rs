@@ -63,6 +63,11 @@ impl<E> EventLog<E> {
         self.limit = limit.max(MIN_LIMIT);
     }
 
+    /// The limit (see the module docs).
+    pub(crate) fn limit(&self) -> usize {
+        self.limit
+    }
+
     /// What the log holds: entries kept, and the bytes its buffers reserve.
     pub(crate) fn held(&self) -> (usize, usize) {
         let bytes = self.events.capacity() * size_of::<E>() + self.readers.capacity() * size_of::<Reader>();

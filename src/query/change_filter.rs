@@ -10,7 +10,7 @@
 use std::marker::PhantomData;
 
 use crate::bundle::{Bundle, SPARSE_COLUMN};
-use crate::change::RunTicks;
+use crate::change::{RunTicks, Tick};
 use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
 use crate::storage::{Archetype, SparseSet, TickPtrs, downcast_unchecked};
@@ -241,6 +241,19 @@ impl_change_filter!(Changed, false, true);
 pub struct DirtyState {
     pub(crate) components: Box<[ComponentId]>,
     pub(crate) cursor: crate::change::log::Cursor,
+}
+
+impl DirtyState {
+    /// Whether a run with `last_run` takes every matching entity as dirty — a first
+    /// run, or one after the observer fell further behind than the world's log keeps
+    /// — and if so, skips the log so far.
+    pub(crate) fn starts_over(&self, world: &World, last_run: Option<Tick>) -> bool {
+        let starts_over = last_run.is_none() || world.moves.has_missed(&self.cursor);
+        if starts_over {
+            let _ = world.moves.read(&self.cursor);
+        }
+        starts_over
+    }
 }
 
 impl<B> sealed::Sealed for Dirty<B> {}

@@ -28,13 +28,10 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     /// Gathers the candidate rows of a sparse run (see the module docs).
     pub(super) fn gather_sparse(&mut self, world: &World, ticks: RunTicks) {
         if let Some(dirty) = F::dirty_state(&self.filter) {
-            if ticks.last_run.is_some() && !world.moves.has_missed(&dirty.cursor) {
+            if !dirty.starts_over(world, ticks.last_run) {
                 gather_dirty(&mut self.candidates, &self.matched, world, ticks, dirty, &self.deciding_sparse);
                 return;
             }
-            // Everything is dirty on a first run, and after the observer fell further
-            // behind than the log keeps: skip the log so far.
-            let _ = world.moves.read(&dirty.cursor);
         }
         self.candidates.clear();
         let smallest = self.required_sparse.iter().filter_map(|&id| world.sparse.get(id)).min_by_key(|set| set.len());

@@ -223,12 +223,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             Mode::Sparse
         } else if F::IS_ARCHETYPAL {
             Mode::Tables
-        } else if last_run.is_none() || dirty.is_some_and(|dirty| world.moves.has_missed(&dirty.cursor)) {
-            if let Some(dirty) = dirty {
-                // Everything is dirty on a first run, and after the observer fell
-                // further behind than the log keeps: skip the log so far.
-                let _ = world.moves.read(&dirty.cursor);
-            }
+        } else if dirty.map_or(last_run.is_none(), |dirty| dirty.starts_over(world, last_run)) {
             Mode::FilteredTables
         } else if let Some(dirty) = dirty {
             let ticks = RunTicks { last_run, this_run };
