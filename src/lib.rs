@@ -96,19 +96,20 @@ pub use query::{
     With, Without,
 };
 pub use schedule::{
-    IntoSystemConfig, POST_UPDATE, PRE_UPDATE, ReportRow, Schedule, ScheduleError, SystemConfig, SystemId, SystemRef,
-    SystemStats, UPDATE,
+    IntoSystemConfig, POST_UPDATE, PRE_UPDATE, ReportRow, Schedule, ScheduleError, SetConfig, SystemConfig, SystemId,
+    SystemRef, SystemStats, UPDATE,
 };
 pub use sparse_mut::SparseMut;
 pub use spawn_batch::SpawnBatch;
 pub use storage::ArchetypeId;
 pub use system::{
-    Command, CommandQueue, Commands, EntityCommands, EntityCounts, ExclusiveSystem, FunctionSystem, IntoSystem, Local,
-    Query, QueryParamIter, Removed, Res, ResMut, System, SystemAccess, SystemMeta, SystemParam, SystemParamFunction,
-    SystemParamItem,
+    Command, CommandQueue, Commands, Condition, EntityCommands, EntityCounts, ExclusiveSystem, FunctionSystem,
+    IntoCondition, IntoSystem, Local, OneShotError, OneShotId, ParamSet, Query, QueryParamIter, ReadOnlySystemParam, Removed, Res, ResMut, System,
+    SystemAccess, SystemMeta, SystemParam, SystemParamFunction, SystemParamItem, any_match, not, on_event, resource_added,
+    resource_changed, resource_exists,
 };
 #[doc(hidden)]
-pub use system::{IsExclusiveSystem, IsFunctionSystem, QueryParamState};
+pub use system::{IsExclusiveSystem, IsFunctionSystem, ParamSetState, QueryParamState, ResState};
 pub use world::World;
 pub use world_memory::{DEFAULT_CHANGE_LOG_LIMIT, LogMemory, MAX_FAILED_COMMANDS, ObserverMemory};
 
@@ -116,7 +117,8 @@ pub use world_memory::{DEFAULT_CHANGE_LOG_LIMIT, LogMemory, MAX_FAILED_COMMANDS,
 pub mod prelude {
     pub use crate::{
         Added, Api, ApiMut, Bundle, Changed, Commands, Component, Dirty, Entity, EventReader, EventWriter, HookContext,
-        IntoSystemConfig, Local, Mut, Or, Query, QueryState, Ref, Removed, Res, ResMut, Schedule, With, Without, World,
+        IntoCondition, IntoSystemConfig, Local, Mut, Or, ParamSet, Query, QueryState, Ref, Removed, Res, ResMut, Schedule,
+        With, Without, World,
     };
 }
 

@@ -4,13 +4,24 @@
 use std::any::{Any, TypeId, type_name};
 use std::cell::UnsafeCell;
 
+use crate::change::{Remap, Tick};
 use crate::error::MissingResource;
 use crate::hash::IdMap;
 use crate::world::World;
 
-/// One stored resource. In a cell so that a system that declared a write of it may
-/// take `&mut` through a shared world while other systems run.
-type Slot = Box<UnsafeCell<dyn Any + Send + Sync>>;
+/// One stored resource with its change ticks. The value is last so that a
+/// `Box<Stored<R>>` coerces to the type-erased `Box<Stored<dyn Any + ..>>`.
+struct Stored<T: ?Sized> {
+    /// When the resource was inserted (replacing a value is a change, not an add).
+    added: UnsafeCell<Tick>,
+    /// When it was last written.
+    changed: UnsafeCell<Tick>,
+    /// In a cell so that a system that declared a write of it may take `&mut` through
+    /// a shared world while other systems run.
+    value: UnsafeCell<T>,
+}
+
+type Slot = Box<Stored<dyn Any + Send + Sync>>;
 
 /// Storage for one value per resource type.
 #[derive(Default)]
@@ -18,20 +29,36 @@ pub(crate) struct Resources {
     values: IdMap<TypeId, Slot>,
 }
 
-// SAFETY: values are `Send + Sync`; through `&Resources` they are only read, except by
-// `Resources::get_mut_unchecked`, whose callers hold a declared exclusive access that
-// the schedule keeps disjoint from every other access to the same resource.
+// SAFETY: values are `Send + Sync`; through `&Resources` they and their ticks are only
+// read, except by `Resources::get_mut_unchecked`, whose callers hold a declared
+// exclusive access that the schedule keeps disjoint from every other access to the
+// same resource.
 unsafe impl Sync for Resources {}
+
+/// A resource's value with its change ticks, borrowed from a shared world.
+pub(crate) struct ResourceRef<'w, R> {
+    pub(crate) value: &'w R,
+    pub(crate) added: Tick,
+    pub(crate) changed: Tick,
+}
+
+/// A resource's value and its changed tick, borrowed exclusively from a shared world.
+pub(crate) struct ResourceMut<'w, R> {
+    pub(crate) value: &'w mut R,
+    pub(crate) added: Tick,
+    pub(crate) changed: &'w mut Tick,
+}
 
 impl Resources {
     /// Shared access to `R`.
-    pub(crate) fn get<R: Send + Sync + 'static>(&self) -> Result<&R, MissingResource> {
+    pub(crate) fn get<R: Send + Sync + 'static>(&self) -> Result<ResourceRef<'_, R>, MissingResource> {
         let slot = self.values.get(&TypeId::of::<R>()).ok_or_else(missing::<R>)?;
-        // SAFETY: no `&mut` to the value is alive while `&self` is used for a read:
-        // `&mut` comes from `&mut self` or from `get_mut_unchecked`, whose caller
-        // excludes readers.
-        let value = unsafe { &*slot.get() };
-        Ok(value.downcast_ref::<R>().expect("resource stored under its own TypeId"))
+        // SAFETY: no `&mut` to the value or its ticks is alive while `&self` is used
+        // for a read: `&mut` comes from `&mut self` or from `get_mut_unchecked`, whose
+        // caller excludes readers.
+        let (value, added, changed) = unsafe { (&*slot.value.get(), *slot.added.get(), *slot.changed.get()) };
+        let value = value.downcast_ref::<R>().expect("resource stored under its own TypeId");
+        Ok(ResourceRef { value, added, changed })
     }
 
     /// Exclusive access to `R` through a shared `Resources`.
@@ -39,25 +66,38 @@ impl Resources {
     /// # Safety
     /// No other reference to this `R` is alive or made while the result lives.
     #[allow(clippy::mut_from_ref, reason = "the value is in an `UnsafeCell`; exclusivity is the caller's contract")]
-    pub(crate) unsafe fn get_mut_unchecked<R: Send + Sync + 'static>(&self) -> Result<&mut R, MissingResource> {
+    pub(crate) unsafe fn get_mut_unchecked<R: Send + Sync + 'static>(
+        &self,
+    ) -> Result<ResourceMut<'_, R>, MissingResource> {
         let slot = self.values.get(&TypeId::of::<R>()).ok_or_else(missing::<R>)?;
         // SAFETY: exclusive per the caller.
-        let value = unsafe { &mut *slot.get() };
-        Ok(value.downcast_mut::<R>().expect("resource stored under its own TypeId"))
+        let (value, added, changed) = unsafe { (&mut *slot.value.get(), *slot.added.get(), &mut *slot.changed.get()) };
+        let value = value.downcast_mut::<R>().expect("resource stored under its own TypeId");
+        Ok(ResourceMut { value, added, changed })
+    }
+
+    /// Rewrites every stored tick (tick maintenance).
+    pub(crate) fn remap_ticks(&mut self, remap: &Remap) {
+        for slot in self.values.values_mut() {
+            *slot.added.get_mut() = remap.apply(*slot.added.get_mut());
+            *slot.changed.get_mut() = remap.apply(*slot.changed.get_mut());
+        }
     }
 }
 
 /// Moves the `R` out of its slot.
 fn unbox<R: Send + Sync + 'static>(slot: Slot) -> R {
+    assert!(
+        // SAFETY: the slot is owned here, so nothing else reaches its value.
+        unsafe { (*slot.value.get()).is::<R>() },
+        "resource stored under its own TypeId"
+    );
     let raw = Box::into_raw(slot);
-    // SAFETY: `raw` came from `Box::into_raw` and is used once; `UnsafeCell<T>` has the
-    // layout of `T`, so the allocation holds a `dyn Any` whose type is checked before
-    // the cast to the concrete `R`.
-    unsafe {
-        assert!((*UnsafeCell::raw_get(raw)).is::<R>(), "resource stored under its own TypeId");
-        let cell: UnsafeCell<R> = *Box::from_raw(raw as *mut UnsafeCell<R>);
-        cell.into_inner()
-    }
+    // SAFETY: `raw` came from `Box::into_raw` of a `Box<Stored<R>>` coerced to the
+    // erased type (the value's type was just checked), and is used once; the cast
+    // back to `Stored<R>` only drops the vtable.
+    let stored: Stored<R> = unsafe { *Box::from_raw(raw as *mut Stored<R>) };
+    stored.value.into_inner()
 }
 
 fn missing<R>() -> MissingResource {
@@ -75,10 +115,22 @@ impl World {
     /// world.resource_mut::<Gravity>().unwrap().0 = 1.6;
     /// assert_eq!(world.resource::<Gravity>().unwrap().0, 1.6);
     /// ```
+    ///
+    /// For change detection ([`Res::is_added`](crate::Res::is_added),
+    /// [`Res::is_changed`](crate::Res::is_changed)) a new resource counts as added and
+    /// changed; replacing one counts as a change.
     pub fn insert_resource<R: Send + Sync + 'static>(&mut self, value: R) -> Option<R> {
-        let slot: Slot = Box::new(UnsafeCell::new(value));
-        let old = self.resources.values.insert(TypeId::of::<R>(), slot)?;
-        Some(unbox::<R>(old))
+        let now = self.fresh_tick();
+        let key = TypeId::of::<R>();
+        if let Some(slot) = self.resources.values.get_mut(&key) {
+            *slot.changed.get_mut() = now;
+            let old = slot.value.get_mut().downcast_mut::<R>().expect("resource stored under its own TypeId");
+            return Some(std::mem::replace(old, value));
+        }
+        let slot: Slot =
+            Box::new(Stored { added: UnsafeCell::new(now), changed: UnsafeCell::new(now), value: UnsafeCell::new(value) });
+        self.resources.values.insert(key, slot);
+        None
     }
 
     /// Whether the world holds an `R`.
@@ -91,16 +143,19 @@ impl World {
     /// # Errors
     /// [`MissingResource`] naming `R` if there is none.
     pub fn resource<R: Send + Sync + 'static>(&self) -> Result<&R, MissingResource> {
-        self.resources.get::<R>()
+        self.resources.get::<R>().map(|resource| resource.value)
     }
 
-    /// Exclusive access to the world's `R`.
+    /// Exclusive access to the world's `R`. Counts as a change of `R` for change
+    /// detection, whether or not it is written through.
     ///
     /// # Errors
     /// [`MissingResource`] naming `R` if there is none.
     pub fn resource_mut<R: Send + Sync + 'static>(&mut self) -> Result<&mut R, MissingResource> {
+        let now = self.fresh_tick();
         let slot = self.resources.values.get_mut(&TypeId::of::<R>()).ok_or_else(missing::<R>)?;
-        Ok(slot.get_mut().downcast_mut::<R>().expect("resource stored under its own TypeId"))
+        *slot.changed.get_mut() = now;
+        Ok(slot.value.get_mut().downcast_mut::<R>().expect("resource stored under its own TypeId"))
     }
 
     /// Takes the world's `R` out of it.

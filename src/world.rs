@@ -88,6 +88,8 @@ pub struct World {
     /// Set while hook commands are being applied: nested operations leave theirs to
     /// the running loop instead of recursing.
     pub(crate) applying_hook_commands: bool,
+    /// Systems registered to run on demand.
+    pub(crate) one_shot: crate::system::OneShotSystems,
 }
 
 impl Default for World {
@@ -130,6 +132,7 @@ impl World {
             abandoned_spawns: Default::default(),
             hook_spare: CommandQueue::default(),
             applying_hook_commands: false,
+            one_shot: crate::system::OneShotSystems::default(),
         }
     }
 
@@ -148,6 +151,14 @@ impl World {
     #[inline]
     pub fn change_tick(&self) -> Tick {
         Tick(self.change_tick.load(Ordering::Relaxed))
+    }
+
+    /// A tick for a resource write: advances the world's tick and returns the new
+    /// value, so the write is newer than every resource reader's last look (readers
+    /// take the current tick without advancing it).
+    #[inline]
+    pub(crate) fn fresh_tick(&self) -> Tick {
+        Tick(self.change_tick.fetch_add(1, Ordering::Relaxed).wrapping_add(1))
     }
 
     /// Starts an observer run: returns the run's tick and advances the world's, so
@@ -191,6 +202,7 @@ impl World {
         for log in &mut self.removals {
             log.for_each_mut(|(_, tick)| *tick = remap.apply(*tick));
         }
+        self.resources.remap_ticks(&remap);
         for observer in self.observers.iter().filter_map(Weak::upgrade) {
             let last = Tick(observer.load(Ordering::Relaxed));
             observer.store(remap.apply(last).0, Ordering::Relaxed);

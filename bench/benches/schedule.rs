@@ -3,7 +3,8 @@
 //! library's scheduler — swap A/B, swap C/D, swap C/E. hecs has no scheduler: its
 //! line runs the three queries in sequence.
 //!
-//! Also `empty_systems` (§C): the per-run overhead of a schedule of 50 empty systems,
+//! Also `empty_systems` (§C): the per-run overhead of a schedule of 50 empty systems
+//! (and, as `ripple_conditions`, of the same systems each behind a true run condition),
 //! ripple against bevy_ecs.
 #![allow(elided_lifetimes_in_paths, reason = "system signatures read better without them")]
 
@@ -301,6 +302,26 @@ fn empty_systems(c: &mut Criterion) {
         macro_rules! add {
             ($n:literal) => {
                 schedule.add_system(&mut world, empty::<$n>).unwrap();
+            };
+        }
+        fifty!(add);
+        schedule.run(&mut world);
+        b.iter(|| schedule.run(&mut world));
+    });
+
+    // The same schedule with a run condition on every system, each reading a resource
+    // and true: what conditions add to a schedule's run.
+    group.bench_function("ripple_conditions", |b| {
+        use ripple::IntoSystemConfig;
+        struct Playing(bool);
+        let mut world = ripple::World::new();
+        world.insert_resource(Playing(true));
+        let mut schedule = ripple::Schedule::new();
+        macro_rules! add {
+            ($n:literal) => {
+                schedule
+                    .add_system(&mut world, empty::<$n>.run_if(|playing: ripple::Res<Playing>| playing.0))
+                    .unwrap();
             };
         }
         fifty!(add);

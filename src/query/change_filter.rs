@@ -177,6 +177,7 @@ macro_rules! impl_change_filter {
             }
             fn access(state: &ComponentRef, access: &mut Access) {
                 access.read_ticks(state.id, std::any::type_name::<T>());
+                access.require(state);
             }
             #[inline]
             fn match_archetype(state: &ComponentRef, archetype: &Archetype) -> Option<usize> {

@@ -411,6 +411,7 @@ unsafe impl<T: Component> QueryData for &T {
     }
     fn access(state: &ComponentRef, access: &mut Access) {
         access.read(state.id, type_name::<T>());
+        access.require(state);
     }
     #[inline]
     fn match_archetype(state: &ComponentRef, archetype: &Archetype) -> Option<ColumnPtr<T>> {
@@ -537,6 +538,7 @@ unsafe impl<T: Component> QueryData for &mut T {
     }
     fn access(state: &ComponentRef, access: &mut Access) {
         access.write(state.id, type_name::<T>());
+        access.require(state);
     }
     #[inline]
     fn match_archetype(state: &ComponentRef, archetype: &Archetype) -> Option<ColumnPtr<T>> {
@@ -710,7 +712,7 @@ unsafe impl<Q: QueryData> QueryData for Option<Q> {
         Q::init_state(world)
     }
     fn access(state: &Q::State, access: &mut Access) {
-        Q::access(state, access);
+        access.optional(|access| Q::access(state, access));
     }
     #[inline]
     fn match_archetype(state: &Q::State, archetype: &Archetype) -> Option<Self::ArchState> {

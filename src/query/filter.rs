@@ -186,6 +186,9 @@ unsafe impl<T: Component> QueryFilter for With<T> {
     fn init_state(world: &mut World) -> ComponentRef {
         ComponentRef::of::<T>(world)
     }
+    fn access(state: &ComponentRef, access: &mut Access) {
+        access.require(state);
+    }
     #[inline]
     fn match_archetype(state: &ComponentRef, archetype: &Archetype) -> Option<()> {
         (state.sparse || archetype.has(state.id)).then_some(())
@@ -223,6 +226,9 @@ unsafe impl<T: Component> QueryFilter for Without<T> {
 
     fn init_state(world: &mut World) -> ComponentRef {
         ComponentRef::of::<T>(world)
+    }
+    fn access(state: &ComponentRef, access: &mut Access) {
+        access.exclude(state);
     }
     #[inline]
     fn match_archetype(state: &ComponentRef, archetype: &Archetype) -> Option<()> {
@@ -358,8 +364,11 @@ macro_rules! impl_filter_tuple {
                 ($($name::init_state(world),)*)
             }
             fn access(state: &Self::State, access: &mut Access) {
-                let _ = (&state, &access);
-                $($name::access(&state.$index, access);)*
+                let _ = &state;
+                access.optional(|access| {
+                    let _ = &access;
+                    $($name::access(&state.$index, access);)*
+                });
             }
             #[inline]
             fn match_archetype(state: &Self::State, archetype: &Archetype) -> Option<Self::ArchState> {

@@ -44,6 +44,7 @@ mod sparse_run;
 mod stamper;
 mod state;
 
+pub(crate) use access::QueryAccess;
 pub use change_filter::{Added, Changed, Dirty};
 pub use fetch::{QueryData, ReadOnlyQueryData};
 pub use filter::{ArchetypeFilter, Or, QueryFilter, With, Without};

@@ -158,6 +158,7 @@ unsafe impl<T: Component> QueryData for Ref<'_, T> {
     fn access(state: &ComponentRef, access: &mut Access) {
         access.read(state.id, type_name::<T>());
         access.read_ticks(state.id, type_name::<T>());
+        access.require(state);
     }
     #[inline]
     fn match_archetype(state: &ComponentRef, archetype: &Archetype) -> Option<ColumnPtr<T>> {

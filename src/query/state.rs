@@ -10,7 +10,7 @@ use crate::error::{NoSuchEntity, QueryEntityError};
 use crate::storage::ArchetypeId;
 use crate::world::{World, WorldId};
 
-use super::access::Access;
+use super::access::{Access, QueryAccess};
 use super::fetch::{QueryData, ReadOnlyQueryData};
 use super::filter::QueryFilter;
 use super::gather::gather_dirty;
@@ -109,8 +109,8 @@ pub struct QueryState<Q: QueryData, F: QueryFilter = ()> {
     /// Reused by [`QueryState::despawn_where`].
     doomed: Vec<Entity>,
     /// Every component the query's data and filter touch, once each, with whether it
-    /// is written.
-    pub(crate) access: Box<[(crate::ComponentId, bool, &'static str)]>,
+    /// is written, and the table components that decide a match.
+    pub(crate) access: QueryAccess,
     /// Whether the query reaches a sparse component: then every run visits entity by
     /// entity (`Mode::Sparse`).
     pub(crate) sparse: bool,
@@ -147,6 +147,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         // `With<S>` alone lists `S` once as required and once as deciding; a fetch,
         // change filter or `Or` naming `S` lists it again or differently.
         let presence_known = F::IS_ARCHETYPAL && !Q::has_sparse(&data) && required.len() == 1 && deciding == required;
+        let access = access.finish(|id| world.components.is_sparse(id));
         let mut state = QueryState {
             world_id: world.id(),
             data,
@@ -157,7 +158,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             has_run: AtomicBool::new(false),
             candidates: Vec::new(),
             doomed: Vec::new(),
-            access: access.merged().into(),
+            access,
             sparse,
             required_sparse: required.into(),
             deciding_sparse: deciding.into(),

@@ -4,15 +4,16 @@
 use std::borrow::Cow;
 
 use crate::entity::Entity;
-use crate::system::{IntoSystem, System};
+use crate::system::{Condition, IntoCondition, IntoSystem, System};
 use crate::world::World;
 
 use super::SystemId;
 
-/// Names another system in an ordering constraint: by name or by handle.
+/// Names another system, or a set, in an ordering constraint: by name (a system's
+/// or a set's; they share one namespace) or by a system's handle.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SystemRef {
-    /// The system with this name.
+    /// The system or set with this name.
     Name(Cow<'static, str>),
     /// The system with this handle.
     Id(SystemId),
@@ -48,6 +49,8 @@ pub struct SystemConfig {
     pub(crate) phase: Option<Cow<'static, str>>,
     pub(crate) before: Vec<SystemRef>,
     pub(crate) after: Vec<SystemRef>,
+    pub(crate) sets: Vec<Cow<'static, str>>,
+    pub(crate) conditions: Vec<Condition>,
     pub(crate) enabled: bool,
     pub(crate) on_added: Option<WorldCallback>,
     pub(crate) on_removed: Option<WorldCallback>,
@@ -63,6 +66,8 @@ impl std::fmt::Debug for SystemConfig {
             .field("phase", &self.phase)
             .field("before", &self.before)
             .field("after", &self.after)
+            .field("sets", &self.sets)
+            .field("conditions", &self.conditions)
             .field("enabled", &self.enabled)
             .finish_non_exhaustive()
     }
@@ -80,19 +85,45 @@ pub trait IntoSystemConfig<Marker>: Sized {
         SystemConfig { name: Some(name.into()), ..self.into_config() }
     }
 
-    /// Puts the system in phase `phase` (default `Update`).
+    /// Puts the system in phase `phase` (default: its sets' phase, else `Update`).
     fn in_phase(self, phase: impl Into<Cow<'static, str>>) -> SystemConfig {
         SystemConfig { phase: Some(phase.into()), ..self.into_config() }
     }
 
-    /// Runs the system before `other` (same phase).
+    /// Adds the system to the set called `set` (created if new), whose order,
+    /// phase, conditions and enabled flag then apply to it too. A system may be in
+    /// several sets.
+    fn in_set(self, set: impl Into<Cow<'static, str>>) -> SystemConfig {
+        let mut config = self.into_config();
+        config.sets.push(set.into());
+        config
+    }
+
+    /// Runs the system only when `condition` holds: a function of read-only system
+    /// parameters returning `bool` ([`resource_exists`](crate::resource_exists),
+    /// [`on_event`](crate::on_event), a closure, ...). Several conditions must all hold;
+    /// they are evaluated in order, just before the system's stage, and stop at the
+    /// first that fails (a condition not evaluated keeps its memory as it was).
+    ///
+    /// A system skipped by a condition is treated like a disabled one: its change
+    /// filters, dirty sets, removal readers and event readers keep their memory and
+    /// report everything it missed when it next runs. What a condition reads counts
+    /// in the system's access, so a condition is never evaluated while a system
+    /// writing what it reads runs.
+    fn run_if<M>(self, condition: impl IntoCondition<M>) -> SystemConfig {
+        let mut config = self.into_config();
+        config.conditions.push(condition.into_condition());
+        config
+    }
+
+    /// Runs the system before `other` (a system or a set; same phase).
     fn before(self, other: impl Into<SystemRef>) -> SystemConfig {
         let mut config = self.into_config();
         config.before.push(other.into());
         config
     }
 
-    /// Runs the system after `other` (same phase).
+    /// Runs the system after `other` (a system or a set; same phase).
     fn after(self, other: impl Into<SystemRef>) -> SystemConfig {
         let mut config = self.into_config();
         config.after.push(other.into());
@@ -159,6 +190,8 @@ impl<M, S: IntoSystem<M>> IntoSystemConfig<FromSystem<M>> for S {
             phase: None,
             before: Vec::new(),
             after: Vec::new(),
+            sets: Vec::new(),
+            conditions: Vec::new(),
             enabled: true,
             on_added: None,
             on_removed: None,

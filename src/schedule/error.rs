@@ -10,7 +10,7 @@ use super::SystemId;
 pub enum ScheduleError {
     /// No phase has this name.
     UnknownPhase(String),
-    /// No system has this name (an ordering target).
+    /// No system or set has this name (an ordering target, or what to enable).
     UnknownSystem(String),
     /// The handle names a system that was removed (or never added).
     NoSuchSystem(SystemId),
@@ -26,10 +26,31 @@ pub enum ScheduleError {
         /// The system in the other phase.
         other: String,
     },
+    /// A set's phase disagrees with a phase already given: the set's own, or a
+    /// member's.
+    SetPhase {
+        /// The set.
+        set: String,
+        /// The phase asked for.
+        phase: String,
+        /// What already has another phase (a system or the set itself), named.
+        other: String,
+        /// That phase.
+        other_phase: String,
+    },
     /// The system's own parameters conflict.
     ConflictingParams {
         /// The system.
         system: String,
+        /// Each conflict, naming the type.
+        conflicts: Vec<String>,
+    },
+    /// A run condition's own parameters conflict.
+    ConflictingConditionParams {
+        /// What the condition was for: `system `a`` or `set `b``.
+        target: String,
+        /// The condition.
+        condition: String,
         /// Each conflict, naming the type.
         conflicts: Vec<String>,
     },
@@ -41,7 +62,7 @@ impl fmt::Display for ScheduleError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ScheduleError::UnknownPhase(name) => write!(f, "the schedule has no phase `{name}`"),
-            ScheduleError::UnknownSystem(name) => write!(f, "the schedule has no system `{name}`"),
+            ScheduleError::UnknownSystem(name) => write!(f, "the schedule has no system or set named `{name}`"),
             ScheduleError::NoSuchSystem(id) => write!(f, "system {id:?} is not in the schedule (removed?)"),
             ScheduleError::DuplicateName(name) => write!(f, "a system named `{name}` is already in the schedule"),
             ScheduleError::Cycle(names) => write!(f, "the ordering makes a cycle: {}", names.join(" → ")),
@@ -49,9 +70,18 @@ impl fmt::Display for ScheduleError {
                 f,
                 "system `{system}` cannot be ordered against `{other}`: `{other}` is in a phase that runs the other way"
             ),
+            ScheduleError::SetPhase { set, phase, other, other_phase } => write!(
+                f,
+                "set `{set}` cannot run in phase `{phase}`: {other} is in phase `{other_phase}`"
+            ),
             ScheduleError::ConflictingParams { system, conflicts } => {
                 write!(f, "system `{system}` has conflicting parameters: {}", conflicts.join("; "))
             }
+            ScheduleError::ConflictingConditionParams { target, condition, conflicts } => write!(
+                f,
+                "run condition `{condition}` of {target} has conflicting parameters: {}",
+                conflicts.join("; ")
+            ),
             ScheduleError::WrongWorld => write!(f, "the schedule was prepared for another world"),
         }
     }

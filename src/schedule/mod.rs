@@ -4,8 +4,10 @@
 mod clock;
 mod config;
 mod error;
+mod order;
 mod plan;
 mod profiler;
+mod sets;
 
 use std::borrow::Cow;
 use std::sync::atomic::Ordering;
@@ -13,15 +15,18 @@ use std::time::{Duration, Instant};
 
 use crate::change::Move;
 use crate::change::log::Cursor;
-use crate::system::System;
+use crate::system::{Condition, System, SystemAccess};
 use crate::world::{World, WorldId};
 
 pub use config::{IntoSystemConfig, SystemConfig, SystemRef};
 pub use error::ScheduleError;
 pub use profiler::{ReportRow, SystemStats};
+pub use sets::SetConfig;
 
 use config::{EntityCallback, WorldCallback};
+use order::Node;
 use plan::{PhaseGraph, Plan};
+use sets::SetSlot;
 use profiler::{Profiler, TraceEvent};
 
 /// The first phase of the default schedule.
@@ -45,6 +50,13 @@ struct Slot {
     system: Box<dyn System>,
     phase: usize,
     enabled: bool,
+    /// The sets it is in, by index.
+    sets: Vec<usize>,
+    /// Its own run conditions.
+    conditions: Vec<Condition>,
+    /// What the system and every condition that decides whether it runs (its own and
+    /// its sets') touch: what planning keeps apart.
+    access: SystemAccess,
     stats: SystemStats,
     trace: Vec<TraceEvent>,
     on_removed: Option<WorldCallback>,
@@ -122,8 +134,9 @@ unsafe impl Sync for SlotPtr {}
 pub struct Schedule {
     phases: Vec<Phase>,
     slots: Vec<Option<Slot>>,
-    /// Explicit order: (first, second).
-    edges: Vec<(SystemId, SystemId)>,
+    sets: Vec<SetSlot>,
+    /// Explicit order between systems and sets: (first, second).
+    edges: Vec<(Node, Node)>,
     plans_stale: bool,
     single_threaded: bool,
     profiler: Profiler,
@@ -171,6 +184,7 @@ impl Schedule {
         Schedule {
             phases: names.into_iter().map(|name| Phase { name, members: Vec::new(), plan: Plan::default() }).collect(),
             slots: Vec::new(),
+            sets: Vec::new(),
             edges: Vec::new(),
             plans_stale: false,
             single_threaded: false,
@@ -205,9 +219,11 @@ impl Schedule {
     /// runs with this world from then on. Calls its `on_added` callback.
     ///
     /// # Errors
-    /// [`ScheduleError`] if its phase or an ordering target is unknown, its name is
-    /// taken, an ordering would close a cycle (listed), its parameters conflict
-    /// (named), or `world` is not the schedule's world. Nothing is changed then.
+    /// [`ScheduleError`] if its phase or an ordering target is unknown, its phase
+    /// differs from one of its sets', its name is taken, an ordering would close a
+    /// cycle (listed) or contradict the phase order, its parameters or its conditions'
+    /// conflict (named), or `world` is not the schedule's world. Nothing is changed
+    /// then.
     pub fn add_system<M>(
         &mut self,
         world: &mut World,
@@ -215,15 +231,9 @@ impl Schedule {
     ) -> Result<SystemId, ScheduleError> {
         self.check_world(world)?;
         let mut config = system.into_config();
-        let phase_name = config.phase.clone().unwrap_or(Cow::Borrowed(UPDATE));
-        let phase = self
-            .phases
-            .iter()
-            .position(|p| p.name == phase_name)
-            .ok_or_else(|| ScheduleError::UnknownPhase(phase_name.to_string()))?;
         let name = match config.name.take() {
             Some(name) => {
-                if self.find(&name).is_some() {
+                if self.find(&name).is_some() || self.find_set(&name).is_some() {
                     return Err(ScheduleError::DuplicateName(name.to_string()));
                 }
                 name
@@ -231,55 +241,115 @@ impl Schedule {
             None => self.free_name(config.system.name()),
         };
         config.system.set_name(name.clone());
-        let id = SystemId(u32::try_from(self.slots.len()).expect("fewer than 2^32 systems added"));
-        let mut new_edges = Vec::new();
+        let mut targets = Vec::new();
         for (target, before) in config.before.iter().map(|t| (t, true)).chain(config.after.iter().map(|t| (t, false))) {
-            let other = self.resolve(target)?;
-            let other_phase = self.slots[other.0 as usize].as_ref().expect("resolved systems exist").phase;
-            if other_phase != phase {
-                // Phases already order the two; a constraint that agrees is kept as a
-                // no-op, one that contradicts the phase order is refused.
-                if (other_phase < phase) == before {
-                    return Err(ScheduleError::OrderAcrossPhases {
-                        system: name.to_string(),
-                        other: self.name_of(other),
-                    });
-                }
-                continue;
-            }
-            new_edges.push(if before { (id, other) } else { (other, id) });
+            targets.push((self.resolve_node(target)?, before));
         }
-        // Check for a cycle before touching anything.
-        {
-            let mut members = self.phases[phase].members.clone();
-            members.push(id);
-            let edges: Vec<(SystemId, SystemId)> = self.edges.iter().chain(&new_edges).copied().collect();
-            let after = after_lists(&members, &edges);
-            if let Some(cycle) = plan::find_cycle(&after) {
-                let names = cycle
+        let own_phase = match &config.phase {
+            Some(phase) => Some(
+                self.phases
                     .iter()
-                    .map(|&pos| if members[pos] == id { name.to_string() } else { self.name_of(members[pos]) })
-                    .collect();
-                return Err(ScheduleError::Cycle(names));
+                    .position(|p| p.name == *phase)
+                    .ok_or_else(|| ScheduleError::UnknownPhase(phase.to_string()))?,
+            ),
+            None => None,
+        };
+        // From here on, changes are made tentatively and undone on error.
+        let sets_before = self.sets.len();
+        let mut sets = Vec::new();
+        let mut phase = own_phase;
+        let mut phase_from: Option<usize> = None;
+        for set_name in &config.sets {
+            let set = match self.set_or_create(set_name) {
+                Ok(set) => set,
+                Err(error) => {
+                    self.sets.truncate(sets_before);
+                    return Err(error);
+                }
+            };
+            if !sets.contains(&set) {
+                sets.push(set);
+            }
+            if let Some(set_phase) = self.sets[set].phase {
+                match phase {
+                    Some(phase) if phase != set_phase => {
+                        let other = match phase_from {
+                            Some(other) => format!("set `{}`", self.sets[other].name),
+                            None => format!("system `{name}`"),
+                        };
+                        let error = ScheduleError::SetPhase {
+                            set: set_name.to_string(),
+                            phase: self.phases[set_phase].name.to_string(),
+                            other,
+                            other_phase: self.phases[phase].name.to_string(),
+                        };
+                        self.sets.truncate(sets_before);
+                        return Err(error);
+                    }
+                    Some(_) => {}
+                    None => {
+                        phase = Some(set_phase);
+                        phase_from = Some(set);
+                    }
+                }
             }
         }
-        if let Err(conflicts) = config.system.initialize(world) {
-            return Err(ScheduleError::ConflictingParams { system: name.to_string(), conflicts });
+        let Some(phase) = phase.or_else(|| self.phases.iter().position(|p| p.name == UPDATE)) else {
+            self.sets.truncate(sets_before);
+            return Err(ScheduleError::UnknownPhase(UPDATE.to_string()));
+        };
+        let id = SystemId(u32::try_from(self.slots.len()).expect("fewer than 2^32 systems added"));
+        let edges_before = self.edges.len();
+        for (target, before) in targets {
+            let node = Node::System(id);
+            self.edges.push(if before { (node, target) } else { (target, node) });
         }
-        let watch = (config.on_enter.is_some() || config.on_exit.is_some()).then(|| world.moves.register_exact());
         self.slots.push(Some(Slot {
             system: config.system,
             phase,
             enabled: config.enabled,
+            sets,
+            conditions: Vec::new(),
+            access: SystemAccess::default(),
             stats: SystemStats::default(),
             trace: Vec::new(),
             on_removed: config.on_removed,
             on_enter: config.on_enter,
             on_exit: config.on_exit,
-            watch,
+            watch: None,
         }));
         self.phases[phase].members.push(id);
-        self.edges.extend(new_edges);
+        let undo = |schedule: &mut Schedule| {
+            schedule.phases[phase].members.pop();
+            schedule.slots.pop();
+            schedule.edges.truncate(edges_before);
+            schedule.sets.truncate(sets_before);
+        };
+        if let Err(error) = self.check_order() {
+            undo(self);
+            return Err(error);
+        }
+        let slot = self.slots[id.0 as usize].as_mut().expect("just added");
+        if let Err(conflicts) = slot.system.initialize(world) {
+            undo(self);
+            return Err(ScheduleError::ConflictingParams { system: name.to_string(), conflicts });
+        }
+        let mut conditions = config.conditions;
+        for condition in &mut conditions {
+            if let Err(conflicts) = condition.initialize(world) {
+                let error = ScheduleError::ConflictingConditionParams {
+                    target: format!("system `{name}`"),
+                    condition: condition.name().into_owned(),
+                    conflicts,
+                };
+                undo(self);
+                return Err(error);
+            }
+        }
+        slot.conditions = conditions;
+        if slot.on_enter.is_some() || slot.on_exit.is_some() {
+            slot.watch = Some(world.moves.register_exact());
+        }
         self.plans_stale = true;
         if let Some(on_added) = config.on_added {
             on_added(world);
@@ -309,24 +379,6 @@ impl Schedule {
             on_removed(world);
         }
         Ok(())
-    }
-
-    /// Enables or disables a system. A disabled system keeps its place and its
-    /// memory: when enabled again it sees everything it missed.
-    ///
-    /// # Errors
-    /// [`ScheduleError::NoSuchSystem`] if it was removed.
-    pub fn set_enabled(&mut self, id: SystemId, enabled: bool) -> Result<(), ScheduleError> {
-        self.slot_mut(id)?.enabled = enabled;
-        Ok(())
-    }
-
-    /// Whether a system is enabled.
-    ///
-    /// # Errors
-    /// [`ScheduleError::NoSuchSystem`] if it was removed.
-    pub fn is_enabled(&self, id: SystemId) -> Result<bool, ScheduleError> {
-        Ok(self.slot(id)?.enabled)
     }
 
     /// The handle of the system called `name`.
@@ -401,6 +453,9 @@ impl Schedule {
         world.flush();
         world.maintain_ticks();
         self.refresh_plans();
+        for set in &mut self.sets {
+            set.verdict = None;
+        }
         for phase in 0..self.phases.len() {
             let stages = self.phases[phase].plan.stages.len();
             for stage in 0..stages {
@@ -412,7 +467,7 @@ impl Schedule {
 
     /// Runs one stage: its systems never conflict.
     fn run_stage(&mut self, world: &mut World, phase: usize, stage: usize) {
-        let Schedule { phases, slots, scratch, profiler, single_threaded, .. } = self;
+        let Schedule { phases, slots, sets, scratch, profiler, single_threaded, .. } = self;
         let phase = &phases[phase];
         scratch.clear();
         let mut exclusive = false;
@@ -421,7 +476,7 @@ impl Schedule {
         let mut unknown = false;
         for &pos in &phase.plan.staged[phase.plan.stages[stage].clone()] {
             let slot = slots[phase.members[pos].0 as usize].as_mut().expect("members exist");
-            if slot.enabled {
+            if slot.enabled && should_run(slot, sets, world) {
                 exclusive |= slot.system.access().is_exclusive();
                 total += slot.stats.last;
                 longest = longest.max(slot.stats.last);
@@ -487,32 +542,25 @@ impl Schedule {
         world.deliver_events();
     }
 
-    /// Drops the edges of `id`, ordering each system it followed before each system
-    /// that followed it, so the order implied through it survives.
-    fn bridge_edges_through(&mut self, id: SystemId) {
-        let before: Vec<SystemId> = self.edges.iter().filter(|e| e.1 == id).map(|e| e.0).collect();
-        let after: Vec<SystemId> = self.edges.iter().filter(|e| e.0 == id).map(|e| e.1).collect();
-        self.edges.retain(|&(a, b)| a != id && b != id);
-        for &first in &before {
-            for &second in &after {
-                if !self.edges.contains(&(first, second)) {
-                    self.edges.push((first, second));
-                }
-            }
-        }
-    }
-
     fn refresh_plans(&mut self) {
         if !self.plans_stale {
             return;
         }
-        for phase in &mut self.phases {
-            let members = &phase.members;
-            let after = after_lists(members, &self.edges);
+        let Schedule { slots, sets, .. } = self;
+        for slot in slots.iter_mut().flatten() {
+            let mut access = slot.system.access().clone();
+            for condition in slot.conditions.iter().chain(slot.sets.iter().flat_map(|&set| &sets[set].conditions)) {
+                access.extend(condition.access());
+            }
+            slot.access = access;
+        }
+        for phase in 0..self.phases.len() {
+            let after = self.phase_after_lists(phase);
+            let members = &self.phases[phase].members;
             let slots = &self.slots;
-            let access = |pos: usize| slots[members[pos].0 as usize].as_ref().expect("members exist").system.access();
+            let access = |pos: usize| &slots[members[pos].0 as usize].as_ref().expect("members exist").access;
             let conflicts = |i: usize, j: usize| access(i).conflicts_with(access(j));
-            phase.plan = plan::plan(&PhaseGraph { after: &after, conflicts: &conflicts });
+            self.phases[phase].plan = plan::plan(&PhaseGraph { after: &after, conflicts: &conflicts });
         }
         self.plans_stale = false;
     }
@@ -555,24 +603,34 @@ impl Schedule {
         (2..).map(|n| format!("{base}#{n}")).find(|name| self.find(name).is_none()).expect("some name is free").into()
     }
 
-    fn resolve(&self, target: &SystemRef) -> Result<SystemId, ScheduleError> {
-        match target {
-            SystemRef::Name(name) => self.find(name).ok_or_else(|| ScheduleError::UnknownSystem(name.to_string())),
-            SystemRef::Id(id) => self.slot(*id).map(|_| *id),
-        }
-    }
 }
 
-/// For each member (by position), the positions of the members it must follow.
-fn after_lists(members: &[SystemId], edges: &[(SystemId, SystemId)]) -> Vec<Vec<usize>> {
-    let position = |id: SystemId| members.iter().position(|&m| m == id);
-    let mut after = vec![Vec::new(); members.len()];
-    for &(first, second) in edges {
-        if let (Some(first), Some(second)) = (position(first), position(second)) {
-            after[second].push(first);
+/// Whether an enabled system runs now: its sets are enabled and their conditions
+/// hold (evaluated once per schedule run), and its own conditions hold. Conditions are
+/// evaluated in order and stop at the first that fails.
+#[inline]
+fn should_run(slot: &mut Slot, sets: &mut [SetSlot], world: &World) -> bool {
+    for &index in &slot.sets {
+        let set = &mut sets[index];
+        if !set.enabled {
+            return false;
+        }
+        let verdict = match set.verdict {
+            Some(verdict) => verdict,
+            None => {
+                // SAFETY: the set's conditions were initialized with this world (the
+                // schedule's), and no system runs while a stage is being prepared.
+                let verdict = set.conditions.iter_mut().all(|condition| unsafe { condition.evaluate(world) });
+                set.verdict = Some(verdict);
+                verdict
+            }
+        };
+        if !verdict {
+            return false;
         }
     }
-    after
+    // SAFETY: as above, for the system's own conditions.
+    slot.conditions.iter_mut().all(|condition| unsafe { condition.evaluate(world) })
 }
 
 /// Runs the slots of a stage in parallel, splitting the list in halves.

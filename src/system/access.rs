@@ -3,47 +3,98 @@
 
 use std::any::TypeId;
 
-use crate::component::ComponentId;
-
-/// One thing a system touches: a component's column (with its change ticks) or a
-/// resource.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Key {
-    Component(ComponentId),
-    Resource(TypeId),
-}
+use crate::query::QueryAccess;
 
 /// The reads and writes of one system. Two systems conflict when one writes what the
 /// other reads or writes, or when either takes the whole world.
+///
+/// Component accesses are kept per query together with the table components that
+/// decide the query's match, so that two queries writing one component are apart when
+/// no entity can match both: `Query<&mut A, With<B>>` and `Query<&mut A,
+/// Without<B>>` reach disjoint tables (if `A` and `B` are stored in tables; a
+/// component in a sparse set is one store for every entity).
 #[derive(Clone, Debug, Default)]
 pub struct SystemAccess {
-    entries: Vec<(Key, bool, &'static str)>,
+    queries: Vec<QueryAccess>,
+    /// Resources, each once, with whether written.
+    resources: Vec<(TypeId, bool, &'static str)>,
     /// Takes `&mut World`: conflicts with every system.
     exclusive: bool,
 }
 
 impl SystemAccess {
-    /// Adds one parameter's component accesses (each component once, with whether it
-    /// is written).
+    /// Adds one query's accesses.
     ///
     /// # Errors
-    /// A message naming the component if an earlier parameter of the same system
-    /// already touches it and one of the two writes it.
-    pub(crate) fn add_components(
-        &mut self,
-        accesses: &[(ComponentId, bool, &'static str)],
-        param: &str,
-    ) -> Result<(), String> {
-        let entries: Vec<_> = accesses.iter().map(|&(id, write, name)| (Key::Component(id), write, name)).collect();
-        self.add(&entries, param)
+    /// A message naming the component if an earlier query of the same system touches
+    /// it, one of the two writes it, and an entity could match both.
+    pub(crate) fn add_query(&mut self, query: &QueryAccess, param: &str) -> Result<(), String> {
+        self.check_query(query, param)?;
+        self.queries.push(query.clone());
+        Ok(())
+    }
+
+    /// Whether `query` could be added (the message names the conflict).
+    fn check_query(&self, query: &QueryAccess, param: &str) -> Result<(), String> {
+        for earlier in &self.queries {
+            if let Some((mine, theirs)) = query.conflict(earlier) {
+                let how = if mine.write && theirs.write { "written twice" } else { "both written and read" };
+                return Err(format!(
+                    "component `{}` is {how} (the second time by parameter `{param}`); split the queries with \
+                     `With`/`Without` filters so no entity matches both, or put them in a `ParamSet`",
+                    mine.name
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// Adds a read (or, if `write`, a write) of resource `R`.
     ///
     /// # Errors
-    /// As [`add_components`](Self::add_components), naming the resource.
+    /// A message naming the resource if an earlier parameter of the same system
+    /// already touches it and one of the two writes it.
     pub(crate) fn add_resource<R: 'static>(&mut self, write: bool, param: &str) -> Result<(), String> {
-        self.add(&[(Key::Resource(TypeId::of::<R>()), write, std::any::type_name::<R>())], param)
+        let key = TypeId::of::<R>();
+        if let Some(&(_, other_write, name)) = self.resources.iter().find(|r| r.0 == key) {
+            if write || other_write {
+                let how = if write && other_write { "written twice" } else { "both written and read" };
+                return Err(format!("resource `{name}` is {how} (the second time by parameter `{param}`)"));
+            }
+            return Ok(());
+        }
+        self.resources.push((key, write, std::any::type_name::<R>()));
+        Ok(())
+    }
+
+    /// Adds everything `other` touches, without checking for conflicts between the
+    /// two: for accesses that never happen at the same time (a `ParamSet`'s members, a
+    /// system and its run conditions).
+    pub(crate) fn extend(&mut self, other: &SystemAccess) {
+        self.exclusive |= other.exclusive;
+        self.queries.extend(other.queries.iter().cloned());
+        for &(key, write, name) in &other.resources {
+            match self.resources.iter_mut().find(|r| r.0 == key) {
+                Some(entry) => entry.1 |= write,
+                None => self.resources.push((key, write, name)),
+            }
+        }
+    }
+
+    /// Whether `other` conflicts with anything already here (the message names it).
+    pub(crate) fn check(&self, other: &SystemAccess, param: &str) -> Result<(), String> {
+        for query in &other.queries {
+            self.check_query(query, param)?;
+        }
+        for &(key, write, name) in &other.resources {
+            if let Some(&(_, mine, _)) = self.resources.iter().find(|r| r.0 == key) {
+                if write || mine {
+                    let how = if write && mine { "written twice" } else { "both written and read" };
+                    return Err(format!("resource `{name}` is {how} (the second time by parameter `{param}`)"));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Marks the system as taking the whole world.
@@ -56,37 +107,26 @@ impl SystemAccess {
         self.exclusive
     }
 
-    fn add(&mut self, new: &[(Key, bool, &'static str)], param: &str) -> Result<(), String> {
-        for &(key, write, name) in new {
-            if let Some(&(_, other_write, _)) = self.entries.iter().find(|e| e.0 == key) {
-                if write || other_write {
-                    let what = match key {
-                        Key::Component(_) => "component",
-                        Key::Resource(_) => "resource",
-                    };
-                    let how = if write && other_write { "written twice" } else { "both written and read" };
-                    return Err(format!("{what} `{name}` is {how} (the second time by parameter `{param}`)"));
+    /// Whether this system and `other` may not run at the same time.
+    pub fn conflicts_with(&self, other: &SystemAccess) -> bool {
+        self.exclusive || other.exclusive || !self.conflicting_names(other).is_empty()
+    }
+
+    /// The names of what both systems touch, at least one writing it, where they could
+    /// meet (for messages).
+    pub fn conflicting_names(&self, other: &SystemAccess) -> Vec<&'static str> {
+        let mut names = Vec::new();
+        for mine in &self.queries {
+            for theirs in &other.queries {
+                if let Some((component, _)) = mine.conflict(theirs) {
+                    if !names.contains(&component.name) {
+                        names.push(component.name);
+                    }
                 }
             }
         }
-        self.entries.extend_from_slice(new);
-        Ok(())
-    }
-
-    /// Whether this system and `other` may not run at the same time.
-    pub fn conflicts_with(&self, other: &SystemAccess) -> bool {
-        self.exclusive
-            || other.exclusive
-            || self.entries.iter().any(|&(key, write, _)| {
-                other.entries.iter().any(|&(other_key, other_write, _)| key == other_key && (write || other_write))
-            })
-    }
-
-    /// The names of what both systems touch and at least one writes (for messages).
-    pub fn conflicting_names(&self, other: &SystemAccess) -> Vec<&'static str> {
-        let mut names = Vec::new();
-        for &(key, write, name) in &self.entries {
-            if other.entries.iter().any(|&(k, w, _)| k == key && (write || w)) && !names.contains(&name) {
+        for &(key, write, name) in &self.resources {
+            if other.resources.iter().any(|&(k, w, _)| k == key && (write || w)) && !names.contains(&name) {
                 names.push(name);
             }
         }
@@ -120,5 +160,18 @@ mod tests {
         a.add_resource::<u32>(false, "Res<u32>").unwrap();
         let error = a.add_resource::<u32>(true, "ResMut<u32>").unwrap_err();
         assert_eq!(error, "resource `u32` is both written and read (the second time by parameter `ResMut<u32>`)");
+    }
+
+    #[test]
+    fn extending_merges_without_checking() {
+        let mut a = SystemAccess::default();
+        a.add_resource::<u32>(false, "Res<u32>").unwrap();
+        let mut b = SystemAccess::default();
+        b.add_resource::<u32>(true, "ResMut<u32>").unwrap();
+        assert!(a.check(&b, "ResMut<u32>").is_err());
+        a.extend(&b);
+        let mut reader = SystemAccess::default();
+        reader.add_resource::<u32>(false, "Res<u32>").unwrap();
+        assert!(a.conflicts_with(&reader), "the merged access writes u32");
     }
 }

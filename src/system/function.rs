@@ -111,7 +111,7 @@ impl<S: System> IntoSystem<()> for S {
 /// The default name of a system made from `F`: its path without the crate and
 /// module prefix (`my_game::physics::gravity` → `gravity`, and a generic
 /// `my_game::spawn<my_game::Crate>` → `spawn<Crate>`).
-fn short_name<F>() -> Cow<'static, str> {
+pub(crate) fn short_name<F>() -> Cow<'static, str> {
     let full = std::any::type_name::<F>();
     if full.contains("{{closure}}") {
         return Cow::Borrowed(full);
@@ -120,16 +120,19 @@ fn short_name<F>() -> Cow<'static, str> {
 }
 
 /// A function whose parameters are system parameters; `Marker` is the function's
-/// signature type.
+/// signature type. A system returns `()`; a [run condition](crate::IntoCondition)
+/// returns `bool`.
 pub trait SystemParamFunction<Marker>: Send + 'static {
     /// The parameters, as a tuple.
     type Param: SystemParam;
+    /// What the function returns.
+    type Out;
     /// Calls the function.
-    fn call(&mut self, params: SystemParamItem<'_, '_, Self::Param>);
+    fn call(&mut self, params: SystemParamItem<'_, '_, Self::Param>) -> Self::Out;
 }
 
 /// A [`System`] made from a function of system parameters.
-pub struct FunctionSystem<Marker, F: SystemParamFunction<Marker>> {
+pub struct FunctionSystem<Marker, F: SystemParamFunction<Marker, Out = ()>> {
     function: F,
     state: Option<<F::Param as SystemParam>::State>,
     meta: SystemMeta,
@@ -139,7 +142,7 @@ pub struct FunctionSystem<Marker, F: SystemParamFunction<Marker>> {
 // SAFETY: `initialize` sets the access to the union of the parameters' accesses,
 // and `run_shared` touches the world only through those parameters, each of which
 // promises (by `SystemParam`'s contract) to touch only what it declared.
-unsafe impl<Marker: 'static, F: SystemParamFunction<Marker>> System for FunctionSystem<Marker, F> {
+unsafe impl<Marker: 'static, F: SystemParamFunction<Marker, Out = ()>> System for FunctionSystem<Marker, F> {
     fn name(&self) -> &str {
         &self.meta.name
     }
@@ -191,7 +194,7 @@ unsafe impl<Marker: 'static, F: SystemParamFunction<Marker>> System for Function
 #[doc(hidden)]
 pub struct IsFunctionSystem;
 
-impl<Marker: 'static, F: SystemParamFunction<Marker>> IntoSystem<(IsFunctionSystem, Marker)> for F {
+impl<Marker: 'static, F: SystemParamFunction<Marker, Out = ()>> IntoSystem<(IsFunctionSystem, Marker)> for F {
     type System = FunctionSystem<Marker, F>;
     fn into_system(self) -> Self::System {
         FunctionSystem { function: self, state: None, meta: SystemMeta::new(short_name::<F>()), _marker: PhantomData }
@@ -200,17 +203,18 @@ impl<Marker: 'static, F: SystemParamFunction<Marker>> IntoSystem<(IsFunctionSyst
 
 macro_rules! impl_system_function {
     ($($param:ident),*) => {
-        impl<Func, $($param: SystemParam),*> SystemParamFunction<fn($($param,)*)> for Func
+        impl<Out, Func, $($param: SystemParam),*> SystemParamFunction<fn($($param,)*) -> Out> for Func
         where
             Func: Send + 'static,
-            for<'a> &'a mut Func: FnMut($($param),*) + FnMut($(SystemParamItem<'_, '_, $param>),*),
+            for<'a> &'a mut Func: FnMut($($param),*) -> Out + FnMut($(SystemParamItem<'_, '_, $param>),*) -> Out,
         {
             type Param = ($($param,)*);
+            type Out = Out;
             #[allow(non_snake_case, clippy::too_many_arguments, reason = "parameters named after their types")]
-            fn call(&mut self, params: SystemParamItem<'_, '_, ($($param,)*)>) {
+            fn call(&mut self, params: SystemParamItem<'_, '_, ($($param,)*)>) -> Out {
                 // Calling through a generic function pins the argument types to the
                 // items, which lets the compiler pick the right `FnMut` impl.
-                fn call_inner<$($param),*>(mut f: impl FnMut($($param),*), $($param: $param),*) {
+                fn call_inner<Out, $($param),*>(mut f: impl FnMut($($param),*) -> Out, $($param: $param),*) -> Out {
                     f($($param),*)
                 }
                 let ($($param,)*) = params;

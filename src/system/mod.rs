@@ -3,19 +3,34 @@
 
 mod access;
 mod commands;
+mod condition;
 mod entity_commands;
 mod function;
+mod one_shot;
 mod param;
+mod param_set;
 mod query_param;
+mod res;
 
 pub use access::SystemAccess;
 pub use commands::{Command, CommandQueue, Commands};
+pub use condition::{
+    Condition, IntoCondition, ReadOnlySystemParam, any_match, not, on_event, resource_added, resource_changed,
+    resource_exists,
+};
 pub use entity_commands::EntityCommands;
 pub use function::{ExclusiveSystem, FunctionSystem, IntoSystem, System, SystemParamFunction};
 pub use param::{EntityCounts, Local, Removed, Res, ResMut, SystemMeta, SystemParam, SystemParamItem};
+pub use one_shot::{OneShotError, OneShotId};
+pub use param_set::ParamSet;
+pub(crate) use one_shot::OneShotSystems;
 pub use query_param::{Query, QueryParamIter};
 
 #[doc(hidden)]
 pub use function::{IsExclusiveSystem, IsFunctionSystem};
 #[doc(hidden)]
 pub use query_param::QueryParamState;
+#[doc(hidden)]
+pub use param_set::ParamSetState;
+#[doc(hidden)]
+pub use res::ResState;

@@ -1,9 +1,11 @@
 //! [`SystemParam`]: what a system function may take as a parameter, and the
-//! built-in ones — [`Res`], [`ResMut`], [`Local`], [`Commands`], [`Removed`]
-//! ([`Query`](super::Query) lives in its own module).
+//! built-in ones — [`Local`], [`Commands`], [`Removed`] ([`Query`](super::Query),
+//! [`Res`](super::Res) and [`ResMut`](super::ResMut) live in their own modules).
 
 use std::borrow::Cow;
 use std::ops::{Deref, DerefMut};
+
+pub use super::res::{Res, ResMut};
 
 use crate::change::{Removals, RemovedReader};
 use crate::component::Component;
@@ -107,110 +109,6 @@ pub unsafe trait SystemParam: Sized {
 
 /// The item type of parameter `P` for lifetimes `'w` and `'s`.
 pub type SystemParamItem<'w, 's, P> = <P as SystemParam>::Item<'w, 's>;
-
-/// Shared access to resource `T` (a system parameter).
-///
-/// # Panics
-/// The system panics, naming the resource, if the world has no `T` when it runs; take
-/// `Option<Res<T>>` for a resource that may be absent.
-pub struct Res<'w, T: Send + Sync + 'static> {
-    value: &'w T,
-}
-
-impl<T: Send + Sync + 'static> Deref for Res<'_, T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        self.value
-    }
-}
-
-// SAFETY: declares a read of `T` and only reads it.
-unsafe impl<T: Send + Sync + 'static> SystemParam for Res<'_, T> {
-    type State = ();
-    type Item<'w, 's> = Res<'w, T>;
-
-    fn init(_: &mut World, meta: &mut SystemMeta) {
-        meta.add_resource_access::<T>(false, std::any::type_name::<Self>());
-    }
-    unsafe fn get<'w>(_: &mut (), world: &'w World, meta: &SystemMeta) -> Res<'w, T> {
-        match world.resources.get::<T>() {
-            Ok(value) => Res { value },
-            Err(missing) => panic!("system `{}`: {missing}", meta.name),
-        }
-    }
-}
-
-/// Exclusive access to resource `T` (a system parameter).
-///
-/// # Panics
-/// The system panics, naming the resource, if the world has no `T` when it runs; take
-/// `Option<ResMut<T>>` for a resource that may be absent.
-pub struct ResMut<'w, T: Send + Sync + 'static> {
-    value: &'w mut T,
-}
-
-impl<T: Send + Sync + 'static> Deref for ResMut<'_, T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        self.value
-    }
-}
-
-impl<T: Send + Sync + 'static> DerefMut for ResMut<'_, T> {
-    fn deref_mut(&mut self) -> &mut T {
-        self.value
-    }
-}
-
-// SAFETY: declares a write of `T` and only touches `T`.
-unsafe impl<T: Send + Sync + 'static> SystemParam for ResMut<'_, T> {
-    type State = ();
-    type Item<'w, 's> = ResMut<'w, T>;
-
-    fn init(_: &mut World, meta: &mut SystemMeta) {
-        meta.add_resource_access::<T>(true, std::any::type_name::<Self>());
-    }
-    unsafe fn get<'w>(_: &mut (), world: &'w World, meta: &SystemMeta) -> ResMut<'w, T> {
-        // SAFETY: the declared write of `T` excludes every other access to it for `'w`
-        // (caller).
-        match unsafe { world.resources.get_mut_unchecked::<T>() } {
-            Ok(value) => ResMut { value },
-            Err(missing) => panic!("system `{}`: {missing}", meta.name),
-        }
-    }
-}
-
-/// A resource that may be absent: `None` while the world has no `T`, instead of a
-/// panic. Declares the same read as [`Res<T>`].
-// SAFETY: declares a read of `T` and only reads it.
-unsafe impl<T: Send + Sync + 'static> SystemParam for Option<Res<'_, T>> {
-    type State = ();
-    type Item<'w, 's> = Option<Res<'w, T>>;
-
-    fn init(_: &mut World, meta: &mut SystemMeta) {
-        meta.add_resource_access::<T>(false, std::any::type_name::<Self>());
-    }
-    unsafe fn get<'w>(_: &mut (), world: &'w World, _: &SystemMeta) -> Option<Res<'w, T>> {
-        world.resources.get::<T>().ok().map(|value| Res { value })
-    }
-}
-
-/// A resource that may be absent, written: `None` while the world has no `T`, instead
-/// of a panic. Declares the same write as [`ResMut<T>`].
-// SAFETY: declares a write of `T` and only touches `T`.
-unsafe impl<T: Send + Sync + 'static> SystemParam for Option<ResMut<'_, T>> {
-    type State = ();
-    type Item<'w, 's> = Option<ResMut<'w, T>>;
-
-    fn init(_: &mut World, meta: &mut SystemMeta) {
-        meta.add_resource_access::<T>(true, std::any::type_name::<Self>());
-    }
-    unsafe fn get<'w>(_: &mut (), world: &'w World, _: &SystemMeta) -> Option<ResMut<'w, T>> {
-        // SAFETY: the declared write of `T` excludes every other access to it for `'w`
-        // (caller).
-        unsafe { world.resources.get_mut_unchecked::<T>() }.ok().map(|value| ResMut { value })
-    }
-}
 
 /// A value kept by one system between its runs, starting at `T::default()` (a system
 /// parameter). Touches nothing shared.

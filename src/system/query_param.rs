@@ -180,7 +180,7 @@ where
 
     fn init(world: &mut World, meta: &mut SystemMeta) -> Self::State {
         let query = QueryState::new(world);
-        if let Err(conflict) = meta.access.add_components(&query.access, std::any::type_name::<Self>()) {
+        if let Err(conflict) = meta.access.add_query(&query.access, std::any::type_name::<Self>()) {
             meta.refuse(conflict);
         }
         QueryParamState { query, processed: 0 }

@@ -246,6 +246,18 @@ const BARS: &[Bar] = &[
         MergeVsMap,
         AtMostTimes { baseline: 1.37, factor: 1.1 },
     ),
+    bar(
+        23,
+        "50 empty systems, each behind a true run condition / without conditions",
+        VariantOverBestOf { group: "empty_systems", variant: "ripple_conditions", peers: &["ripple"] },
+        AtMost(1.2),
+    ),
+    bar(
+        23,
+        "50 empty systems with run conditions / bevy_ecs without",
+        VariantOverBestOf { group: "empty_systems", variant: "ripple_conditions", peers: &["bevy_ecs"] },
+        AtMost(0.1),
+    ),
 ];
 
 /// A measured value and how it reads.

@@ -1,0 +1,215 @@
+//! System sets: named groups of systems ordered, placed in a phase, conditioned and
+//! enabled together.
+
+use std::borrow::Cow;
+
+use crate::system::{Condition, IntoCondition};
+use crate::world::World;
+
+use super::order::Node;
+use super::{Schedule, ScheduleError, SystemRef};
+
+/// A set as the schedule keeps it.
+pub(crate) struct SetSlot {
+    pub(crate) name: Cow<'static, str>,
+    /// The phase its members run in, if it names one.
+    pub(crate) phase: Option<usize>,
+    pub(crate) enabled: bool,
+    pub(crate) conditions: Vec<Condition>,
+    /// This run's verdict of its conditions, once evaluated.
+    pub(crate) verdict: Option<bool>,
+}
+
+impl SetSlot {
+    pub(crate) fn new(name: Cow<'static, str>) -> Self {
+        SetSlot { name, phase: None, enabled: true, conditions: Vec::new(), verdict: None }
+    }
+}
+
+/// Settings for a system set, applied with [`Schedule::configure_set`]. A system
+/// joins a set with [`in_set`](crate::IntoSystemConfig::in_set); a set that is
+/// configured or joined exists from then on.
+///
+/// ```
+/// use ripple::{IntoSystemConfig, Schedule, SetConfig, World, resource_exists};
+/// struct Paused;
+///
+/// let mut world = World::new();
+/// let mut schedule = Schedule::new();
+/// schedule
+///     .configure_set(&mut world, SetConfig::new("physics").before("render").run_if(ripple::not(resource_exists::<Paused>)))
+///     .unwrap_err(); // no system or set called "render" yet
+/// schedule.add_system(&mut world, (|| {}).named("render")).unwrap();
+/// schedule
+///     .configure_set(&mut world, SetConfig::new("physics").before("render").run_if(ripple::not(resource_exists::<Paused>)))
+///     .unwrap();
+/// schedule.add_system(&mut world, (|| {}).named("gravity").in_set("physics")).unwrap();
+/// schedule.add_system(&mut world, (|| {}).named("collide").in_set("physics").after("gravity")).unwrap();
+/// schedule.set_enabled("physics", false).unwrap(); // neither runs until enabled again
+/// schedule.run(&mut world);
+/// ```
+#[derive(Debug)]
+pub struct SetConfig {
+    pub(crate) name: Cow<'static, str>,
+    pub(crate) phase: Option<Cow<'static, str>>,
+    pub(crate) before: Vec<SystemRef>,
+    pub(crate) after: Vec<SystemRef>,
+    pub(crate) conditions: Vec<Condition>,
+    pub(crate) enabled: Option<bool>,
+}
+
+impl SetConfig {
+    /// Settings for the set called `name` (set and system names share one namespace).
+    pub fn new(name: impl Into<Cow<'static, str>>) -> Self {
+        SetConfig { name: name.into(), phase: None, before: Vec::new(), after: Vec::new(), conditions: Vec::new(), enabled: None }
+    }
+
+    /// Puts the set's members in phase `phase`: a member that names no phase of its
+    /// own runs there, and one that names another phase is refused.
+    pub fn in_phase(mut self, phase: impl Into<Cow<'static, str>>) -> Self {
+        self.phase = Some(phase.into());
+        self
+    }
+
+    /// Runs every member before `other` (a system or a set; in the same phase).
+    pub fn before(mut self, other: impl Into<SystemRef>) -> Self {
+        self.before.push(other.into());
+        self
+    }
+
+    /// Runs every member after `other` (a system or a set; in the same phase).
+    pub fn after(mut self, other: impl Into<SystemRef>) -> Self {
+        self.after.push(other.into());
+        self
+    }
+
+    /// Runs the set's members only when `condition` holds. A set's conditions are
+    /// evaluated at most once per run of the schedule, just before the first stage
+    /// with a member that would run; their verdict holds for every member in that run.
+    pub fn run_if<M>(mut self, condition: impl IntoCondition<M>) -> Self {
+        self.conditions.push(condition.into_condition());
+        self
+    }
+
+    /// Disables the set: its members keep their places but do not run until it is
+    /// enabled ([`Schedule::set_enabled`]).
+    pub fn disabled(mut self) -> Self {
+        self.enabled = Some(false);
+        self
+    }
+}
+
+impl Schedule {
+    /// Creates the set `config` names, or adds to it: its phase, order constraints,
+    /// run conditions (each prepared for `world`), and whether it is enabled.
+    /// Constraints and conditions add to those given before.
+    ///
+    /// # Errors
+    /// [`ScheduleError`] if the name is a system's, the phase is unknown or differs
+    /// from the phase the set or one of its members already has, an order target is
+    /// unknown, an order would close a cycle (listed, with the sets it runs through) or
+    /// contradict the phase order, a condition's parameters conflict, or `world` is
+    /// not the schedule's. Nothing is changed then.
+    pub fn configure_set(&mut self, world: &mut World, config: SetConfig) -> Result<(), ScheduleError> {
+        self.check_world(world)?;
+        let SetConfig { name, phase, before, after, mut conditions, enabled } = config;
+        let phase = match phase {
+            Some(phase) => Some(
+                self.phases
+                    .iter()
+                    .position(|p| p.name == phase)
+                    .ok_or_else(|| ScheduleError::UnknownPhase(phase.to_string()))?,
+            ),
+            None => None,
+        };
+        let mut targets = Vec::new();
+        for (target, is_before) in before.iter().map(|t| (t, true)).chain(after.iter().map(|t| (t, false))) {
+            targets.push((self.resolve_node(target)?, is_before));
+        }
+        let sets_before = self.sets.len();
+        let set = self.set_or_create(&name)?;
+        let rollback = |schedule: &mut Schedule, edges: usize, old_phase| {
+            schedule.edges.truncate(edges);
+            schedule.sets[set].phase = old_phase;
+            schedule.sets.truncate(sets_before);
+        };
+        let old_phase = self.sets[set].phase;
+        if let Some(phase) = phase {
+            if let Some(old) = old_phase.filter(|&old| old != phase) {
+                rollback(self, self.edges.len(), old_phase);
+                return Err(ScheduleError::SetPhase {
+                    set: name.to_string(),
+                    phase: self.phases[phase].name.to_string(),
+                    other: format!("set `{name}`"),
+                    other_phase: self.phases[old].name.to_string(),
+                });
+            }
+            for member in self.set_members(set) {
+                let member_phase = self.slot(member).expect("members exist").phase;
+                if member_phase != phase {
+                    rollback(self, self.edges.len(), old_phase);
+                    return Err(ScheduleError::SetPhase {
+                        set: name.to_string(),
+                        phase: self.phases[phase].name.to_string(),
+                        other: format!("system `{}`", self.name_of(member)),
+                        other_phase: self.phases[member_phase].name.to_string(),
+                    });
+                }
+            }
+            self.sets[set].phase = Some(phase);
+        }
+        let edges = self.edges.len();
+        for (target, is_before) in targets {
+            self.edges.push(if is_before { (Node::Set(set), target) } else { (target, Node::Set(set)) });
+        }
+        if let Err(error) = self.check_order() {
+            rollback(self, edges, old_phase);
+            return Err(error);
+        }
+        for condition in &mut conditions {
+            if let Err(conflicts) = condition.initialize(world) {
+                rollback(self, edges, old_phase);
+                return Err(ScheduleError::ConflictingConditionParams {
+                    target: format!("set `{name}`"),
+                    condition: condition.name().into_owned(),
+                    conflicts,
+                });
+            }
+        }
+        let slot = &mut self.sets[set];
+        slot.conditions.extend(conditions);
+        if let Some(enabled) = enabled {
+            slot.enabled = enabled;
+        }
+        self.plans_stale = true;
+        Ok(())
+    }
+
+    /// Enables or disables a system (by handle or name) or a set (by name). A disabled
+    /// system keeps its place and its memory: when enabled again it sees everything it
+    /// missed. A system runs only while it and every set it is in are enabled.
+    ///
+    /// # Errors
+    /// [`ScheduleError::NoSuchSystem`] for a removed system;
+    /// [`ScheduleError::UnknownSystem`] for a name that is neither a system's nor a
+    /// set's.
+    pub fn set_enabled(&mut self, target: impl Into<SystemRef>, enabled: bool) -> Result<(), ScheduleError> {
+        match self.resolve_node(&target.into())? {
+            Node::System(id) => self.slot_mut(id)?.enabled = enabled,
+            Node::Set(set) => self.sets[set].enabled = enabled,
+        }
+        Ok(())
+    }
+
+    /// Whether a system (by handle or name) or a set (by name) is enabled, by its own
+    /// flag (a system in a disabled set is enabled but does not run).
+    ///
+    /// # Errors
+    /// As [`set_enabled`](Self::set_enabled).
+    pub fn is_enabled(&self, target: impl Into<SystemRef>) -> Result<bool, ScheduleError> {
+        Ok(match self.resolve_node(&target.into())? {
+            Node::System(id) => self.slot(id)?.enabled,
+            Node::Set(set) => self.sets[set].enabled,
+        })
+    }
+}
