@@ -104,9 +104,9 @@ pub use spawn_batch::SpawnBatch;
 pub use storage::ArchetypeId;
 pub use system::{
     Command, CommandQueue, Commands, Condition, EntityCommands, EntityCounts, ExclusiveSystem, FunctionSystem,
-    IntoCondition, IntoSystem, Local, OneShotError, OneShotId, ParamSet, Query, QueryParamIter, ReadOnlySystemParam, Removed, Res, ResMut, System,
-    SystemAccess, SystemMeta, SystemParam, SystemParamFunction, SystemParamItem, any_match, not, on_event, resource_added,
-    resource_changed, resource_exists,
+    IntoCondition, IntoSystem, Local, OneShotError, OneShotId, ParamSet, Query, QueryParamIter, ReadOnlySystemParam,
+    Removed, Res, ResMut, System, SystemAccess, SystemMeta, SystemParam, SystemParamFunction, SystemParamItem,
+    any_match, not, on_event, resource_added, resource_changed, resource_exists,
 };
 #[doc(hidden)]
 pub use system::{IsExclusiveSystem, IsFunctionSystem, ParamSetState, QueryParamState, ResState};
@@ -117,8 +117,8 @@ pub use world_memory::{DEFAULT_CHANGE_LOG_LIMIT, LogMemory, MAX_FAILED_COMMANDS,
 pub mod prelude {
     pub use crate::{
         Added, Api, ApiMut, Bundle, Changed, Commands, Component, Dirty, Entity, EventReader, EventWriter, HookContext,
-        IntoCondition, IntoSystemConfig, Local, Mut, Or, ParamSet, Query, QueryState, Ref, Removed, Res, ResMut, Schedule,
-        With, Without, World,
+        IntoCondition, IntoSystemConfig, Local, Mut, Or, ParamSet, Query, QueryState, Ref, Removed, Res, ResMut,
+        Schedule, With, Without, World,
     };
 }
 

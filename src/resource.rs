@@ -127,8 +127,11 @@ impl World {
             let old = slot.value.get_mut().downcast_mut::<R>().expect("resource stored under its own TypeId");
             return Some(std::mem::replace(old, value));
         }
-        let slot: Slot =
-            Box::new(Stored { added: UnsafeCell::new(now), changed: UnsafeCell::new(now), value: UnsafeCell::new(value) });
+        let slot: Slot = Box::new(Stored {
+            added: UnsafeCell::new(now),
+            changed: UnsafeCell::new(now),
+            value: UnsafeCell::new(value),
+        });
         self.resources.values.insert(key, slot);
         None
     }

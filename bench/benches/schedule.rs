@@ -319,9 +319,7 @@ fn empty_systems(c: &mut Criterion) {
         let mut schedule = ripple::Schedule::new();
         macro_rules! add {
             ($n:literal) => {
-                schedule
-                    .add_system(&mut world, empty::<$n>.run_if(|playing: ripple::Res<Playing>| playing.0))
-                    .unwrap();
+                schedule.add_system(&mut world, empty::<$n>.run_if(|playing: ripple::Res<Playing>| playing.0)).unwrap();
             };
         }
         fifty!(add);

@@ -70,10 +70,9 @@ impl fmt::Display for ScheduleError {
                 f,
                 "system `{system}` cannot be ordered against `{other}`: `{other}` is in a phase that runs the other way"
             ),
-            ScheduleError::SetPhase { set, phase, other, other_phase } => write!(
-                f,
-                "set `{set}` cannot run in phase `{phase}`: {other} is in phase `{other_phase}`"
-            ),
+            ScheduleError::SetPhase { set, phase, other, other_phase } => {
+                write!(f, "set `{set}` cannot run in phase `{phase}`: {other} is in phase `{other_phase}`")
+            }
             ScheduleError::ConflictingParams { system, conflicts } => {
                 write!(f, "system `{system}` has conflicting parameters: {}", conflicts.join("; "))
             }

@@ -26,8 +26,8 @@ pub use sets::SetConfig;
 use config::{EntityCallback, WorldCallback};
 use order::Node;
 use plan::{PhaseGraph, Plan};
-use sets::SetSlot;
 use profiler::{Profiler, TraceEvent};
+use sets::SetSlot;
 
 /// The first phase of the default schedule.
 pub const PRE_UPDATE: &str = "PreUpdate";
@@ -260,7 +260,7 @@ impl Schedule {
         let mut phase = own_phase;
         let mut phase_from: Option<usize> = None;
         for set_name in &config.sets {
-            let set = match self.set_or_create(set_name) {
+            let set = match self.set_or_create(set_name.clone()) {
                 Ok(set) => set,
                 Err(error) => {
                     self.sets.truncate(sets_before);
@@ -602,7 +602,6 @@ impl Schedule {
         }
         (2..).map(|n| format!("{base}#{n}")).find(|name| self.find(name).is_none()).expect("some name is free").into()
     }
-
 }
 
 /// Whether an enabled system runs now: its sets are enabled and their conditions

@@ -194,14 +194,14 @@ impl Schedule {
     ///
     /// # Errors
     /// [`ScheduleError::DuplicateName`] if a system has this name.
-    pub(crate) fn set_or_create(&mut self, name: &Cow<'static, str>) -> Result<usize, ScheduleError> {
-        if let Some(set) = self.find_set(name) {
+    pub(crate) fn set_or_create(&mut self, name: Cow<'static, str>) -> Result<usize, ScheduleError> {
+        if let Some(set) = self.find_set(&name) {
             return Ok(set);
         }
-        if self.find(name).is_some() {
+        if self.find(&name).is_some() {
             return Err(ScheduleError::DuplicateName(name.to_string()));
         }
-        self.sets.push(super::sets::SetSlot::new(name.clone()));
+        self.sets.push(super::sets::SetSlot::new(name));
         Ok(self.sets.len() - 1)
     }
 }

@@ -61,7 +61,14 @@ pub struct SetConfig {
 impl SetConfig {
     /// Settings for the set called `name` (set and system names share one namespace).
     pub fn new(name: impl Into<Cow<'static, str>>) -> Self {
-        SetConfig { name: name.into(), phase: None, before: Vec::new(), after: Vec::new(), conditions: Vec::new(), enabled: None }
+        SetConfig {
+            name: name.into(),
+            phase: None,
+            before: Vec::new(),
+            after: Vec::new(),
+            conditions: Vec::new(),
+            enabled: None,
+        }
     }
 
     /// Puts the set's members in phase `phase`: a member that names no phase of its
@@ -127,7 +134,7 @@ impl Schedule {
             targets.push((self.resolve_node(target)?, is_before));
         }
         let sets_before = self.sets.len();
-        let set = self.set_or_create(&name)?;
+        let set = self.set_or_create(name.clone())?;
         let rollback = |schedule: &mut Schedule, edges: usize, old_phase| {
             schedule.edges.truncate(edges);
             schedule.sets[set].phase = old_phase;

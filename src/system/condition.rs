@@ -236,18 +236,20 @@ mod tests {
         let mut changed = resource_changed::<Score>.into_condition();
         exists.initialize(&mut world).unwrap();
         changed.initialize(&mut world).unwrap();
-        // SAFETY (each block): nothing else runs.
+        // SAFETY: nothing else runs.
         unsafe {
             assert!(!exists.evaluate(&world));
             assert!(!changed.evaluate(&world));
         }
         world.insert_resource(Score(1));
+        // SAFETY: nothing else runs.
         unsafe {
             assert!(exists.evaluate(&world));
             assert!(changed.evaluate(&world));
             assert!(!changed.evaluate(&world), "seen once");
         }
         world.resource_mut::<Score>().unwrap().0 = 2;
+        // SAFETY: nothing else runs.
         unsafe {
             assert!(changed.evaluate(&world));
         }

@@ -20,17 +20,17 @@ pub use condition::{
 };
 pub use entity_commands::EntityCommands;
 pub use function::{ExclusiveSystem, FunctionSystem, IntoSystem, System, SystemParamFunction};
-pub use param::{EntityCounts, Local, Removed, Res, ResMut, SystemMeta, SystemParam, SystemParamItem};
-pub use one_shot::{OneShotError, OneShotId};
-pub use param_set::ParamSet;
 pub(crate) use one_shot::OneShotSystems;
+pub use one_shot::{OneShotError, OneShotId};
+pub use param::{EntityCounts, Local, Removed, Res, ResMut, SystemMeta, SystemParam, SystemParamItem};
+pub use param_set::ParamSet;
 pub use query_param::{Query, QueryParamIter};
 
 #[doc(hidden)]
 pub use function::{IsExclusiveSystem, IsFunctionSystem};
 #[doc(hidden)]
-pub use query_param::QueryParamState;
-#[doc(hidden)]
 pub use param_set::ParamSetState;
+#[doc(hidden)]
+pub use query_param::QueryParamState;
 #[doc(hidden)]
 pub use res::ResState;
