@@ -107,6 +107,35 @@ fn a_system_skipped_by_its_condition_catches_up_like_a_disabled_one() {
 }
 
 #[test]
+fn a_system_skipped_by_its_condition_reads_the_events_it_missed() {
+    struct Awake(bool);
+    #[derive(Default)]
+    struct Read(usize);
+    let mut world = World::new();
+    world.insert_resource(Awake(false));
+    world.insert_resource(Read::default());
+    let mut schedule = Schedule::new();
+    schedule
+        .add_system(
+            &mut world,
+            (|mut hits: EventReader<Hit>, mut read: ResMut<Read>| read.0 += hits.read().count())
+                .run_if(|awake: Res<Awake>| awake.0),
+        )
+        .unwrap();
+    schedule.run(&mut world);
+    for _ in 0..3 {
+        world.send_event(Hit);
+        schedule.run(&mut world);
+    }
+    assert_eq!(world.resource::<Read>().unwrap().0, 0);
+    world.resource_mut::<Awake>().unwrap().0 = true;
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Read>().unwrap().0, 3, "every event sent while it was skipped, once");
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Read>().unwrap().0, 3);
+}
+
+#[test]
 fn what_a_condition_reads_orders_it_after_a_writer() {
     // The writer and the guarded system touch nothing in common but the condition's
     // resource: counted in the guarded system's access, the condition is evaluated

@@ -595,12 +595,13 @@ impl Schedule {
         self.slot(id).map_or_else(|_| format!("{id:?}"), |slot| slot.system.name().to_string())
     }
 
-    /// `base`, or `base#2`, `base#3`, … if taken.
+    /// `base`, or `base#2`, `base#3`, … if taken (by a system or a set).
     fn free_name(&self, base: &str) -> Cow<'static, str> {
-        if self.find(base).is_none() {
+        let free = |name: &str| self.find(name).is_none() && self.find_set(name).is_none();
+        if free(base) {
             return Cow::Owned(base.to_string());
         }
-        (2..).map(|n| format!("{base}#{n}")).find(|name| self.find(name).is_none()).expect("some name is free").into()
+        (2..).map(|n| format!("{base}#{n}")).find(|name| free(name)).expect("some name is free").into()
     }
 }
 

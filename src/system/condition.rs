@@ -10,7 +10,7 @@ use crate::query::{QueryFilter, QueryState, ReadOnlyQueryData};
 use crate::world::World;
 
 use super::access::SystemAccess;
-use super::function::{IsFunctionSystem, SystemParamFunction, short_name};
+use super::function::{IsFunctionSystem, SystemParamFunction, init_params, short_name};
 use super::param::{Local, Removed, SystemMeta, SystemParam};
 use super::query_param::Query;
 use super::res::Res;
@@ -20,7 +20,9 @@ use super::res::Res;
 /// [`EventReader`], [`Removed`], and tuples of these.
 ///
 /// (A parameter that only reads may still keep memory of its own, as an event
-/// reader's cursor or a change filter's last run.)
+/// reader's cursor or a change filter's last run.) A condition's parameters are never
+/// asked to apply deferred work ([`SystemParam::apply`] is not called), so a parameter
+/// that defers (as [`Commands`](crate::Commands) does) must not implement this trait.
 pub trait ReadOnlySystemParam: SystemParam {}
 
 impl<T: Send + Sync + 'static> ReadOnlySystemParam for Res<'_, T> {}
@@ -108,14 +110,7 @@ impl<Marker: 'static, F: SystemParamFunction<Marker, Out = bool>> ConditionFn fo
         &self.meta.name
     }
     fn initialize(&mut self, world: &mut World) -> Result<(), Vec<String>> {
-        if self.state.is_none() {
-            let state = F::Param::init(world, &mut self.meta);
-            if !self.meta.conflicts.is_empty() {
-                return Err(std::mem::take(&mut self.meta.conflicts));
-            }
-            self.state = Some(state);
-        }
-        Ok(())
+        init_params::<F::Param>(&mut self.state, world, &mut self.meta)
     }
     fn access(&self) -> &SystemAccess {
         &self.meta.access

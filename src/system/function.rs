@@ -150,14 +150,7 @@ unsafe impl<Marker: 'static, F: SystemParamFunction<Marker, Out = ()>> System fo
         self.meta.name = name;
     }
     fn initialize(&mut self, world: &mut World) -> Result<(), Vec<String>> {
-        if self.state.is_none() {
-            let state = F::Param::init(world, &mut self.meta);
-            if !self.meta.conflicts.is_empty() {
-                return Err(std::mem::take(&mut self.meta.conflicts));
-            }
-            self.state = Some(state);
-        }
-        Ok(())
+        init_params::<F::Param>(&mut self.state, world, &mut self.meta)
     }
     fn access(&self) -> &SystemAccess {
         &self.meta.access
@@ -188,6 +181,26 @@ unsafe impl<Marker: 'static, F: SystemParamFunction<Marker, Out = ()>> System fo
     fn matches_archetype(&mut self, world: &World, archetype: ArchetypeId) -> bool {
         self.state.as_mut().is_some_and(|state| F::Param::matches(state, world, archetype))
     }
+}
+
+/// Prepares parameters `P` for `world` once (a later call keeps the state made by the
+/// first), declaring their access in `meta`.
+///
+/// # Errors
+/// The conflicts between the parameters, each naming the type; nothing is kept then.
+pub(crate) fn init_params<P: SystemParam>(
+    state: &mut Option<P::State>,
+    world: &mut World,
+    meta: &mut SystemMeta,
+) -> Result<(), Vec<String>> {
+    if state.is_none() {
+        let made = P::init(world, meta);
+        if !meta.conflicts.is_empty() {
+            return Err(std::mem::take(&mut meta.conflicts));
+        }
+        *state = Some(made);
+    }
+    Ok(())
 }
 
 /// Tells function systems apart from other [`IntoSystem`] implementations.
