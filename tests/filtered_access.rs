@@ -305,3 +305,41 @@ fn a_writer_marks_changes_by_writing_and_does_not_see_its_own() {
     schedule.run(&mut own); // someone else wrote
     assert_eq!(own.resource::<Seen>().unwrap().0, [true, false, true]);
 }
+
+#[test]
+fn resource_change_detection_survives_tick_wraparound() {
+    struct Level(u32);
+    #[derive(Default)]
+    struct Seen(Vec<bool>);
+    #[derive(Default)]
+    struct IdleSaw(Option<bool>);
+    let mut world = World::new();
+    world.insert_resource(Level(0));
+    world.insert_resource(Seen::default());
+    world.insert_resource(IdleSaw::default());
+    let mut schedule = Schedule::new();
+    schedule
+        .add_system(&mut world, |level: Res<Level>, mut seen: ResMut<Seen>| seen.0.push(level.is_changed()))
+        .unwrap();
+    let idle =
+        world.register_system(|level: Res<Level>, mut saw: ResMut<IdleSaw>| saw.0 = Some(level.is_changed())).unwrap();
+    world.run_system(idle).unwrap();
+    schedule.run(&mut world);
+    for round in 0..6 {
+        world.advance_change_tick_for_tests(u32::MAX / 3);
+        if round % 2 == 0 {
+            world.resource_mut::<Level>().unwrap().0 += 1;
+        }
+        schedule.run(&mut world);
+    }
+    assert_eq!(world.resource::<Seen>().unwrap().0, [true, true, false, true, false, true, false]);
+    // Untouched for billions of ticks: not reported as changed.
+    world.advance_change_tick_for_tests(u32::MAX);
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Seen>().unwrap().0.last(), Some(&false));
+    // An observer idle across the wraparounds still sees the change it missed.
+    world.run_system(idle).unwrap();
+    assert_eq!(world.resource::<IdleSaw>().unwrap().0, Some(true));
+    world.run_system(idle).unwrap();
+    assert_eq!(world.resource::<IdleSaw>().unwrap().0, Some(false));
+}

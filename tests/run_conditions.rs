@@ -469,3 +469,37 @@ fn a_one_shot_system_with_conflicting_parameters_is_refused() {
         .unwrap_err();
     assert!(error.to_string().contains("component `run_conditions::Hp` is both written and read"), "{error}");
 }
+
+#[test]
+fn a_panicking_condition_leaves_the_schedule_usable_and_loses_no_command() {
+    let mut world = world_with_log();
+    let mut schedule = Schedule::new();
+    schedule
+        .add_system(
+            &mut world,
+            (|mut commands: Commands| {
+                commands.spawn((Enemy,));
+            })
+            .named("spawner"),
+        )
+        .unwrap();
+    schedule
+        .add_system(
+            &mut world,
+            log_system("guarded").named("guarded").after("spawner").run_if(|mut runs: Local<u32>| {
+                *runs += 1;
+                assert!(*runs != 1, "the first evaluation fails");
+                true
+            }),
+        )
+        .unwrap();
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| schedule.run(&mut world)));
+    assert!(result.is_err());
+    schedule.run(&mut world);
+    assert_eq!(take_log(&mut world), ["guarded"]);
+    assert_eq!(
+        world.query_filtered::<Entity, With<Enemy>>().iter(&world).count(),
+        2,
+        "the spawn queued before the panic is applied at the next sync point"
+    );
+}
