@@ -362,6 +362,12 @@ fn names_are_shared_between_systems_and_sets() {
         schedule.add_system(&mut world, log_system("b").named("b").in_set("a")).unwrap_err(),
         ScheduleError::DuplicateName("a".into())
     );
+    assert_eq!(
+        schedule.add_system(&mut world, log_system("c").named("c").in_set("c")).unwrap_err(),
+        ScheduleError::DuplicateName("c".into()),
+        "a system cannot join a set of its own name"
+    );
+    assert_eq!(schedule.system_id("c"), None);
     schedule.configure_set(&mut world, SetConfig::new("s")).unwrap();
     assert_eq!(
         schedule.add_system(&mut world, log_system("s").named("s")).unwrap_err(),

@@ -240,6 +240,9 @@ impl Schedule {
             }
             None => self.free_name(config.system.name()),
         };
+        if config.sets.contains(&name) {
+            return Err(ScheduleError::DuplicateName(name.to_string()));
+        }
         config.system.set_name(name.clone());
         let mut targets = Vec::new();
         for (target, before) in config.before.iter().map(|t| (t, true)).chain(config.after.iter().map(|t| (t, false))) {

@@ -16,6 +16,10 @@ use super::param::{EntityCounts, SystemMeta, SystemParam, SystemParamItem};
 /// themselves they may. The schedule treats the set as touching everything its
 /// members touch.
 ///
+/// Each `pN()` call makes its member afresh, so a `Res` or `ResMut` member's
+/// `is_changed` is relative to that member's previous hand-out (an earlier `pN()` in the
+/// same run counts): ask once per run and keep the answer.
+///
 /// Member types must be `'static`: spell a query's references with `'static`
 /// (`Query<&'static mut Health>`); the items still borrow only for the member's use.
 ///
