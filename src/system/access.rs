@@ -56,15 +56,22 @@ impl SystemAccess {
     /// already touches it and one of the two writes it.
     pub(crate) fn add_resource<R: 'static>(&mut self, write: bool, param: &str) -> Result<(), String> {
         let key = TypeId::of::<R>();
-        if let Some(&(_, other_write, name)) = self.resources.iter().find(|r| r.0 == key) {
-            if write || other_write {
-                let how = if write && other_write { "written twice" } else { "both written and read" };
-                return Err(format!("resource `{name}` is {how} (the second time by parameter `{param}`)"));
-            }
-            return Ok(());
+        self.check_resource(key, write, std::any::type_name::<R>(), param)?;
+        if !self.resources.iter().any(|r| r.0 == key) {
+            self.resources.push((key, write, std::any::type_name::<R>()));
         }
-        self.resources.push((key, write, std::any::type_name::<R>()));
         Ok(())
+    }
+
+    /// Whether an access to resource `key` could be added (the message names it).
+    fn check_resource(&self, key: TypeId, write: bool, name: &str, param: &str) -> Result<(), String> {
+        match self.resources.iter().find(|r| r.0 == key) {
+            Some(&(_, mine, _)) if write || mine => {
+                let how = if write && mine { "written twice" } else { "both written and read" };
+                Err(format!("resource `{name}` is {how} (the second time by parameter `{param}`)"))
+            }
+            _ => Ok(()),
+        }
     }
 
     /// Adds everything `other` touches, without checking for conflicts between the
@@ -87,12 +94,7 @@ impl SystemAccess {
             self.check_query(query, param)?;
         }
         for &(key, write, name) in &other.resources {
-            if let Some(&(_, mine, _)) = self.resources.iter().find(|r| r.0 == key) {
-                if write || mine {
-                    let how = if write && mine { "written twice" } else { "both written and read" };
-                    return Err(format!("resource `{name}` is {how} (the second time by parameter `{param}`)"));
-                }
-            }
+            self.check_resource(key, write, name, param)?;
         }
         Ok(())
     }
@@ -109,7 +111,13 @@ impl SystemAccess {
 
     /// Whether this system and `other` may not run at the same time.
     pub fn conflicts_with(&self, other: &SystemAccess) -> bool {
-        self.exclusive || other.exclusive || !self.conflicting_names(other).is_empty()
+        self.exclusive
+            || other.exclusive
+            || self.queries.iter().any(|mine| other.queries.iter().any(|theirs| mine.conflict(theirs).is_some()))
+            || self
+                .resources
+                .iter()
+                .any(|&(key, write, _)| other.resources.iter().any(|&(k, w, _)| k == key && (write || w)))
     }
 
     /// The names of what both systems touch, at least one writing it, where they could
