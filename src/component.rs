@@ -51,6 +51,7 @@ pub enum Storage {
 /// What the world knows about one component type.
 pub(crate) struct ComponentInfo {
     pub(crate) name: &'static str,
+    pub(crate) type_id: TypeId,
     /// Builds an empty column of this type for a new archetype (or sparse set).
     pub(crate) new_column: fn() -> Box<dyn Column>,
     /// Where the values live; fixed from registration on.
@@ -86,6 +87,7 @@ impl Components {
         *self.by_type.entry(TypeId::of::<T>()).or_insert_with(|| {
             infos.push(ComponentInfo {
                 name: std::any::type_name::<T>(),
+                type_id: TypeId::of::<T>(),
                 new_column: || Box::new(TypedColumn::<T>::default()),
                 storage,
                 tracked: false,

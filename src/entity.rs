@@ -91,7 +91,7 @@ pub(crate) struct Location {
 
 impl Location {
     /// The location of a free slot; never read for a live entity.
-    const FREE: Location = Location { archetype: ArchetypeId::INVALID, row: Row(u32::MAX) };
+    pub(crate) const FREE: Location = Location { archetype: ArchetypeId::INVALID, row: Row(u32::MAX) };
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -188,6 +188,36 @@ impl Entities {
         } else {
             None
         }
+    }
+
+    /// Every live entity with its location, by ascending index.
+    pub(crate) fn iter_alive(&self) -> impl Iterator<Item = (Entity, Location)> + '_ {
+        self.meta
+            .iter()
+            .enumerate()
+            .filter(|(_, meta)| meta.location.archetype != ArchetypeId::INVALID)
+            .map(|(index, meta)| (Entity::new(index as u32, meta.generation), meta.location))
+    }
+
+    /// The handles the next allocations will give, in order, once reserved ones are
+    /// flushed (none may be waiting): at most `recycled` from the free list, then
+    /// fresh indices.
+    pub(crate) fn upcoming(&self, recycled: usize) -> crate::scene::Upcoming {
+        debug_assert!(!self.has_reserved(), "ripple: flush reserved entities first");
+        let recycled = self
+            .free
+            .iter()
+            .rev()
+            .take(recycled)
+            .map(|&index| Entity::new(index, self.meta[index as usize].generation))
+            .collect::<Vec<_>>();
+        let fresh_from = if recycled.len() < self.free.len() {
+            // Not all recycled slots were asked for: the caller never gets this far.
+            u32::MAX
+        } else {
+            self.meta.len() as u32
+        };
+        crate::scene::Upcoming { recycled, fresh_from }
     }
 
     /// Hints the processor to load `entity`'s slot.

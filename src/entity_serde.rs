@@ -1,5 +1,10 @@
-//! Entities in data: written as their 64 bits ([`Entity::to_bits`]); read from those
-//! bits or from the `"<index>v<generation>"` text that `Display` prints.
+//! Entities in data. Text formats (JSON) write the `"<index>v<generation>"` that
+//! `Display` prints and read it or the 64 bits of [`Entity::to_bits`]; binary formats
+//! (postcard) write and read the 64 bits.
+//!
+//! While a scene loads, every entity read goes through the load's remap, so an
+//! `Entity` anywhere inside a component (a field, an `Option`, a `Vec`) comes out as
+//! the new handle of the entity it named in the file.
 
 use std::fmt;
 
@@ -10,13 +15,31 @@ use crate::entity::Entity;
 
 impl Serialize for Entity {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_u64(self.to_bits())
+        if serializer.is_human_readable() {
+            serializer.collect_str(self)
+        } else {
+            serializer.serialize_u64(self.to_bits())
+        }
     }
 }
 
 impl<'de> Deserialize<'de> for Entity {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Entity, D::Error> {
-        deserializer.deserialize_any(EntityVisitor)
+        let entity = if deserializer.is_human_readable() {
+            deserializer.deserialize_any(EntityVisitor)?
+        } else {
+            deserializer.deserialize_u64(EntityVisitor)?
+        };
+        Ok(crate::scene::remap::loaded(entity))
+    }
+}
+
+/// An entity handle read as it is, outside any load's remap: a scene record's own id.
+pub(crate) struct RawEntity(pub(crate) Entity);
+
+impl<'de> Deserialize<'de> for RawEntity {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<RawEntity, D::Error> {
+        deserializer.deserialize_any(EntityVisitor).map(RawEntity)
     }
 }
 
@@ -59,7 +82,11 @@ mod tests {
     fn entities_round_trip_through_bits_and_text() {
         let entity = Entity::from_bits((3 << 32) | 7).unwrap();
         let json = serde_json::to_string(&entity).unwrap();
+        assert_eq!(json, "\"7v3\"");
         assert_eq!(serde_json::from_str::<Entity>(&json).unwrap(), entity);
+        assert_eq!(serde_json::from_str::<Entity>(&entity.to_bits().to_string()).unwrap(), entity);
+        let binary = postcard::to_stdvec(&entity).unwrap();
+        assert_eq!(postcard::from_bytes::<Entity>(&binary).unwrap(), entity);
         assert_eq!(serde_json::from_str::<Entity>("\"7v3\"").unwrap(), entity);
         let zero = serde_json::from_str::<Entity>("7").unwrap_err().to_string();
         assert!(zero.contains("7 is not an entity handle (its generation is 0)"), "{zero}");

@@ -60,6 +60,7 @@ mod hook;
 mod one_component;
 mod query;
 mod resource;
+mod scene;
 mod schedule;
 mod sparse_mut;
 mod spawn_batch;
@@ -94,6 +95,10 @@ pub use hook::{HookContext, MAX_HOOK_ROUNDS};
 pub use query::{
     Added, ArchetypeFilter, Changed, Dirty, Or, QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData, Ref,
     With, Without,
+};
+pub use scene::{
+    InputPosition, LoadError, Loaded, RegistryError, SaveError, SaveReport, SceneRegistry, SceneSaver,
+    SkippedComponent, ValueSite,
 };
 pub use schedule::{
     IntoSystemConfig, POST_UPDATE, PRE_UPDATE, ReportRow, Schedule, ScheduleError, SetConfig, SystemConfig, SystemId,

@@ -10,6 +10,10 @@
 //! * shipyard needs a `Component` impl (written by hand, untracked, as its derive would);
 //! * specs needs a `Component` impl naming its storage (`VecStorage`, as in the
 //!   community's ecs_bench_suite).
+//!
+//! The four (Transform, Position, Rotation, Velocity) types also derive serde's traits
+//! (cgmath's `serde` feature covers their fields) for the serialize targets, which save
+//! and load them through ripple, hecs, legion and plain serde ([`SceneRow`]).
 
 use std::time::Duration;
 
@@ -32,19 +36,19 @@ macro_rules! impl_peer_components {
 }
 
 /// A 4×4 f32 matrix (64 bytes).
-#[derive(Clone, Copy, Debug, PartialEq, bevy_ecs::component::Component)]
+#[derive(Clone, Copy, Debug, PartialEq, bevy_ecs::component::Component, serde::Serialize, serde::Deserialize)]
 pub struct Transform(pub Matrix4<f32>);
 
 /// 3×f32.
-#[derive(Clone, Copy, Debug, PartialEq, bevy_ecs::component::Component)]
+#[derive(Clone, Copy, Debug, PartialEq, bevy_ecs::component::Component, serde::Serialize, serde::Deserialize)]
 pub struct Position(pub Vector3<f32>);
 
 /// 3×f32.
-#[derive(Clone, Copy, Debug, PartialEq, bevy_ecs::component::Component)]
+#[derive(Clone, Copy, Debug, PartialEq, bevy_ecs::component::Component, serde::Serialize, serde::Deserialize)]
 pub struct Rotation(pub Vector3<f32>);
 
 /// 3×f32.
-#[derive(Clone, Copy, Debug, PartialEq, bevy_ecs::component::Component)]
+#[derive(Clone, Copy, Debug, PartialEq, bevy_ecs::component::Component, serde::Serialize, serde::Deserialize)]
 pub struct Velocity(pub Vector3<f32>);
 
 /// The payload iterated in frag_iter.
@@ -130,6 +134,28 @@ pub fn tprv() -> (Transform, Position, Rotation, Velocity) {
         Rotation(Vector3::unit_x()),
         Velocity(Vector3::unit_x()),
     )
+}
+
+/// One entity's (Transform, Position, Rotation, Velocity) as a plain struct: the `ideal`
+/// line of the serialize targets and of `persist_scale` saves and loads a `Vec` of these
+/// with serde alone, the floor for a save format (no entity ids, no component names, no
+/// world to rebuild).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SceneRow {
+    /// The entity's Transform.
+    pub transform: Transform,
+    /// The entity's Position.
+    pub position: Position,
+    /// The entity's Rotation.
+    pub rotation: Rotation,
+    /// The entity's Velocity.
+    pub velocity: Velocity,
+}
+
+impl From<(Transform, Position, Rotation, Velocity)> for SceneRow {
+    fn from((transform, position, rotation, velocity): (Transform, Position, Rotation, Velocity)) -> SceneRow {
+        SceneRow { transform, position, rotation, velocity }
+    }
 }
 
 /// Short criterion runs: all four §A targets finish in a few minutes on 2 cores.

@@ -49,7 +49,8 @@ fn read_arg<T: DeserializeOwned + 'static>(world: &World, raw: &RawValue, index:
         return Err(failure(format!("number {} is out of range for f32", raw.get())));
     }
     if let Some(&entity) = (&value as &dyn Any).downcast_ref::<Entity>() {
-        if !world.contains(entity) {
+        // A level's commands are checked before its entities exist.
+        if !world.contains(entity) && !crate::scene::remap::is_upcoming(entity) {
             return Err(failure(format!("entity {entity} is not alive")));
         }
     }

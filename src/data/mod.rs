@@ -10,4 +10,5 @@ pub use error::{BatchError, DataCommandError};
 pub use method::DataMethod;
 #[doc(hidden)]
 pub use method::MethodBox;
+pub(crate) use method::without_position;
 pub use registry::{DataCommands, TargetBuilder};

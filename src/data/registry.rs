@@ -208,6 +208,22 @@ impl DataCommands {
         Ok(count)
     }
 
+    /// Checks a batch as [`run_batch`](Self::run_batch) would, running nothing;
+    /// returns how many commands it holds.
+    ///
+    /// # Errors
+    /// What `run_batch` would return.
+    pub fn check_batch(&self, world: &World, json: impl AsRef<[u8]>) -> Result<usize, BatchError> {
+        let mut count = 0;
+        for_each_in_batch(json.as_ref(), |_, command| {
+            count += 1;
+            let method = self.resolve(&command)?;
+            method.imp.check(world, &command).map_err(|failure| self.explain(&command, failure))
+        })
+        .map_err(|(index, error)| BatchError { index, error })?;
+        Ok(count)
+    }
+
     /// `run_batch` with each command's values kept in a call of its own (allocated):
     /// for a batch run while another holds the registry's queues.
     fn run_batch_prepared(&self, world: &mut World, json: &[u8]) -> Result<usize, BatchError> {

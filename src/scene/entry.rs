@@ -1,0 +1,171 @@
+//! One registered persistent type with its type erased: the functions that write a
+//! value to each format, read one back into a staging area, and move staged values
+//! into a world. Each is a generic function instantiated for the type when it is
+//! registered, so the per-value work is monomorphic.
+
+use std::any::{Any, type_name};
+use std::collections::VecDeque;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::change::Tick;
+use crate::component::{Component, ComponentId, Components};
+use crate::entity::Entity;
+use crate::storage::{Column, SparseSet, downcast, downcast_mut};
+use crate::world::World;
+
+use super::json_out::JsonOut;
+
+/// Values of one component type read from a scene, waiting for the load to commit,
+/// in the order they were read.
+pub(crate) trait Staging: Send {
+    fn as_any_mut(&mut self) -> &mut dyn Any;
+    /// Moves the next `count` values to the end of `column` (a column of the type),
+    /// added at `tick`.
+    fn push_into(&mut self, column: &mut dyn Column, count: usize, tick: Tick);
+    /// Moves the next value into `set` (the type's sparse set) for `entity`.
+    fn insert_into(&mut self, set: &mut SparseSet, entity: Entity, tick: Tick);
+}
+
+struct Staged<T>(VecDeque<T>);
+
+impl<T: Component> Staging for Staged<T> {
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+
+    fn push_into(&mut self, column: &mut dyn Column, count: usize, tick: Tick) {
+        let column = downcast_mut::<T>(column);
+        column.reserve(count);
+        for value in self.0.drain(..count) {
+            column.push(value, tick);
+        }
+    }
+
+    fn insert_into(&mut self, set: &mut SparseSet, entity: Entity, tick: Tick) {
+        let value = self.0.pop_front().expect("ripple: a value staged per record");
+        set.typed_mut::<T>().insert(entity, value, tick);
+    }
+}
+
+/// The staging area of `T` inside `staging`.
+fn staged<T: Component>(staging: &mut dyn Staging) -> &mut VecDeque<T> {
+    &mut staging.as_any_mut().downcast_mut::<Staged<T>>().expect("ripple: staging of the entry's type").0
+}
+
+/// A registered component type.
+pub(crate) struct ComponentEntry {
+    pub(crate) name: Box<str>,
+    pub(crate) type_name: &'static str,
+    /// The type's id in a world, registering it if new.
+    pub(crate) register_in: fn(&mut Components) -> ComponentId,
+    pub(crate) write_json: fn(&dyn Column, usize, &mut JsonOut, usize) -> Result<(), serde_json::Error>,
+    pub(crate) write_binary: fn(&dyn Column, usize, &mut Vec<u8>) -> Result<(), postcard::Error>,
+    pub(crate) new_staging: fn() -> Box<dyn Staging>,
+    /// Reads one JSON value from the start of the input; returns the bytes it took.
+    pub(crate) read_json: fn(&[u8], &mut dyn Staging) -> Result<usize, serde_json::Error>,
+    /// Reads one postcard value from the start of the input; returns the bytes it took.
+    pub(crate) read_binary: fn(&[u8], &mut dyn Staging) -> Result<usize, postcard::Error>,
+}
+
+impl ComponentEntry {
+    pub(crate) fn new<T: Component + Serialize + DeserializeOwned>(name: &str) -> Self {
+        ComponentEntry {
+            name: name.into(),
+            type_name: type_name::<T>(),
+            register_in: Components::id_or_register::<T>,
+            write_json: write_json::<T>,
+            write_binary: write_binary::<T>,
+            new_staging: || Box::new(Staged::<T>(VecDeque::new())),
+            read_json: read_json::<T>,
+            read_binary: read_binary::<T>,
+        }
+    }
+}
+
+fn write_json<T: Component + Serialize>(
+    column: &dyn Column,
+    row: usize,
+    out: &mut JsonOut,
+    level: usize,
+) -> Result<(), serde_json::Error> {
+    out.value(downcast::<T>(column).get(row), level)
+}
+
+fn write_binary<T: Component + Serialize>(
+    column: &dyn Column,
+    row: usize,
+    out: &mut Vec<u8>,
+) -> Result<(), postcard::Error> {
+    super::binary::write_value(downcast::<T>(column).get(row), out)
+}
+
+fn read_json<T: Component + DeserializeOwned>(
+    input: &[u8],
+    staging: &mut dyn Staging,
+) -> Result<usize, serde_json::Error> {
+    let (value, taken) = super::json_in::read_value::<T>(input)?;
+    staged::<T>(staging).push_back(value);
+    Ok(taken)
+}
+
+fn read_binary<T: Component + DeserializeOwned>(
+    input: &[u8],
+    staging: &mut dyn Staging,
+) -> Result<usize, postcard::Error> {
+    let (value, rest) = postcard::take_from_bytes::<T>(input)?;
+    staged::<T>(staging).push_back(value);
+    Ok(input.len() - rest.len())
+}
+
+/// A resource value read from a scene, waiting for the load to commit.
+pub(crate) type StagedResource = Box<dyn Any + Send>;
+
+/// Reads one resource value from the start of the input: the value and the bytes
+/// it took.
+pub(crate) type ReadResource<E> = fn(&[u8]) -> Result<(StagedResource, usize), E>;
+
+/// A registered resource type.
+pub(crate) struct ResourceEntry {
+    pub(crate) name: Box<str>,
+    pub(crate) type_name: &'static str,
+    /// Writes the world's value, if it has one; `Ok(false)` if it has none.
+    pub(crate) write_json: fn(&World, &mut JsonOut, usize) -> Result<bool, serde_json::Error>,
+    pub(crate) write_binary: fn(&World, &mut Vec<u8>) -> Result<bool, postcard::Error>,
+    pub(crate) has: fn(&World) -> bool,
+    pub(crate) read_json: ReadResource<serde_json::Error>,
+    pub(crate) read_binary: ReadResource<postcard::Error>,
+    /// Inserts a value read by `read_*` (replacing the world's).
+    pub(crate) insert: fn(&mut World, StagedResource),
+}
+
+impl ResourceEntry {
+    pub(crate) fn new<R: Send + Sync + 'static + Serialize + DeserializeOwned>(name: &str) -> Self {
+        ResourceEntry {
+            name: name.into(),
+            type_name: type_name::<R>(),
+            write_json: |world, out, level| match world.resource::<R>() {
+                Ok(value) => out.value(value, level).map(|()| true),
+                Err(_) => Ok(false),
+            },
+            write_binary: |world, out| match world.resource::<R>() {
+                Ok(value) => super::binary::write_value(value, out).map(|()| true),
+                Err(_) => Ok(false),
+            },
+            has: World::contains_resource::<R>,
+            read_json: |input| {
+                let (value, taken) = super::json_in::read_value::<R>(input)?;
+                Ok((Box::new(value), taken))
+            },
+            read_binary: |input| {
+                let (value, rest) = postcard::take_from_bytes::<R>(input)?;
+                Ok((Box::new(value), input.len() - rest.len()))
+            },
+            insert: |world, value| {
+                let value = value.downcast::<R>().expect("ripple: a resource read by its own entry");
+                world.insert_resource::<R>(*value);
+            },
+        }
+    }
+}

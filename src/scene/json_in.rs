@@ -1,0 +1,289 @@
+//! Reading JSON scenes and levels. The scene's own structure (a handful of keys,
+//! objects and arrays) is scanned here; every value inside it is read by serde_json
+//! straight from the input into its type, so the text is parsed once.
+
+use std::borrow::Cow;
+use std::ops::Range;
+
+use serde::de::DeserializeOwned;
+
+use crate::entity_serde::RawEntity;
+
+use super::binary::FORMAT_VERSION;
+use super::error::{InputPosition, LoadError, ValueSite};
+use super::load::{SceneLoad, Stop};
+
+/// Reads one value of `T` from the start of `input` (after any whitespace); returns
+/// it and the bytes it took.
+#[inline]
+pub(crate) fn read_value<T: DeserializeOwned>(input: &[u8]) -> Result<(T, usize), serde_json::Error> {
+    let mut stream = serde_json::Deserializer::from_slice(input).into_iter::<T>();
+    match stream.next() {
+        Some(Ok(value)) => Ok((value, stream.byte_offset())),
+        Some(Err(error)) => Err(error),
+        None => Err(serde::de::Error::custom("EOF while parsing a value")),
+    }
+}
+
+/// Line and column (from 1) of byte `offset`.
+fn line_column(input: &[u8], offset: usize) -> (usize, usize) {
+    let before = &input[..offset.min(input.len())];
+    let line = 1 + before.iter().filter(|&&b| b == b'\n').count();
+    let column = 1 + before.iter().rev().take_while(|&&b| b != b'\n').count();
+    (line, column)
+}
+
+/// A position in the input.
+struct Cursor<'a> {
+    input: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn position(&self, offset: usize) -> InputPosition {
+        let (line, column) = line_column(self.input, offset);
+        InputPosition::Line { line, column }
+    }
+
+    fn syntax(&self, message: impl Into<String>) -> LoadError {
+        if self.pos >= self.input.len() {
+            return LoadError::Truncated { reading: "the scene's structure".into() };
+        }
+        LoadError::Syntax { message: message.into(), at: self.position(self.pos) }
+    }
+
+    /// The next byte that is not whitespace, left in place.
+    fn peek(&mut self) -> Option<u8> {
+        while let Some(&byte) = self.input.get(self.pos) {
+            if !matches!(byte, b' ' | b'\n' | b'\r' | b'\t') {
+                return Some(byte);
+            }
+            self.pos += 1;
+        }
+        None
+    }
+
+    fn eat(&mut self, byte: u8) -> bool {
+        if self.peek() == Some(byte) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn expect(&mut self, byte: u8, what: &str) -> Result<(), LoadError> {
+        if self.eat(byte) { Ok(()) } else { Err(self.syntax(format!("expected {what}"))) }
+    }
+
+    /// A string: borrowed where it has no escapes.
+    fn string(&mut self, what: &str) -> Result<Cow<'a, str>, LoadError> {
+        if self.peek() != Some(b'"') {
+            return Err(self.syntax(format!("expected {what}")));
+        }
+        let start = self.pos + 1;
+        let input = self.input;
+        let end = start
+            + input[start..].iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20).unwrap_or(input.len() - start);
+        if input.get(end) == Some(&b'"') {
+            if let Ok(text) = std::str::from_utf8(&input[start..end]) {
+                self.pos = end + 1;
+                return Ok(Cow::Borrowed(text));
+            }
+        }
+        let (text, taken) = self.value::<String>(what)?;
+        self.pos += taken;
+        Ok(Cow::Owned(text))
+    }
+
+    /// A value of `T` that belongs to the scene's structure.
+    fn value<T: DeserializeOwned>(&mut self, what: &str) -> Result<(T, usize), LoadError> {
+        self.peek();
+        read_value::<T>(&self.input[self.pos..]).map_err(|error| self.value_error(&error, what))
+    }
+
+    fn value_error(&self, error: &serde_json::Error, what: &str) -> LoadError {
+        if error.is_eof() {
+            return LoadError::Truncated { reading: what.to_owned() };
+        }
+        LoadError::Syntax {
+            message: format!("{what}: {}", crate::data::without_position(error)),
+            at: self.relative_position(error),
+        }
+    }
+
+    /// The absolute position of an error serde_json reported relative to `self.pos`.
+    fn relative_position(&self, error: &serde_json::Error) -> InputPosition {
+        let (line, column) = line_column(self.input, self.pos);
+        if error.line() <= 1 {
+            InputPosition::Line { line, column: column + error.column().saturating_sub(1) }
+        } else {
+            InputPosition::Line { line: line + error.line() - 1, column: error.column() }
+        }
+    }
+
+    /// Skips one value; returns its bytes.
+    fn skip(&mut self, what: &str) -> Result<Range<usize>, LoadError> {
+        self.peek();
+        let start = self.pos;
+        let (_, taken) = self.value::<serde::de::IgnoredAny>(what)?;
+        self.pos += taken;
+        Ok(start..self.pos)
+    }
+
+    /// Walks an object's entries: `entry` reads each value, the cursor on it.
+    fn object(
+        &mut self,
+        what: &str,
+        mut entry: impl FnMut(&mut Self, Cow<'a, str>) -> Result<(), Stop>,
+    ) -> Result<(), Stop> {
+        self.expect(b'{', &format!("{what} (an object)"))?;
+        if self.eat(b'}') {
+            return Ok(());
+        }
+        loop {
+            let key = self.string(&format!("a key in {what}"))?;
+            self.expect(b':', "`:` after a key")?;
+            entry(self, key)?;
+            if self.eat(b'}') {
+                return Ok(());
+            }
+            self.expect(b',', &format!("`,` or `}}` in {what}"))?;
+        }
+    }
+
+    /// Walks an array's elements.
+    fn array(&mut self, what: &str, mut element: impl FnMut(&mut Self) -> Result<(), Stop>) -> Result<(), Stop> {
+        self.expect(b'[', &format!("{what} (an array)"))?;
+        if self.eat(b']') {
+            return Ok(());
+        }
+        loop {
+            element(self)?;
+            if self.eat(b']') {
+                return Ok(());
+            }
+            self.expect(b',', &format!("`,` or `]` in {what}"))?;
+        }
+    }
+
+    /// Turns a value's read error into the load's error.
+    fn value_result(&self, site: ValueSite, result: Result<usize, serde_json::Error>) -> Result<usize, LoadError> {
+        result.map_err(|error| {
+            if error.is_eof() {
+                LoadError::Truncated { reading: site.to_string() }
+            } else {
+                LoadError::MalformedValue {
+                    site,
+                    message: crate::data::without_position(&error),
+                    at: self.relative_position(&error),
+                }
+            }
+        })
+    }
+}
+
+/// An upper bound on the entity records in `input`: each takes at least `{"id":1}`.
+pub(crate) fn max_records(input: &[u8]) -> usize {
+    input.len() / 8 + 1
+}
+
+/// Reads a JSON scene (or, with `commands`, a level) into `load`; returns where the
+/// level's commands are in the input.
+pub(crate) fn read_scene(load: &mut SceneLoad<'_>, input: &[u8], commands: bool) -> Result<Option<Range<usize>>, Stop> {
+    let mut cursor = Cursor { input, pos: 0 };
+    if cursor.peek() != Some(b'{') {
+        return Err(
+            LoadError::NotAScene { message: "a JSON scene is an object with an \"entities\" array".into() }.into()
+        );
+    }
+    let mut command_range = None;
+    cursor.object("the scene", |cursor, key| {
+        match &*key {
+            "format" => {
+                let format = cursor.string("the format's name")?;
+                if format != "ripple-scene" {
+                    return Err(LoadError::NotAScene { message: format!("the format is \"{format}\", not \"ripple-scene\"") }.into());
+                }
+            }
+            "version" => {
+                let (version, taken) = cursor.value::<u64>("the format version")?;
+                if version != u64::from(FORMAT_VERSION) {
+                    return Err(LoadError::UnsupportedVersion { found: version, supported: FORMAT_VERSION }.into());
+                }
+                cursor.pos += taken;
+            }
+            "resources" => cursor.object("\"resources\"", |cursor, name| {
+                cursor.peek();
+                let rest = &cursor.input[cursor.pos..];
+                let result = load.resource(&name, |entry| (entry.read_json)(rest))?;
+                let site = ValueSite::Resource { name: name.into_owned() };
+                cursor.pos += cursor.value_result(site, result)?;
+                Ok(())
+            })?,
+            "entities" => cursor.array("\"entities\"", |cursor| read_record(load, cursor))?,
+            "commands" if commands => command_range = Some(cursor.skip("the level's commands")?),
+            "commands" => {
+                return Err(cursor.syntax("a scene has no \"commands\" (load it as a level)").into());
+            }
+            other => {
+                return Err(cursor.syntax(format!("unexpected key \"{other}\" (a scene has \"format\", \"version\", \"resources\" and \"entities\")")).into());
+            }
+        }
+        Ok(())
+    })?;
+    if cursor.peek().is_some() {
+        return Err(cursor.syntax("trailing characters after the scene").into());
+    }
+    Ok(command_range)
+}
+
+/// Reads one entity record: `{"id": ..., "components": {...}}`.
+fn read_record(load: &mut SceneLoad<'_>, cursor: &mut Cursor<'_>) -> Result<(), Stop> {
+    let record = load.begin_record();
+    cursor.object(&format!("entity {record}"), |cursor, key| {
+        match &*key {
+            "id" => {
+                let (RawEntity(id), taken) = cursor.value::<RawEntity>(&format!("the id of entity {record}"))?;
+                cursor.pos += taken;
+                load.id(id)?;
+            }
+            "components" => cursor.object(&format!("the components of entity {record}"), |cursor, name| {
+                cursor.peek();
+                let rest = &cursor.input[cursor.pos..];
+                let result = load.component(&name, |entry, staging| (entry.read_json)(rest, staging))?;
+                let site = ValueSite::Component { entity: record, name: name.into_owned() };
+                cursor.pos += cursor.value_result(site, result)?;
+                Ok(())
+            })?,
+            other => {
+                return Err(cursor
+                    .syntax(format!(
+                        "unexpected key \"{other}\" in entity {record} (expected \"id\" or \"components\")"
+                    ))
+                    .into());
+            }
+        }
+        Ok(())
+    })?;
+    load.end_record()?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_report_the_bytes_they_took() {
+        assert_eq!(read_value::<u32>(b"  12, 3").unwrap(), (12, 4));
+        assert_eq!(read_value::<Vec<u8>>(b"[1,2]}").unwrap(), (vec![1, 2], 5));
+        assert!(read_value::<u32>(b"   ").unwrap_err().to_string().contains("EOF"));
+    }
+
+    #[test]
+    fn positions_count_lines_and_columns_from_one() {
+        assert_eq!(line_column(b"ab\ncd", 4), (2, 2));
+        assert_eq!(line_column(b"ab", 0), (1, 1));
+    }
+}

@@ -1,0 +1,383 @@
+//! Loading, the part both formats share: values are read into staging areas under
+//! the entity remap, everything is checked, and only then does the world change, in
+//! one commit that cannot fail on the input.
+
+use crate::change::Move;
+use crate::component::ComponentId;
+use crate::entity::{Entity, Location};
+use crate::hook::HookKind;
+use crate::storage::{ArchetypeId, Row};
+use crate::world::World;
+
+use super::entry::{StagedResource, Staging};
+use super::error::{LoadError, ValueSite};
+use super::registry::SceneRegistry;
+use super::remap::{EntityRemap, Installed, Mode, Upcoming};
+
+/// What a load made.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Loaded {
+    /// The new entities, in the order of the file.
+    entities: Vec<Entity>,
+    /// Pairs of (id in the file, new handle), sorted by file id.
+    by_file_id: Vec<(Entity, Entity)>,
+    /// Resources inserted.
+    resources: usize,
+}
+
+impl Loaded {
+    /// The new entities, in the order of the file.
+    pub fn entities(&self) -> &[Entity] {
+        &self.entities
+    }
+
+    /// The new handle of the entity the file calls `id`.
+    pub fn entity(&self, id: Entity) -> Option<Entity> {
+        self.by_file_id.binary_search_by_key(&id, |&(file, _)| file).ok().map(|i| self.by_file_id[i].1)
+    }
+
+    /// `(id in the file, new handle)` pairs, sorted by file id.
+    pub(crate) fn pairs(&self) -> &[(Entity, Entity)] {
+        &self.by_file_id
+    }
+
+    /// How many resources were inserted (replacing any the world had).
+    pub fn resources(&self) -> usize {
+        self.resources
+    }
+}
+
+/// One entity record of the input.
+struct Record {
+    /// Its allocation slot, once its id is read.
+    slot: Option<u32>,
+    /// Its entries in `SceneLoad::entries`, sorted once the record ends.
+    entries: std::ops::Range<usize>,
+}
+
+/// Why reading stopped: a refusal, or the discovery that the input refers to entities
+/// of the world, which needs every declared id known before values are read.
+pub(crate) enum Stop {
+    Refused(LoadError),
+    Reread(Vec<Entity>),
+}
+
+impl From<LoadError> for Stop {
+    fn from(error: LoadError) -> Self {
+        Stop::Refused(error)
+    }
+}
+
+/// A load in progress: everything read so far, nothing yet in the world.
+pub(crate) struct SceneLoad<'r> {
+    pub(crate) registry: &'r SceneRegistry,
+    staging: Vec<Option<Box<dyn Staging>>>,
+    records: Vec<Record>,
+    /// The component entries of every record, record after record.
+    entries: Vec<u32>,
+    /// Per component entry: 1 + the last record that named it.
+    seen: Vec<u32>,
+    resources: Vec<(usize, StagedResource)>,
+    remap: Installed,
+    /// Handles read in `Mode::Known` that no record declares, with where they were
+    /// read: they must be alive in the world.
+    world_references: Vec<(Entity, (u32, u32))>,
+}
+
+/// Record index used in a reference's site for resources.
+const RESOURCE: u32 = u32::MAX;
+
+impl<'r> SceneLoad<'r> {
+    /// Starts a load into `world`, which will hold at most `max_records` records;
+    /// `known` are the ids of every record, in order, when a first read found
+    /// references to the world's entities.
+    pub(crate) fn new(
+        registry: &'r SceneRegistry,
+        world: &World,
+        max_records: usize,
+        known: Option<&[Entity]>,
+    ) -> Self {
+        let upcoming: Upcoming = world.entities.upcoming(max_records);
+        let mode = if known.is_some() { Mode::Known } else { Mode::Assign };
+        let mut remap = EntityRemap::new(upcoming, mode);
+        for (record, &id) in known.unwrap_or(&[]).iter().enumerate() {
+            let _ = remap.declare(id, record as u32);
+        }
+        SceneLoad {
+            registry,
+            staging: (0..registry.components.len()).map(|_| None).collect(),
+            records: Vec::new(),
+            entries: Vec::new(),
+            seen: vec![0; registry.components.len()],
+            resources: Vec::new(),
+            remap: Installed::new(remap),
+            world_references: Vec::new(),
+        }
+    }
+
+    /// Starts the next entity record; returns its index in the file.
+    pub(crate) fn begin_record(&mut self) -> usize {
+        let index = self.records.len();
+        let at = self.entries.len();
+        self.records.push(Record { slot: None, entries: at..at });
+        index
+    }
+
+    /// The current record's id.
+    pub(crate) fn id(&mut self, id: Entity) -> Result<(), LoadError> {
+        let record = self.records.len() - 1;
+        let slot = self.remap.with(|remap| remap.declare(id, record as u32));
+        match slot {
+            Ok(slot) => {
+                self.records[record].slot = Some(slot);
+                Ok(())
+            }
+            // A reread declared every id up front, this one for this very record.
+            Err(first) if first as usize == record => {
+                let slot = self.remap.with(|remap| remap.ids[&id.to_bits()].slot);
+                self.records[record].slot = Some(slot);
+                Ok(())
+            }
+            Err(first) => Err(LoadError::DuplicateEntity { id, entity: record, first: first as usize }),
+        }
+    }
+
+    /// Reads the current record's component `name` with `read`, which gets the
+    /// entry's staging area and returns what the format's reader returns.
+    pub(crate) fn component<E>(
+        &mut self,
+        name: &str,
+        read: impl FnOnce(&super::entry::ComponentEntry, &mut dyn Staging) -> Result<usize, E>,
+    ) -> Result<Result<usize, E>, LoadError> {
+        let record = self.records.len() - 1;
+        let Some(entry) = self.registry.component_index(name) else {
+            return Err(LoadError::UnknownComponent {
+                entity: record,
+                name: name.to_owned(),
+                closest: self.registry.closest_component(name),
+            });
+        };
+        self.component_at(entry, read)
+    }
+
+    /// As [`component`](Self::component), by entry index (binary scenes name
+    /// components by their index in the file's name table).
+    pub(crate) fn component_at<E>(
+        &mut self,
+        entry: usize,
+        read: impl FnOnce(&super::entry::ComponentEntry, &mut dyn Staging) -> Result<usize, E>,
+    ) -> Result<Result<usize, E>, LoadError> {
+        let record = self.records.len() - 1;
+        let component = &self.registry.components[entry];
+        if self.seen[entry] == record as u32 + 1 {
+            return Err(LoadError::DuplicateComponent { entity: record, name: component.name.to_string() });
+        }
+        self.seen[entry] = record as u32 + 1;
+        self.entries.push(entry as u32);
+        self.records[record].entries.end = self.entries.len();
+        self.remap.with(|remap| remap.at = (record as u32, entry as u32));
+        let staging = self.staging[entry].get_or_insert_with(component.new_staging);
+        let result = read(component, &mut **staging);
+        self.note_world_references();
+        Ok(result)
+    }
+
+    /// Ends the current record: it must have had an id.
+    pub(crate) fn end_record(&mut self) -> Result<(), LoadError> {
+        let index = self.records.len() - 1;
+        let record = &self.records[index];
+        if record.slot.is_none() {
+            return Err(LoadError::MissingId { entity: index });
+        }
+        self.entries[record.entries.clone()].sort_unstable();
+        Ok(())
+    }
+
+    /// Reads resource `name` with `read`.
+    pub(crate) fn resource<E>(
+        &mut self,
+        name: &str,
+        read: impl FnOnce(&super::entry::ResourceEntry) -> Result<(StagedResource, usize), E>,
+    ) -> Result<Result<usize, E>, LoadError> {
+        let Some(entry) = self.registry.resource_index(name) else {
+            return Err(LoadError::UnknownResource {
+                name: name.to_owned(),
+                closest: self.registry.closest_resource(name),
+            });
+        };
+        self.remap.with(|remap| remap.at = (RESOURCE, entry as u32));
+        let result = read(&self.registry.resources[entry]);
+        self.note_world_references();
+        Ok(result.map(|(value, taken)| {
+            // A resource named twice: the last value wins, as in a JSON object.
+            self.resources.retain(|(other, _)| *other != entry);
+            self.resources.push((entry, value));
+            taken
+        }))
+    }
+
+    /// Moves the handles the remap passed through as the world's into
+    /// `world_references`.
+    fn note_world_references(&mut self) {
+        self.remap.with(|remap| {
+            if !remap.passed.is_empty() {
+                self.world_references.append(&mut remap.passed);
+            }
+        });
+    }
+
+    /// The site of a value, from where the remap recorded it.
+    pub(crate) fn site(&self, (record, entry): (u32, u32)) -> ValueSite {
+        if record == RESOURCE {
+            ValueSite::Resource { name: self.registry.resources[entry as usize].name.to_string() }
+        } else {
+            ValueSite::Component {
+                entity: record as usize,
+                name: self.registry.components[entry as usize].name.to_string(),
+            }
+        }
+    }
+
+    /// Checks what only the whole input can tell: every entity referred to is in the
+    /// scene or alive in `world`.
+    pub(crate) fn check(&mut self, world: &World) -> Result<(), Stop> {
+        for &(reference, at) in &self.world_references {
+            if !world.contains(reference) {
+                return Err(LoadError::DanglingEntity { reference, site: self.site(at) }.into());
+            }
+        }
+        let undeclared = self.remap.with(|remap| {
+            remap.by_slot.iter().map(|id| remap.ids[&id.to_bits()]).find(|slot| slot.record.is_none()).map(|slot| {
+                (remap.by_slot[slot.slot as usize], slot.first_reference.expect("an undeclared id was referred to"))
+            })
+        });
+        let Some((reference, at)) = undeclared else {
+            return Ok(());
+        };
+        if world.contains(reference) {
+            // A reference to one of the world's entities, read as a reference into
+            // the scene: read again, knowing which ids the scene declares.
+            let mut declared = vec![Entity::from_bits(1 << 32).expect("a valid handle"); self.records.len()];
+            self.remap.with(|remap| {
+                for slot in remap.ids.values() {
+                    if let Some(record) = slot.record {
+                        declared[record as usize] = remap.by_slot[slot.slot as usize];
+                    }
+                }
+            });
+            return Err(Stop::Reread(declared));
+        }
+        Err(LoadError::DanglingEntity { reference, site: self.site(at) }.into())
+    }
+
+    /// Whether `entity` will be one of this load's entities (for checking data
+    /// commands against a level's entities before they exist).
+    pub(crate) fn installed(&self) -> &Installed {
+        &self.remap
+    }
+
+    /// Puts everything read into `world`; nothing in the input can fail now.
+    ///
+    /// Entities are placed in runs of records with the same components, each run
+    /// into its table in one go; then resources are inserted; then the `on_add` and
+    /// `on_insert` hooks run for every entity in file order, and their commands apply.
+    pub(crate) fn commit(mut self, world: &mut World) -> Loaded {
+        let tick = world.change_tick();
+        let slots = self.remap.with(|remap| remap.by_slot.len());
+        debug_assert_eq!(slots, self.records.len(), "every slot is declared by a record");
+        world.entities.reserve(slots);
+        let handles: Vec<Entity> = (0..slots).map(|_| world.entities.alloc(Location::FREE)).collect();
+        self.remap.with(|remap| {
+            for (k, &handle) in handles.iter().enumerate() {
+                assert_eq!(handle, remap.upcoming.get(k), "ripple: the allocator gave the predicted handles");
+            }
+        });
+        let mut ids: Vec<(usize, ComponentId)> = Vec::new();
+        let mut table_ids: Vec<ComponentId> = Vec::new();
+        let mut placed: Vec<(ArchetypeId, std::ops::Range<usize>, Vec<ComponentId>)> = Vec::new();
+        let mut start = 0;
+        while start < self.records.len() {
+            let entries = &self.entries[self.records[start].entries.clone()];
+            let mut end = start + 1;
+            while end < self.records.len() && &self.entries[self.records[end].entries.clone()] == entries {
+                end += 1;
+            }
+            ids.clear();
+            table_ids.clear();
+            for &entry in entries {
+                let id = (self.registry.components[entry as usize].register_in)(&mut world.components);
+                ids.push((entry as usize, id));
+                if !world.components.is_sparse(id) {
+                    table_ids.push(id);
+                }
+            }
+            table_ids.sort_unstable();
+            let archetype = world.archetypes.get_or_create(&table_ids, &world.components, tick);
+            let table = world.archetypes.get_mut(archetype);
+            table.reserve(end - start);
+            for record in &self.records[start..end] {
+                let entity = handles[record.slot.expect("checked at the record's end") as usize];
+                let location = Location { archetype, row: Row(table.len() as u32) };
+                table.entities.push(entity);
+                world.entities.set_location(entity.index(), location);
+                world.moves.push(Move::between(entity, None, Some(archetype)));
+            }
+            let mut sparse_ids = Vec::new();
+            for &(entry, id) in &ids {
+                let staging = self.staging[entry].as_deref_mut().expect("ripple: staged values of a named entry");
+                match table.column_index(id) {
+                    Some(column) => staging.push_into(&mut *table.columns[column], end - start, tick),
+                    None => {
+                        sparse_ids.push(id);
+                        let set = world.sparse.get_mut(id).expect("ripple: a sparse component has a set");
+                        for record in &self.records[start..end] {
+                            let entity = handles[record.slot.expect("checked") as usize];
+                            staging.insert_into(set, entity, tick);
+                        }
+                    }
+                }
+            }
+            placed.push((archetype, start..end, sparse_ids));
+            start = end;
+        }
+        let resources = self.resources.len();
+        for (entry, value) in self.resources.drain(..) {
+            (self.registry.resources[entry].insert)(world, value);
+        }
+        let entities: Vec<Entity> =
+            self.records.iter().map(|record| handles[record.slot.expect("checked") as usize]).collect();
+        run_add_hooks(world, &placed, &entities);
+        let mut by_file_id: Vec<(Entity, Entity)> =
+            self.remap.with(|remap| remap.by_slot.iter().copied().zip(handles.iter().copied()).collect());
+        by_file_id.sort_unstable_by_key(|&(file, _)| file);
+        Loaded { entities, by_file_id, resources }
+    }
+}
+
+/// Runs the `on_add` then `on_insert` hooks of every loaded entity, in file order, as
+/// a spawn would; their commands apply once all have run.
+fn run_add_hooks(
+    world: &mut World,
+    placed: &[(ArchetypeId, std::ops::Range<usize>, Vec<ComponentId>)],
+    entities: &[Entity],
+) {
+    let any = placed.iter().any(|(archetype, _, sparse)| {
+        world.archetypes.get(*archetype).hooks.adds_or_inserts()
+            || (!sparse.is_empty() && world.sparse_hooks.adds_or_inserts())
+    });
+    if !any {
+        return;
+    }
+    let mut queue = std::mem::take(&mut world.hook_queue);
+    for (archetype, records, sparse) in placed {
+        let table_ids = world.archetypes.get(*archetype).components();
+        for &entity in &entities[records.clone()] {
+            for kind in [HookKind::Add, HookKind::Insert] {
+                world.run_hooks(&mut queue, kind, entity, table_ids, |_| true);
+                world.run_hooks(&mut queue, kind, entity, sparse, |_| true);
+            }
+        }
+    }
+    world.hook_queue = queue;
+    world.apply_hook_commands();
+}

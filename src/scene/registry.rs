@@ -1,0 +1,263 @@
+//! [`SceneRegistry`]: the component and resource types that scenes save and load,
+//! each under a stable name.
+
+use std::any::TypeId;
+use std::collections::HashMap;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::component::Component;
+use crate::world::World;
+
+use super::entry::{ComponentEntry, ResourceEntry};
+use super::error::RegistryError;
+use super::save::SceneSaver;
+
+/// The types a scene holds, each under a stable name: what [`save`](Self::save)
+/// writes and the `load_*` methods read.
+///
+/// Components and resources opt in separately and have separate names. A type that
+/// is not registered is not saved; the [`SaveReport`](super::SaveReport) lists the
+/// component types a save skipped and how many entities had them.
+///
+/// ```
+/// use ripple::{SceneRegistry, World};
+/// use serde::{Deserialize, Serialize};
+///
+/// #[derive(Serialize, Deserialize, Debug, PartialEq)]
+/// struct Position { x: f32, y: f32 }
+/// #[derive(Serialize, Deserialize)]
+/// struct Target(ripple::Entity);
+///
+/// let mut registry = SceneRegistry::new();
+/// registry.component::<Position>("position")?.component::<Target>("target")?;
+///
+/// let mut world = World::new();
+/// let a = world.spawn((Position { x: 1.0, y: 2.0 },));
+/// world.spawn((Position { x: 3.0, y: 4.0 }, Target(a)));
+///
+/// let mut json = Vec::new();
+/// registry.save(&world).to_json(&mut json)?;
+///
+/// let mut copy = World::new();
+/// copy.spawn((Position { x: 9.0, y: 9.0 },)); // loading into a world that has entities
+/// let loaded = registry.load_json(&mut copy, &json)?;
+/// let (new_a, new_b) = (loaded.entities()[0], loaded.entities()[1]);
+/// assert_eq!(copy.get::<Position>(new_a)?, &Position { x: 1.0, y: 2.0 });
+/// assert_eq!(copy.get::<Target>(new_b)?.0, new_a); // the reference follows its entity
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Default)]
+pub struct SceneRegistry {
+    pub(crate) components: Vec<ComponentEntry>,
+    pub(crate) resources: Vec<ResourceEntry>,
+    component_names: HashMap<Box<str>, usize>,
+    component_types: HashMap<TypeId, usize>,
+    resource_names: HashMap<Box<str>, usize>,
+    resource_types: HashMap<TypeId, usize>,
+}
+
+impl std::fmt::Debug for SceneRegistry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SceneRegistry")
+            .field("components", &self.component_names().collect::<Vec<_>>())
+            .field("resources", &self.resources.iter().map(|r| &*r.name).collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+/// Whether `name` is a valid registered name (see [`RegistryError::InvalidName`]).
+fn valid_name(name: &str) -> bool {
+    (1..=128).contains(&name.len())
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':' | b'/'))
+}
+
+/// Checks that `name` and `type_id` are both free in one namespace.
+fn check_free(
+    names: &HashMap<Box<str>, usize>,
+    types: &HashMap<TypeId, usize>,
+    name: &str,
+    type_id: TypeId,
+    type_name_of: impl Fn(usize) -> &'static str,
+    name_of: impl Fn(usize) -> String,
+) -> Result<bool, RegistryError> {
+    if !valid_name(name) {
+        return Err(RegistryError::InvalidName { name: name.to_owned() });
+    }
+    match (names.get(name), types.get(&type_id)) {
+        (None, None) => Ok(true),
+        // The same registration again.
+        (Some(a), Some(b)) if a == b => Ok(false),
+        (Some(&index), _) => Err(RegistryError::NameTaken { name: name.to_owned(), registered: type_name_of(index) }),
+        (None, Some(&index)) => {
+            Err(RegistryError::TypeTaken { type_name: type_name_of(index), registered: name_of(index) })
+        }
+    }
+}
+
+impl SceneRegistry {
+    /// An empty registry.
+    pub fn new() -> Self {
+        SceneRegistry::default()
+    }
+
+    /// Registers component `T` under `name`. Registering the same type under the same
+    /// name again does nothing.
+    ///
+    /// # Errors
+    /// [`RegistryError`] if `name` is taken by another type, `T` has another name, or
+    /// `name` is not valid.
+    pub fn component<T: Component + Serialize + DeserializeOwned>(
+        &mut self,
+        name: &str,
+    ) -> Result<&mut Self, RegistryError> {
+        let type_id = TypeId::of::<T>();
+        let entries = &self.components;
+        let fresh = check_free(
+            &self.component_names,
+            &self.component_types,
+            name,
+            type_id,
+            |i| entries[i].type_name,
+            |i| entries[i].name.to_string(),
+        )?;
+        if fresh {
+            let index = self.components.len();
+            self.components.push(ComponentEntry::new::<T>(name));
+            self.component_names.insert(name.into(), index);
+            self.component_types.insert(type_id, index);
+        }
+        Ok(self)
+    }
+
+    /// Registers resource `R` under `name` (resources have names of their own, apart
+    /// from components'). Registering the same type under the same name again does
+    /// nothing.
+    ///
+    /// # Errors
+    /// As [`component`](Self::component).
+    pub fn resource<R>(&mut self, name: &str) -> Result<&mut Self, RegistryError>
+    where
+        R: Send + Sync + 'static + Serialize + DeserializeOwned,
+    {
+        let type_id = TypeId::of::<R>();
+        let entries = &self.resources;
+        let fresh = check_free(
+            &self.resource_names,
+            &self.resource_types,
+            name,
+            type_id,
+            |i| entries[i].type_name,
+            |i| entries[i].name.to_string(),
+        )?;
+        if fresh {
+            let index = self.resources.len();
+            self.resources.push(ResourceEntry::new::<R>(name));
+            self.resource_names.insert(name.into(), index);
+            self.resource_types.insert(type_id, index);
+        }
+        Ok(self)
+    }
+
+    /// The registered component names, in registration order.
+    pub fn component_names(&self) -> impl Iterator<Item = &str> {
+        self.components.iter().map(|c| &*c.name)
+    }
+
+    /// The name component `T` is registered under.
+    pub fn name_of<T: Component>(&self) -> Option<&str> {
+        self.component_types.get(&TypeId::of::<T>()).map(|&i| &*self.components[i].name)
+    }
+
+    /// Starts a save of `world`: every entity, or those given to
+    /// [`entities`](SceneSaver::entities), written with
+    /// [`to_json`](SceneSaver::to_json) or [`to_binary`](SceneSaver::to_binary).
+    pub fn save<'s>(&'s self, world: &'s World) -> SceneSaver<'s> {
+        SceneSaver::new(self, world)
+    }
+
+    pub(crate) fn component_index(&self, name: &str) -> Option<usize> {
+        self.component_names.get(name).copied()
+    }
+
+    pub(crate) fn resource_index(&self, name: &str) -> Option<usize> {
+        self.resource_names.get(name).copied()
+    }
+
+    pub(crate) fn component_index_of(&self, type_id: TypeId) -> Option<usize> {
+        self.component_types.get(&type_id).copied()
+    }
+
+    /// The registered component name closest to `name`, if one is close enough to
+    /// be a likely typo.
+    pub(crate) fn closest_component(&self, name: &str) -> Option<String> {
+        closest(name, self.components.iter().map(|c| &*c.name))
+    }
+
+    /// As [`closest_component`](Self::closest_component), among resources.
+    pub(crate) fn closest_resource(&self, name: &str) -> Option<String> {
+        closest(name, self.resources.iter().map(|r| &*r.name))
+    }
+}
+
+/// The candidate within a third of `name`'s length (at least 2) in edit distance.
+fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<String> {
+    let limit = (name.chars().count() / 3).max(2);
+    candidates
+        .map(|candidate| (edit_distance(name, candidate), candidate))
+        .filter(|&(distance, _)| distance <= limit)
+        .min_by_key(|&(distance, _)| distance)
+        .map(|(_, candidate)| candidate.to_owned())
+}
+
+/// Levenshtein distance over characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (diagonal + usize::from(ca != cb)).min(above + 1).min(row[j] + 1);
+            diagonal = above;
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_types_are_each_registered_once() {
+        let mut registry = SceneRegistry::new();
+        registry.component::<u32>("count").unwrap().component::<u32>("count").unwrap();
+        assert_eq!(
+            registry.component::<u64>("count").unwrap_err().to_string(),
+            "the name `count` is already registered for `u32`"
+        );
+        assert_eq!(
+            registry.component::<u32>("other").unwrap_err().to_string(),
+            "`u32` is already registered as `count`"
+        );
+        assert!(matches!(registry.component::<u8>("has space"), Err(RegistryError::InvalidName { .. })));
+        assert!(matches!(registry.component::<u8>(""), Err(RegistryError::InvalidName { .. })));
+        // Resources have their own names.
+        registry.resource::<u64>("count").unwrap();
+        assert_eq!(registry.component_names().collect::<Vec<_>>(), ["count"]);
+        assert_eq!(registry.name_of::<u32>(), Some("count"));
+    }
+
+    #[test]
+    fn the_closest_name_is_offered_for_a_typo() {
+        assert_eq!(edit_distance("position", "postion"), 1);
+        assert_eq!(edit_distance("", "abc"), 3);
+        let names = ["position", "velocity", "health"];
+        assert_eq!(closest("postion", names.into_iter()), Some("position".into()));
+        assert_eq!(closest("Velocity", names.into_iter()), Some("velocity".into()));
+        assert_eq!(closest("mana", names.into_iter()), None);
+    }
+}
