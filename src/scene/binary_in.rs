@@ -58,16 +58,23 @@ impl<'a> Reader<'a> {
     }
 
     /// Turns a value's read error into the load's error.
-    fn value_result(&mut self, site: ValueSite, result: Result<usize, postcard::Error>) -> Result<(), LoadError> {
+    /// `site` is only called on an error.
+    fn value_result(
+        &mut self,
+        site: impl FnOnce() -> ValueSite,
+        result: Result<usize, postcard::Error>,
+    ) -> Result<(), LoadError> {
         match result {
             Ok(taken) => {
                 self.pos += taken;
                 Ok(())
             }
-            Err(postcard::Error::DeserializeUnexpectedEnd) => Err(LoadError::Truncated { reading: site.to_string() }),
-            Err(error) => {
-                Err(LoadError::MalformedValue { site, message: error.to_string(), at: InputPosition::Offset(self.pos) })
-            }
+            Err(postcard::Error::DeserializeUnexpectedEnd) => Err(LoadError::Truncated { reading: site().to_string() }),
+            Err(error) => Err(LoadError::MalformedValue {
+                site: site(),
+                message: error.to_string(),
+                at: InputPosition::Offset(self.pos),
+            }),
         }
     }
 }
@@ -98,7 +105,7 @@ pub(crate) fn read_scene(load: &mut SceneLoad<'_>, input: &[u8]) -> Result<(), S
         let name = reader.str("a resource name")?;
         let rest = reader.rest();
         let result = load.resource(name, |entry| (entry.read_binary)(rest))?;
-        reader.value_result(ValueSite::Resource { name: name.to_owned() }, result)?;
+        reader.value_result(|| ValueSite::Resource { name: name.to_owned() }, result)?;
     }
     for _ in 0..reader.count("the number of entities")? {
         let record = load.begin_record();
@@ -123,8 +130,8 @@ pub(crate) fn read_scene(load: &mut SceneLoad<'_>, input: &[u8]) -> Result<(), S
                 .into());
             };
             let rest = reader.rest();
-            let result = load.component_at(entry, |entry, staging| (entry.read_binary)(rest, staging))?;
-            reader.value_result(ValueSite::Component { entity: record, name: name.to_owned() }, result)?;
+            let result = load.component_at(entry, |staging| staging.read_binary(rest))?;
+            reader.value_result(|| ValueSite::Component { entity: record, name: name.to_owned() }, result)?;
         }
         load.end_record()?;
     }

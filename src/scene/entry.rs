@@ -12,7 +12,7 @@ use serde::de::DeserializeOwned;
 use crate::change::Tick;
 use crate::component::{Component, ComponentId, Components};
 use crate::entity::Entity;
-use crate::storage::{Column, SparseSet, downcast, downcast_mut};
+use crate::storage::{Column, SparseSet, TypedColumn, downcast, downcast_mut};
 use crate::world::World;
 
 use super::json_out::JsonOut;
@@ -20,7 +20,10 @@ use super::json_out::JsonOut;
 /// Values of one component type read from a scene, waiting for the load to commit,
 /// in the order they were read.
 pub(crate) trait Staging: Send {
-    fn as_any_mut(&mut self) -> &mut dyn Any;
+    /// Reads one JSON value from the start of the input; returns the bytes it took.
+    fn read_json(&mut self, input: &[u8]) -> Result<usize, serde_json::Error>;
+    /// Reads one postcard value from the start of the input; returns the bytes it took.
+    fn read_binary(&mut self, input: &[u8]) -> Result<usize, postcard::Error>;
     /// Moves the next `count` values to the end of `column` (a column of the type),
     /// added at `tick`.
     fn push_into(&mut self, column: &mut dyn Column, count: usize, tick: Tick);
@@ -30,9 +33,17 @@ pub(crate) trait Staging: Send {
 
 struct Staged<T>(VecDeque<T>);
 
-impl<T: Component> Staging for Staged<T> {
-    fn as_any_mut(&mut self) -> &mut dyn Any {
-        self
+impl<T: Component + DeserializeOwned> Staging for Staged<T> {
+    fn read_json(&mut self, input: &[u8]) -> Result<usize, serde_json::Error> {
+        let (value, taken) = super::json_in::read_value::<T>(input)?;
+        self.0.push_back(value);
+        Ok(taken)
+    }
+
+    fn read_binary(&mut self, input: &[u8]) -> Result<usize, postcard::Error> {
+        let (value, rest) = postcard::take_from_bytes::<T>(input)?;
+        self.0.push_back(value);
+        Ok(input.len() - rest.len())
     }
 
     fn push_into(&mut self, column: &mut dyn Column, count: usize, tick: Tick) {
@@ -49,24 +60,15 @@ impl<T: Component> Staging for Staged<T> {
     }
 }
 
-/// The staging area of `T` inside `staging`.
-fn staged<T: Component>(staging: &mut dyn Staging) -> &mut VecDeque<T> {
-    &mut staging.as_any_mut().downcast_mut::<Staged<T>>().expect("ripple: staging of the entry's type").0
-}
-
 /// A registered component type.
 pub(crate) struct ComponentEntry {
     pub(crate) name: Box<str>,
     pub(crate) type_name: &'static str,
     /// The type's id in a world, registering it if new.
     pub(crate) register_in: fn(&mut Components) -> ComponentId,
-    pub(crate) write_json: fn(&dyn Column, usize, &mut JsonOut, usize) -> Result<(), serde_json::Error>,
-    pub(crate) write_binary: fn(&dyn Column, usize, &mut Vec<u8>) -> Result<(), postcard::Error>,
+    /// Binds a column (or sparse set values) of the type for writing.
+    pub(crate) bind: for<'a> fn(&'a dyn Column) -> Box<dyn ValueWriter + 'a>,
     pub(crate) new_staging: fn() -> Box<dyn Staging>,
-    /// Reads one JSON value from the start of the input; returns the bytes it took.
-    pub(crate) read_json: fn(&[u8], &mut dyn Staging) -> Result<usize, serde_json::Error>,
-    /// Reads one postcard value from the start of the input; returns the bytes it took.
-    pub(crate) read_binary: fn(&[u8], &mut dyn Staging) -> Result<usize, postcard::Error>,
 }
 
 impl ComponentEntry {
@@ -75,48 +77,30 @@ impl ComponentEntry {
             name: name.into(),
             type_name: type_name::<T>(),
             register_in: Components::id_or_register::<T>,
-            write_json: write_json::<T>,
-            write_binary: write_binary::<T>,
+            bind: |column| Box::new(ColumnValues(downcast::<T>(column))),
             new_staging: || Box::new(Staged::<T>(VecDeque::new())),
-            read_json: read_json::<T>,
-            read_binary: read_binary::<T>,
         }
     }
 }
 
-fn write_json<T: Component + Serialize>(
-    column: &dyn Column,
-    row: usize,
-    out: &mut JsonOut,
-    level: usize,
-) -> Result<(), serde_json::Error> {
-    out.value(downcast::<T>(column).get(row), level)
+/// Writes the values of one column, its type resolved once per table.
+pub(crate) trait ValueWriter {
+    /// Writes row `row` as JSON whose first line sits at `level`.
+    fn json(&self, row: usize, out: &mut JsonOut, level: usize) -> Result<(), serde_json::Error>;
+    /// Appends row `row` in postcard.
+    fn binary(&self, row: usize, out: &mut Vec<u8>) -> Result<(), postcard::Error>;
 }
 
-fn write_binary<T: Component + Serialize>(
-    column: &dyn Column,
-    row: usize,
-    out: &mut Vec<u8>,
-) -> Result<(), postcard::Error> {
-    super::binary::write_value(downcast::<T>(column).get(row), out)
-}
+struct ColumnValues<'a, T>(&'a TypedColumn<T>);
 
-fn read_json<T: Component + DeserializeOwned>(
-    input: &[u8],
-    staging: &mut dyn Staging,
-) -> Result<usize, serde_json::Error> {
-    let (value, taken) = super::json_in::read_value::<T>(input)?;
-    staged::<T>(staging).push_back(value);
-    Ok(taken)
-}
+impl<T: Component + Serialize> ValueWriter for ColumnValues<'_, T> {
+    fn json(&self, row: usize, out: &mut JsonOut, level: usize) -> Result<(), serde_json::Error> {
+        out.value(self.0.get(row), level)
+    }
 
-fn read_binary<T: Component + DeserializeOwned>(
-    input: &[u8],
-    staging: &mut dyn Staging,
-) -> Result<usize, postcard::Error> {
-    let (value, rest) = postcard::take_from_bytes::<T>(input)?;
-    staged::<T>(staging).push_back(value);
-    Ok(input.len() - rest.len())
+    fn binary(&self, row: usize, out: &mut Vec<u8>) -> Result<(), postcard::Error> {
+        super::binary::write_value(self.0.get(row), out)
+    }
 }
 
 /// A resource value read from a scene, waiting for the load to commit.

@@ -3,6 +3,7 @@
 //! straight from the input into its type, so the text is parsed once.
 
 use std::borrow::Cow;
+use std::fmt;
 use std::ops::Range;
 
 use serde::de::DeserializeOwned;
@@ -37,6 +38,8 @@ fn line_column(input: &[u8], offset: usize) -> (usize, usize) {
 struct Cursor<'a> {
     input: &'a [u8],
     pos: usize,
+    /// Where the last key read starts.
+    key_at: usize,
 }
 
 impl<'a> Cursor<'a> {
@@ -50,6 +53,11 @@ impl<'a> Cursor<'a> {
             return LoadError::Truncated { reading: "the scene's structure".into() };
         }
         LoadError::Syntax { message: message.into(), at: self.position(self.pos) }
+    }
+
+    /// An error about the last key read, pointing at it.
+    fn key_error(&self, message: impl Into<String>) -> LoadError {
+        LoadError::Syntax { message: message.into(), at: self.position(self.key_at) }
     }
 
     /// The next byte that is not whitespace, left in place.
@@ -72,12 +80,12 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    fn expect(&mut self, byte: u8, what: &str) -> Result<(), LoadError> {
+    fn expect(&mut self, byte: u8, what: &dyn fmt::Display) -> Result<(), LoadError> {
         if self.eat(byte) { Ok(()) } else { Err(self.syntax(format!("expected {what}"))) }
     }
 
     /// A string: borrowed where it has no escapes.
-    fn string(&mut self, what: &str) -> Result<Cow<'a, str>, LoadError> {
+    fn string(&mut self, what: &dyn fmt::Display) -> Result<Cow<'a, str>, LoadError> {
         if self.peek() != Some(b'"') {
             return Err(self.syntax(format!("expected {what}")));
         }
@@ -97,14 +105,14 @@ impl<'a> Cursor<'a> {
     }
 
     /// A value of `T` that belongs to the scene's structure.
-    fn value<T: DeserializeOwned>(&mut self, what: &str) -> Result<(T, usize), LoadError> {
+    fn value<T: DeserializeOwned>(&mut self, what: &dyn fmt::Display) -> Result<(T, usize), LoadError> {
         self.peek();
         read_value::<T>(&self.input[self.pos..]).map_err(|error| self.value_error(&error, what))
     }
 
-    fn value_error(&self, error: &serde_json::Error, what: &str) -> LoadError {
+    fn value_error(&self, error: &serde_json::Error, what: &dyn fmt::Display) -> LoadError {
         if error.is_eof() {
-            return LoadError::Truncated { reading: what.to_owned() };
+            return LoadError::Truncated { reading: what.to_string() };
         }
         LoadError::Syntax {
             message: format!("{what}: {}", crate::data::without_position(error)),
@@ -123,7 +131,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// Skips one value; returns its bytes.
-    fn skip(&mut self, what: &str) -> Result<Range<usize>, LoadError> {
+    fn skip(&mut self, what: &dyn fmt::Display) -> Result<Range<usize>, LoadError> {
         self.peek();
         let start = self.pos;
         let (_, taken) = self.value::<serde::de::IgnoredAny>(what)?;
@@ -134,27 +142,33 @@ impl<'a> Cursor<'a> {
     /// Walks an object's entries: `entry` reads each value, the cursor on it.
     fn object(
         &mut self,
-        what: &str,
+        what: &dyn fmt::Display,
         mut entry: impl FnMut(&mut Self, Cow<'a, str>) -> Result<(), Stop>,
     ) -> Result<(), Stop> {
-        self.expect(b'{', &format!("{what} (an object)"))?;
+        self.expect(b'{', &format_args!("{what} (an object)"))?;
         if self.eat(b'}') {
             return Ok(());
         }
         loop {
-            let key = self.string(&format!("a key in {what}"))?;
-            self.expect(b':', "`:` after a key")?;
+            self.peek();
+            self.key_at = self.pos;
+            let key = self.string(&format_args!("a key in {what}"))?;
+            self.expect(b':', &"`:` after a key")?;
             entry(self, key)?;
             if self.eat(b'}') {
                 return Ok(());
             }
-            self.expect(b',', &format!("`,` or `}}` in {what}"))?;
+            self.expect(b',', &format_args!("`,` or `}}` in {what}"))?;
         }
     }
 
     /// Walks an array's elements.
-    fn array(&mut self, what: &str, mut element: impl FnMut(&mut Self) -> Result<(), Stop>) -> Result<(), Stop> {
-        self.expect(b'[', &format!("{what} (an array)"))?;
+    fn array(
+        &mut self,
+        what: &dyn fmt::Display,
+        mut element: impl FnMut(&mut Self) -> Result<(), Stop>,
+    ) -> Result<(), Stop> {
+        self.expect(b'[', &format_args!("{what} (an array)"))?;
         if self.eat(b']') {
             return Ok(());
         }
@@ -163,18 +177,23 @@ impl<'a> Cursor<'a> {
             if self.eat(b']') {
                 return Ok(());
             }
-            self.expect(b',', &format!("`,` or `]` in {what}"))?;
+            self.expect(b',', &format_args!("`,` or `]` in {what}"))?;
         }
     }
 
     /// Turns a value's read error into the load's error.
-    fn value_result(&self, site: ValueSite, result: Result<usize, serde_json::Error>) -> Result<usize, LoadError> {
+    /// `site` is only called on an error.
+    fn value_result(
+        &self,
+        site: impl FnOnce() -> ValueSite,
+        result: Result<usize, serde_json::Error>,
+    ) -> Result<usize, LoadError> {
         result.map_err(|error| {
             if error.is_eof() {
-                LoadError::Truncated { reading: site.to_string() }
+                LoadError::Truncated { reading: site().to_string() }
             } else {
                 LoadError::MalformedValue {
-                    site,
+                    site: site(),
                     message: crate::data::without_position(&error),
                     at: self.relative_position(&error),
                 }
@@ -191,48 +210,49 @@ pub(crate) fn max_records(input: &[u8]) -> usize {
 /// Reads a JSON scene (or, with `commands`, a level) into `load`; returns where the
 /// level's commands are in the input.
 pub(crate) fn read_scene(load: &mut SceneLoad<'_>, input: &[u8], commands: bool) -> Result<Option<Range<usize>>, Stop> {
-    let mut cursor = Cursor { input, pos: 0 };
+    let mut cursor = Cursor { input, pos: 0, key_at: 0 };
     if cursor.peek() != Some(b'{') {
         return Err(
             LoadError::NotAScene { message: "a JSON scene is an object with an \"entities\" array".into() }.into()
         );
     }
     let mut command_range = None;
-    cursor.object("the scene", |cursor, key| {
+    cursor.object(&"the scene", |cursor, key| {
         match &*key {
             "format" => {
-                let format = cursor.string("the format's name")?;
+                let format = cursor.string(&"the format's name")?;
                 if format != "ripple-scene" {
                     return Err(LoadError::NotAScene { message: format!("the format is \"{format}\", not \"ripple-scene\"") }.into());
                 }
             }
             "version" => {
-                let (version, taken) = cursor.value::<u64>("the format version")?;
+                let (version, taken) = cursor.value::<u64>(&"the format version")?;
                 if version != u64::from(FORMAT_VERSION) {
                     return Err(LoadError::UnsupportedVersion { found: version, supported: FORMAT_VERSION }.into());
                 }
                 cursor.pos += taken;
             }
-            "resources" => cursor.object("\"resources\"", |cursor, name| {
+            "resources" => cursor.object(&"\"resources\"", |cursor, name| {
                 cursor.peek();
                 let rest = &cursor.input[cursor.pos..];
                 let result = load.resource(&name, |entry| (entry.read_json)(rest))?;
-                let site = ValueSite::Resource { name: name.into_owned() };
+                let site = || ValueSite::Resource { name: name.into_owned() };
                 cursor.pos += cursor.value_result(site, result)?;
                 Ok(())
             })?,
-            "entities" => cursor.array("\"entities\"", |cursor| read_record(load, cursor))?,
-            "commands" if commands => command_range = Some(cursor.skip("the level's commands")?),
+            "entities" => cursor.array(&"\"entities\"", |cursor| read_record(load, cursor))?,
+            "commands" if commands => command_range = Some(cursor.skip(&"the level's commands")?),
             "commands" => {
-                return Err(cursor.syntax("a scene has no \"commands\" (load it as a level)").into());
+                return Err(cursor.key_error("a scene has no \"commands\" (load it as a level)").into());
             }
             other => {
-                return Err(cursor.syntax(format!("unexpected key \"{other}\" (a scene has \"format\", \"version\", \"resources\" and \"entities\")")).into());
+                return Err(cursor.key_error(format!("unexpected key \"{other}\" (a scene has \"format\", \"version\", \"resources\" and \"entities\")")).into());
             }
         }
         Ok(())
     })?;
     if cursor.peek().is_some() {
+        // `peek` left the cursor on the first trailing byte.
         return Err(cursor.syntax("trailing characters after the scene").into());
     }
     Ok(command_range)
@@ -241,18 +261,18 @@ pub(crate) fn read_scene(load: &mut SceneLoad<'_>, input: &[u8], commands: bool)
 /// Reads one entity record: `{"id": ..., "components": {...}}`.
 fn read_record(load: &mut SceneLoad<'_>, cursor: &mut Cursor<'_>) -> Result<(), Stop> {
     let record = load.begin_record();
-    cursor.object(&format!("entity {record}"), |cursor, key| {
+    cursor.object(&format_args!("entity {record}"), |cursor, key| {
         match &*key {
             "id" => {
-                let (RawEntity(id), taken) = cursor.value::<RawEntity>(&format!("the id of entity {record}"))?;
+                let (RawEntity(id), taken) = cursor.value::<RawEntity>(&format_args!("the id of entity {record}"))?;
                 cursor.pos += taken;
                 load.id(id)?;
             }
-            "components" => cursor.object(&format!("the components of entity {record}"), |cursor, name| {
+            "components" => cursor.object(&format_args!("the components of entity {record}"), |cursor, name| {
                 cursor.peek();
                 let rest = &cursor.input[cursor.pos..];
-                let result = load.component(&name, |entry, staging| (entry.read_json)(rest, staging))?;
-                let site = ValueSite::Component { entity: record, name: name.into_owned() };
+                let result = load.component(&name, |staging| staging.read_json(rest))?;
+                let site = || ValueSite::Component { entity: record, name: name.into_owned() };
                 cursor.pos += cursor.value_result(site, result)?;
                 Ok(())
             })?,

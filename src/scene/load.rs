@@ -82,6 +82,8 @@ pub(crate) struct SceneLoad<'r> {
     /// Handles read in `Mode::Known` that no record declares, with where they were
     /// read: they must be alive in the world.
     world_references: Vec<(Entity, (u32, u32))>,
+    /// Whether the remap runs in `Mode::Known` (and passes handles through).
+    known: bool,
 }
 
 /// Record index used in a reference's site for resources.
@@ -112,6 +114,7 @@ impl<'r> SceneLoad<'r> {
             resources: Vec::new(),
             remap: Installed::new(remap),
             world_references: Vec::new(),
+            known: mode == Mode::Known,
         }
     }
 
@@ -147,7 +150,7 @@ impl<'r> SceneLoad<'r> {
     pub(crate) fn component<E>(
         &mut self,
         name: &str,
-        read: impl FnOnce(&super::entry::ComponentEntry, &mut dyn Staging) -> Result<usize, E>,
+        read: impl FnOnce(&mut dyn Staging) -> Result<usize, E>,
     ) -> Result<Result<usize, E>, LoadError> {
         let record = self.records.len() - 1;
         let Some(entry) = self.registry.component_index(name) else {
@@ -165,7 +168,7 @@ impl<'r> SceneLoad<'r> {
     pub(crate) fn component_at<E>(
         &mut self,
         entry: usize,
-        read: impl FnOnce(&super::entry::ComponentEntry, &mut dyn Staging) -> Result<usize, E>,
+        read: impl FnOnce(&mut dyn Staging) -> Result<usize, E>,
     ) -> Result<Result<usize, E>, LoadError> {
         let record = self.records.len() - 1;
         let component = &self.registry.components[entry];
@@ -175,9 +178,9 @@ impl<'r> SceneLoad<'r> {
         self.seen[entry] = record as u32 + 1;
         self.entries.push(entry as u32);
         self.records[record].entries.end = self.entries.len();
-        self.remap.with(|remap| remap.at = (record as u32, entry as u32));
+        super::remap::set_site((record as u32, entry as u32));
         let staging = self.staging[entry].get_or_insert_with(component.new_staging);
-        let result = read(component, &mut **staging);
+        let result = read(&mut **staging);
         self.note_world_references();
         Ok(result)
     }
@@ -205,7 +208,7 @@ impl<'r> SceneLoad<'r> {
                 closest: self.registry.closest_resource(name),
             });
         };
-        self.remap.with(|remap| remap.at = (RESOURCE, entry as u32));
+        super::remap::set_site((RESOURCE, entry as u32));
         let result = read(&self.registry.resources[entry]);
         self.note_world_references();
         Ok(result.map(|(value, taken)| {
@@ -219,6 +222,9 @@ impl<'r> SceneLoad<'r> {
     /// Moves the handles the remap passed through as the world's into
     /// `world_references`.
     fn note_world_references(&mut self) {
+        if !self.known {
+            return;
+        }
         self.remap.with(|remap| {
             if !remap.passed.is_empty() {
                 self.world_references.append(&mut remap.passed);

@@ -12,7 +12,7 @@
 //! id gets its slot `k` the first time it is seen — as a record's id, or inside a
 //! value that refers to it — so one pass over the input suffices.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 use crate::entity::Entity;
 use crate::hash::IdMap;
@@ -69,8 +69,6 @@ pub(crate) struct EntityRemap {
     /// File ids in slot order.
     pub(crate) by_slot: Vec<Entity>,
     pub(crate) upcoming: Upcoming,
-    /// The record and component entry being read, for error reports.
-    pub(crate) at: (u32, u32),
     /// In `Mode::Known`: handles read that no record declares (the world's, if
     /// alive), with where they were read.
     pub(crate) passed: Vec<(Entity, (u32, u32))>,
@@ -78,7 +76,7 @@ pub(crate) struct EntityRemap {
 
 impl EntityRemap {
     pub(crate) fn new(upcoming: Upcoming, mode: Mode) -> Self {
-        EntityRemap { mode, ids: IdMap::default(), by_slot: Vec::new(), upcoming, at: (0, 0), passed: Vec::new() }
+        EntityRemap { mode, ids: IdMap::default(), by_slot: Vec::new(), upcoming, passed: Vec::new() }
     }
 
     /// A remap of known ids to handles that exist: `(file id, handle)` pairs.
@@ -115,7 +113,7 @@ impl EntityRemap {
 
     /// The new handle for a reference to `id` read inside a value.
     fn refer(&mut self, id: Entity) -> Entity {
-        let at = self.at;
+        let at = SITE.with(Cell::get);
         if self.mode == Mode::Known {
             return match self.ids.get(&id.to_bits()) {
                 Some(slot) => self.upcoming.get(slot.slot as usize),
@@ -146,6 +144,16 @@ impl EntityRemap {
 
 thread_local! {
     static ACTIVE: RefCell<Option<EntityRemap>> = const { RefCell::new(None) };
+    /// The record (or `u32::MAX` for a resource) and component entry being read, for
+    /// reports of where a reference was made. Apart from `ACTIVE` because it is set
+    /// for every value and read only for the few that hold entities.
+    static SITE: Cell<(u32, u32)> = const { Cell::new((0, 0)) };
+}
+
+/// Records which value the load on this thread reads next.
+#[inline]
+pub(crate) fn set_site(site: (u32, u32)) {
+    SITE.with(|cell| cell.set(site));
 }
 
 /// Installs `remap` for this thread until the guard is dropped (also by a panic),

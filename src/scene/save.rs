@@ -6,10 +6,11 @@ use std::io::Write;
 
 use crate::component::ComponentId;
 use crate::entity::{Entity, Location};
-use crate::storage::{ArchetypeId, Column};
+use crate::storage::{ArchetypeId, SparseSet};
 use crate::world::World;
 
 use super::binary::{FORMAT_VERSION, MAGIC, write_str, write_varint};
+use super::entry::ValueWriter;
 use super::error::SaveError;
 use super::json_out::JsonOut;
 use super::registry::SceneRegistry;
@@ -45,32 +46,44 @@ pub struct SceneSaver<'s> {
     pretty: bool,
 }
 
-/// Where one registered component of an entity is read from.
+/// Where one value of the current entity is written from.
 #[derive(Clone, Copy)]
 enum Source {
-    Column(usize),
-    Sparse(ComponentId),
+    /// The value at index `.0` of the current table's plan.
+    Table(usize),
+    /// Registered sparse component `.0`, at dense row `.1`.
+    Sparse(usize, usize),
 }
 
-/// How the entities of one table are saved: their registered components in
-/// registration order, and the table's unregistered ones.
-struct Plan {
-    values: Vec<(usize, Source)>,
+/// How the entities of one table are saved: its registered components in
+/// registration order, each bound for writing, and its unregistered ones.
+struct Plan<'s> {
+    values: Vec<(usize, Box<dyn ValueWriter + 's>)>,
     skipped: Vec<ComponentId>,
+}
+
+/// A registered component stored in a sparse set.
+struct SparseValues<'s> {
+    entry: usize,
+    set: &'s SparseSet,
+    writer: Box<dyn ValueWriter + 's>,
 }
 
 /// The walk shared by both formats.
 struct Walk<'s> {
     registry: &'s SceneRegistry,
     world: &'s World,
-    plans: Vec<Option<Plan>>,
-    /// Registered sparse components, with their entry.
-    sparse: Vec<(usize, ComponentId)>,
+    /// Per table, by archetype index, once a saved entity is in it.
+    plans: Vec<Option<Plan<'s>>>,
+    sparse: Vec<SparseValues<'s>>,
     /// Sparse components the registry does not name.
-    skipped_sparse: Vec<ComponentId>,
+    skipped_sparse: Vec<&'s SparseSet>,
+    skipped_sparse_ids: Vec<ComponentId>,
     /// Per component id: saved entities that had it unregistered.
     skipped: Vec<usize>,
-    /// Scratch: the current entity's values.
+    /// The current entity: its table's index and row, and its values (entry, where).
+    table: usize,
+    row: usize,
     values: Vec<(usize, Source)>,
 }
 
@@ -78,11 +91,19 @@ impl<'s> Walk<'s> {
     fn new(registry: &'s SceneRegistry, world: &'s World) -> Self {
         let mut sparse = Vec::new();
         let mut skipped_sparse = Vec::new();
+        let mut skipped_sparse_ids = Vec::new();
         for &id in world.sparse.ids() {
+            let set = world.sparse.get(id).expect("ripple: a listed sparse set");
             let type_id = world.components.info(id).type_id;
             match registry.component_index_of(type_id) {
-                Some(entry) => sparse.push((entry, id)),
-                None => skipped_sparse.push(id),
+                Some(entry) => {
+                    let writer = (registry.components[entry].bind)(&*set.values);
+                    sparse.push(SparseValues { entry, set, writer });
+                }
+                None => {
+                    skipped_sparse.push(set);
+                    skipped_sparse_ids.push(id);
+                }
             }
         }
         Walk {
@@ -91,50 +112,55 @@ impl<'s> Walk<'s> {
             plans: Vec::new(),
             sparse,
             skipped_sparse,
+            skipped_sparse_ids,
             skipped: vec![0; world.components.len()],
+            table: 0,
+            row: 0,
             values: Vec::new(),
         }
     }
 
-    /// Fills `values` with `entity`'s registered components, in registration order.
+    /// Makes `entity` the current one: lists its registered components, in
+    /// registration order, and counts its unregistered ones.
     fn visit(&mut self, entity: Entity, location: Location) {
         let index = location.archetype.index();
         if self.plans.len() <= index {
             self.plans.resize_with(index + 1, || None);
         }
-        let plan = self.plans[index].get_or_insert_with(|| plan_for(self.registry, self.world, location.archetype));
+        let (registry, world) = (self.registry, self.world);
+        let plan = self.plans[index].get_or_insert_with(|| plan_for(registry, world, location.archetype));
         for &id in &plan.skipped {
             self.skipped[id.index()] += 1;
         }
+        self.table = index;
+        self.row = location.row.index();
         self.values.clear();
-        self.values.extend_from_slice(&plan.values);
+        self.values.extend(plan.values.iter().enumerate().map(|(i, (entry, _))| (*entry, Source::Table(i))));
         if self.sparse.is_empty() && self.skipped_sparse.is_empty() {
             return;
         }
-        let sets = &self.world.sparse;
-        for &(entry, id) in &self.sparse {
-            if sets.get(id).is_some_and(|set| set.contains(entity)) {
-                self.values.push((entry, Source::Sparse(id)));
+        for (i, sparse) in self.sparse.iter().enumerate() {
+            if let Some(dense) = sparse.set.dense(entity) {
+                self.values.push((sparse.entry, Source::Sparse(i, dense)));
             }
         }
-        for &id in &self.skipped_sparse {
-            if sets.get(id).is_some_and(|set| set.contains(entity)) {
+        for (set, id) in self.skipped_sparse.iter().zip(&self.skipped_sparse_ids) {
+            if set.contains(entity) {
                 self.skipped[id.index()] += 1;
             }
         }
         self.values.sort_unstable_by_key(|&(entry, _)| entry);
     }
 
-    /// The column and row a value is read from.
-    fn column(&self, entity: Entity, location: Location, source: Source) -> (&'s dyn Column, usize) {
+    /// The writer and row of one of the current entity's values.
+    #[inline]
+    fn writer(&self, source: Source) -> (&(dyn ValueWriter + 's), usize) {
         match source {
-            Source::Column(column) => {
-                (self.world.archetypes.get(location.archetype).column(column), location.row.index())
+            Source::Table(i) => {
+                let plan = self.plans[self.table].as_ref().expect("ripple: the current table's plan");
+                (&*plan.values[i].1, self.row)
             }
-            Source::Sparse(id) => {
-                let set = self.world.sparse.get(id).expect("ripple: a planned sparse set");
-                (&*set.values, set.dense(entity).expect("ripple: a planned sparse value"))
-            }
+            Source::Sparse(i, dense) => (&*self.sparse[i].writer, dense),
         }
     }
 
@@ -153,13 +179,13 @@ impl<'s> Walk<'s> {
     }
 }
 
-fn plan_for(registry: &SceneRegistry, world: &World, archetype: ArchetypeId) -> Plan {
+fn plan_for<'s>(registry: &'s SceneRegistry, world: &'s World, archetype: ArchetypeId) -> Plan<'s> {
     let table = world.archetypes.get(archetype);
     let mut values = Vec::new();
     let mut skipped = Vec::new();
     for (column, &id) in table.components().iter().enumerate() {
         match registry.component_index_of(world.components.info(id).type_id) {
-            Some(entry) => values.push((entry, Source::Column(column))),
+            Some(entry) => values.push((entry, (registry.components[entry].bind)(table.column(column)))),
             None => skipped.push(id),
         }
     }
@@ -194,7 +220,8 @@ impl<'s> SceneSaver<'s> {
     }
 
     /// Saves only these entities, in this order (a query's output, say), instead of
-    /// every entity by ascending index. Each must be alive and named once.
+    /// every entity by ascending index, and no resources: a part of a world, such as
+    /// a prefab, is not its state. Each entity must be alive and named once.
     pub fn entities(mut self, entities: impl IntoIterator<Item = Entity>) -> Self {
         self.selection = Some(entities.into_iter().collect());
         self
@@ -204,6 +231,13 @@ impl<'s> SceneSaver<'s> {
     pub fn compact(mut self) -> Self {
         self.pretty = false;
         self
+    }
+
+    /// The resources to save: those the world has, for a whole-world save.
+    fn resources(&self) -> impl Iterator<Item = &'s super::entry::ResourceEntry> + '_ {
+        let world = self.world;
+        let whole = self.selection.is_none();
+        self.registry.resources.iter().filter(move |entry| whole && (entry.has)(world))
     }
 
     /// The entities to save, with their locations, checked.
@@ -262,10 +296,7 @@ impl<'s> SceneSaver<'s> {
         out.key("resources");
         out.raw(b"{");
         let mut resources = 0;
-        for entry in &self.registry.resources {
-            if !(entry.has)(self.world) {
-                continue;
-            }
+        for entry in self.resources() {
             out.raw(if resources == 0 { b"" } else { b"," });
             out.line(2);
             out.key(&entry.name);
@@ -297,8 +328,8 @@ impl<'s> SceneSaver<'s> {
                 out.raw(if i == 0 { b"" } else { b"," });
                 out.line(4);
                 out.key(&entry.name);
-                let (column, row) = walk.column(entity, location, source);
-                (entry.write_json)(column, row, &mut out, 4).map_err(|e| value_error(Some(entity), &entry.name, e))?;
+                let (writer, row) = walk.writer(source);
+                writer.json(row, &mut out, 4).map_err(|e| value_error(Some(entity), &entry.name, e))?;
             }
             if !walk.values.is_empty() {
                 out.line(3);
@@ -336,7 +367,7 @@ impl<'s> SceneSaver<'s> {
         for entry in &self.registry.components {
             write_str(&entry.name, &mut out);
         }
-        let present: Vec<_> = self.registry.resources.iter().filter(|entry| (entry.has)(self.world)).collect();
+        let present: Vec<_> = self.resources().collect();
         write_varint(present.len() as u64, &mut out);
         for entry in &present {
             write_str(&entry.name, &mut out);
@@ -351,8 +382,8 @@ impl<'s> SceneSaver<'s> {
             for &(entry_index, source) in &walk.values {
                 let entry = &self.registry.components[entry_index];
                 write_varint(entry_index as u64, &mut out);
-                let (column, row) = walk.column(entity, location, source);
-                (entry.write_binary)(column, row, &mut out).map_err(|e| value_error(Some(entity), &entry.name, e))?;
+                let (writer, row) = walk.writer(source);
+                writer.binary(row, &mut out).map_err(|e| value_error(Some(entity), &entry.name, e))?;
             }
             if out.len() >= CHUNK {
                 writer.write_all(&out)?;
