@@ -5,10 +5,16 @@
 //! version   u16, little-endian (FORMAT_VERSION)
 //! names     varint n, then n component names (varint length + UTF-8)
 //! resources varint n, then n × (name: varint length + UTF-8, value: postcard)
-//! entities  varint n, then n records:
-//!             id          varint u64 (the handle's bits when saved)
-//!             components  varint n, then n × (name index: varint, value: postcard)
+//! entities  varint n (all runs together), then runs until n entities are read, each
+//!           the entities of consecutive records with the same components:
+//!             components  varint c, then c name indices (varint)
+//!             entities    varint k (at least 1), then k ids (varint u64: the
+//!                         handle's bits when saved)
+//!             values      for each of the c components, k postcard values
 //! ```
+//!
+//! Storing a run column by column keeps the per-value work of saving and loading to
+//! the value itself.
 //!
 //! Varints are postcard's (LEB128: seven bits per byte, low first), so the whole file
 //! is plain postcard after the magic and version.

@@ -107,33 +107,64 @@ pub(crate) fn read_scene(load: &mut SceneLoad<'_>, input: &[u8]) -> Result<(), S
         let result = load.resource(name, |entry| (entry.read_binary)(rest))?;
         reader.value_result(|| ValueSite::Resource { name: name.to_owned() }, result)?;
     }
-    for _ in 0..reader.count("the number of entities")? {
-        let record = load.begin_record();
-        let bits = reader.varint("an entity id")?;
-        let Some(id) = Entity::from_bits(bits) else {
-            return Err(reader.malformed(format!("entity {record}'s id {bits} is not an entity handle")).into());
-        };
-        load.id(id)?;
-        for _ in 0..reader.count("a number of components")? {
+    let total = reader.count("the number of entities")?;
+    load.expect_records(total);
+    let mut entries = Vec::new();
+    while load.records() < total {
+        if reader.pos == input.len() {
+            return Err(LoadError::Truncated { reading: format!("entity {} of {total}", load.records()) }.into());
+        }
+        // A run: its components, its entities' ids, then each component's values.
+        let first = load.records();
+        entries.clear();
+        for _ in 0..reader.count("a run's number of components")? {
             let index = reader.varint("a component's name index")?;
             let Some(&(name, entry)) = names.get(index as usize) else {
                 return Err(reader
-                    .malformed(format!("entity {record} names component {index} of a table of {}", names.len()))
+                    .malformed(format!("entity {first} names component {index} of a table of {}", names.len()))
                     .into());
             };
             let Some(entry) = entry else {
                 return Err(LoadError::UnknownComponent {
-                    entity: record,
+                    entity: first,
                     name: name.to_owned(),
                     closest: load.registry.closest_component(name),
                 }
                 .into());
             };
-            let rest = reader.rest();
-            let result = load.component_at(entry, |staging| staging.read_binary(rest))?;
-            reader.value_result(|| ValueSite::Component { entity: record, name: name.to_owned() }, result)?;
+            entries.push((entry, name));
         }
-        load.end_record()?;
+        let sorted: Vec<usize> = entries.iter().map(|&(entry, _)| entry).collect();
+        let shared = load.begin_run(&sorted)?;
+        let count = reader.count("a run's number of entities")?;
+        if count == 0 {
+            return Err(reader.malformed("an empty run of entities".into()).into());
+        }
+        for k in 0..count {
+            let bits = reader.varint("an entity id")?;
+            let Some(id) = Entity::from_bits(bits) else {
+                return Err(reader
+                    .malformed(format!("entity {}'s id {bits} is not an entity handle", first + k))
+                    .into());
+            };
+            load.run_record(shared.clone(), id)?;
+        }
+        for &(entry, name) in &entries {
+            let rest = reader.rest();
+            let site = (first as u32, entry as u32);
+            let result = load.read_run(entry, |staging| staging.read_binary(rest, count, site));
+            let failed_at = match &result {
+                Err((k, _)) => first + k,
+                Ok(_) => first,
+            };
+            reader.value_result(
+                || ValueSite::Component { entity: failed_at, name: name.to_owned() },
+                result.map_err(|(_, error)| error),
+            )?;
+        }
+    }
+    if load.records() != total {
+        return Err(reader.malformed(format!("{} entities in runs, {total} announced", load.records())).into());
     }
     if reader.pos != input.len() {
         return Err(reader.malformed(format!("{} bytes after the last entity", input.len() - reader.pos)).into());

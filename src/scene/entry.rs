@@ -22,8 +22,11 @@ use super::json_out::JsonOut;
 pub(crate) trait Staging: Send {
     /// Reads one JSON value from the start of the input; returns the bytes it took.
     fn read_json(&mut self, input: &[u8]) -> Result<usize, serde_json::Error>;
-    /// Reads one postcard value from the start of the input; returns the bytes it took.
-    fn read_binary(&mut self, input: &[u8]) -> Result<usize, postcard::Error>;
+    /// Reads `count` postcard values from the start of the input; returns the bytes
+    /// they took, or which one failed and why.
+    /// Values `k` are those of records `site.0 + k`, for reports of where an entity
+    /// reference was read.
+    fn read_binary(&mut self, input: &[u8], count: usize, site: (u32, u32)) -> Result<usize, (usize, postcard::Error)>;
     /// Moves the next `count` values to the end of `column` (a column of the type),
     /// added at `tick`.
     fn push_into(&mut self, column: &mut dyn Column, count: usize, tick: Tick);
@@ -40,18 +43,22 @@ impl<T: Component + DeserializeOwned> Staging for Staged<T> {
         Ok(taken)
     }
 
-    fn read_binary(&mut self, input: &[u8]) -> Result<usize, postcard::Error> {
-        let (value, rest) = postcard::take_from_bytes::<T>(input)?;
-        self.0.push_back(value);
+    fn read_binary(&mut self, input: &[u8], count: usize, site: (u32, u32)) -> Result<usize, (usize, postcard::Error)> {
+        // Every value takes a byte at least (zero-sized ones excepted): a corrupt
+        // count cannot reserve more than the input could fill.
+        self.0.reserve(count.min(input.len()));
+        let mut rest = input;
+        for i in 0..count {
+            super::remap::set_site((site.0 + i as u32, site.1));
+            let (value, after) = postcard::take_from_bytes::<T>(rest).map_err(|error| (i, error))?;
+            self.0.push_back(value);
+            rest = after;
+        }
         Ok(input.len() - rest.len())
     }
 
     fn push_into(&mut self, column: &mut dyn Column, count: usize, tick: Tick) {
-        let column = downcast_mut::<T>(column);
-        column.reserve(count);
-        for value in self.0.drain(..count) {
-            column.push(value, tick);
-        }
+        downcast_mut::<T>(column).extend(self.0.drain(..count), tick);
     }
 
     fn insert_into(&mut self, set: &mut SparseSet, entity: Entity, tick: Tick) {
@@ -87,8 +94,9 @@ impl ComponentEntry {
 pub(crate) trait ValueWriter {
     /// Writes row `row` as JSON whose first line sits at `level`.
     fn json(&self, row: usize, out: &mut JsonOut, level: usize) -> Result<(), serde_json::Error>;
-    /// Appends row `row` in postcard.
-    fn binary(&self, row: usize, out: &mut Vec<u8>) -> Result<(), postcard::Error>;
+    /// Appends the values at `rows`, in order, in postcard; on failure, the position
+    /// in `rows` that failed.
+    fn binary_rows(&self, rows: &[usize], out: &mut Vec<u8>) -> Result<(), (usize, postcard::Error)>;
 }
 
 struct ColumnValues<'a, T>(&'a TypedColumn<T>);
@@ -98,8 +106,11 @@ impl<T: Component + Serialize> ValueWriter for ColumnValues<'_, T> {
         out.value(self.0.get(row), level)
     }
 
-    fn binary(&self, row: usize, out: &mut Vec<u8>) -> Result<(), postcard::Error> {
-        super::binary::write_value(self.0.get(row), out)
+    fn binary_rows(&self, rows: &[usize], out: &mut Vec<u8>) -> Result<(), (usize, postcard::Error)> {
+        for (i, &row) in rows.iter().enumerate() {
+            super::binary::write_value(self.0.get(row), out).map_err(|error| (i, error))?;
+        }
+        Ok(())
     }
 }
 

@@ -118,6 +118,21 @@ impl<'r> SceneLoad<'r> {
         }
     }
 
+    /// Makes room for `count` more records (a count the input announced and its
+    /// size bounds).
+    pub(crate) fn expect_records(&mut self, count: usize) {
+        self.records.reserve(count);
+        self.remap.with(|remap| {
+            remap.ids.reserve(count);
+            remap.by_slot.reserve(count);
+        });
+    }
+
+    /// How many records have been read.
+    pub(crate) fn records(&self) -> usize {
+        self.records.len()
+    }
+
     /// Starts the next entity record; returns its index in the file.
     pub(crate) fn begin_record(&mut self) -> usize {
         let index = self.records.len();
@@ -183,6 +198,42 @@ impl<'r> SceneLoad<'r> {
         let result = read(&mut **staging);
         self.note_world_references();
         Ok(result)
+    }
+
+    /// Starts a run of records that share the components `entries` (binary scenes
+    /// store runs column by column); returns them as a record's entries.
+    pub(crate) fn begin_run(&mut self, entries: &[usize]) -> Result<std::ops::Range<usize>, LoadError> {
+        let record = self.records.len();
+        let start = self.entries.len();
+        for &entry in entries {
+            if self.seen[entry] == record as u32 + 1 {
+                let name = self.registry.components[entry].name.to_string();
+                return Err(LoadError::DuplicateComponent { entity: record, name });
+            }
+            self.seen[entry] = record as u32 + 1;
+            self.entries.push(entry as u32);
+        }
+        self.entries[start..].sort_unstable();
+        Ok(start..self.entries.len())
+    }
+
+    /// Adds a record of the run whose entries are `entries`, with its id.
+    pub(crate) fn run_record(&mut self, entries: std::ops::Range<usize>, id: Entity) -> Result<(), LoadError> {
+        self.records.push(Record { slot: None, entries });
+        self.id(id)
+    }
+
+    /// Reads the values of `entry` for the run's records from `first` on, with `read`.
+    pub(crate) fn read_run<E>(
+        &mut self,
+        entry: usize,
+        read: impl FnOnce(&mut dyn Staging) -> Result<usize, E>,
+    ) -> Result<usize, E> {
+        let component = &self.registry.components[entry];
+        let staging = self.staging[entry].get_or_insert_with(component.new_staging);
+        let result = read(&mut **staging);
+        self.note_world_references();
+        result
     }
 
     /// Ends the current record: it must have had an id.

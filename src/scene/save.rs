@@ -152,6 +152,32 @@ impl<'s> Walk<'s> {
         self.values.sort_unstable_by_key(|&(entry, _)| entry);
     }
 
+    /// What entities of one run share: their table, and which registered sparse
+    /// components they have (a run ends at every entity past the 64th such type).
+    fn run_key(&self, (entity, location): (Entity, Location)) -> (usize, u64) {
+        let mut mask = 0u64;
+        if self.sparse.len() > 64 {
+            return (location.archetype.index(), entity.to_bits());
+        }
+        for (i, sparse) in self.sparse.iter().enumerate() {
+            if sparse.set.contains(entity) {
+                mask |= 1 << i;
+            }
+        }
+        (location.archetype.index(), mask)
+    }
+
+    /// The row `entity` (of the current run) has `source`'s value at.
+    #[inline]
+    fn row_of(&self, source: Source, entity: Entity, location: Location) -> usize {
+        match source {
+            Source::Table(_) => location.row.index(),
+            Source::Sparse(i, _) => {
+                self.sparse[i].set.dense(entity).expect("ripple: a run shares its sparse components")
+            }
+        }
+    }
+
     /// The writer and row of one of the current entity's values.
     #[inline]
     fn writer(&self, source: Source) -> (&(dyn ValueWriter + 's), usize) {
@@ -375,20 +401,41 @@ impl<'s> SceneSaver<'s> {
         }
         write_varint(selected.len() as u64, &mut out);
         let mut walk = Walk::new(self.registry, self.world);
-        for &(entity, location) in &selected {
-            walk.visit(entity, location);
-            write_varint(entity.to_bits(), &mut out);
+        let mut rows = Vec::new();
+        let mut start = 0;
+        while start < selected.len() {
+            // A run: consecutive entities with the same components, written column
+            // by column.
+            let key = walk.run_key(selected[start]);
+            let end = start + selected[start..].iter().take_while(|&&entity| walk.run_key(entity) == key).count();
+            let run = &selected[start..end];
+            for &(entity, location) in &run[1..] {
+                // Counts what each entity leaves out.
+                walk.visit(entity, location);
+            }
+            walk.visit(run[0].0, run[0].1);
             write_varint(walk.values.len() as u64, &mut out);
-            for &(entry_index, source) in &walk.values {
-                let entry = &self.registry.components[entry_index];
-                write_varint(entry_index as u64, &mut out);
-                let (writer, row) = walk.writer(source);
-                writer.binary(row, &mut out).map_err(|e| value_error(Some(entity), &entry.name, e))?;
+            for &(entry, _) in &walk.values {
+                write_varint(entry as u64, &mut out);
+            }
+            write_varint(run.len() as u64, &mut out);
+            for &(entity, _) in run {
+                write_varint(entity.to_bits(), &mut out);
+            }
+            for value in 0..walk.values.len() {
+                let (entry, source) = walk.values[value];
+                rows.clear();
+                rows.extend(run.iter().map(|&(entity, location)| walk.row_of(source, entity, location)));
+                let (values, _) = walk.writer(source);
+                values
+                    .binary_rows(&rows, &mut out)
+                    .map_err(|(i, e)| value_error(Some(run[i].0), &self.registry.components[entry].name, e))?;
             }
             if out.len() >= CHUNK {
                 writer.write_all(&out)?;
                 out.clear();
             }
+            start = end;
         }
         writer.write_all(&out)?;
         Ok(walk.report(selected.len(), present.len(), writer.bytes))

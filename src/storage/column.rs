@@ -79,6 +79,17 @@ impl<T: Send + Sync + 'static> TypedColumn<T> {
         }
     }
 
+    /// Appends every value of `values`, added and changed at `tick`.
+    pub(crate) fn extend(&mut self, values: impl ExactSizeIterator<Item = T>, tick: Tick) {
+        let count = values.len();
+        self.data.extend(values.map(UnsafeCell::new));
+        if let Some(ticks) = &mut self.ticks {
+            for _ in 0..count {
+                ticks.push(tick, tick, tick);
+            }
+        }
+    }
+
     /// Replaces the value at `row`, marking it changed at `tick` (the current tick).
     /// Returns the old value.
     #[inline]
