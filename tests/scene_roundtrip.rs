@@ -49,7 +49,14 @@ fn plan(len: usize) -> impl Strategy<Value = Plan> {
         any::<bool>(),
         proptest::bool::weighted(0.2),
     )
-        .prop_map(|(position, name, target, links, moving, despawn)| Plan { position, name, target, links, moving, despawn })
+        .prop_map(|(position, name, target, links, moving, despawn)| Plan {
+            position,
+            name,
+            target,
+            links,
+            moving,
+            despawn,
+        })
 }
 
 fn plans() -> impl Strategy<Value = Vec<Plan>> {
@@ -113,7 +120,8 @@ fn build(plans: &[Plan]) -> (World, Vec<Entity>) {
 
 /// Checks that `copy` holds every entity of `original` at its remapped handle.
 fn assert_same(original: &World, entities: &[Entity], copy: &World, loaded: &Loaded) {
-    let map: HashMap<Entity, Entity> = entities.iter().map(|&e| (e, loaded.entity(e).expect("every saved entity"))).collect();
+    let map: HashMap<Entity, Entity> =
+        entities.iter().map(|&e| (e, loaded.entity(e).expect("every saved entity"))).collect();
     assert_eq!(loaded.entities().len(), entities.len());
     let remap = |e: &Entity| map[e];
     for &e in entities {
@@ -121,7 +129,10 @@ fn assert_same(original: &World, entities: &[Entity], copy: &World, loaded: &Loa
         assert_eq!(original.get::<Position>(e).ok(), copy.get::<Position>(new).ok());
         assert_eq!(original.get::<Name>(e).ok(), copy.get::<Name>(new).ok());
         assert_eq!(original.get::<Target>(e).ok().map(|t| Target(remap(&t.0))), copy.get::<Target>(new).ok().cloned());
-        let links = original.get::<Links>(e).ok().map(|l| Links { all: l.all.iter().map(remap).collect(), best: l.best.as_ref().map(remap) });
+        let links = original
+            .get::<Links>(e)
+            .ok()
+            .map(|l| Links { all: l.all.iter().map(remap).collect(), best: l.best.as_ref().map(remap) });
         assert_eq!(links, copy.get::<Links>(new).ok().cloned());
         assert_eq!(original.get::<Moving>(e).is_ok(), copy.get::<Moving>(new).is_ok());
     }
