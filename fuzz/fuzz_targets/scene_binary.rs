@@ -1,0 +1,13 @@
+//! Feeds arbitrary bytes to the loader as a binary scene: it never panics, a refused load
+//! leaves the world exactly as it was, and a load that succeeds adds exactly the
+//! entities it reports.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+#[path = "scene_common.rs"]
+mod common;
+
+fuzz_target!(|data: &[u8]| {
+    common::check(data, |registry, world, data| registry.load_binary(world, data));
+});
