@@ -258,6 +258,54 @@ const BARS: &[Bar] = &[
         VariantOverBestOf { group: "empty_systems", variant: "ripple_conditions", peers: &["bevy_ecs"] },
         AtMost(0.1),
     ),
+    bar(
+        20,
+        "serialize_text: ripple / best of hecs and legion",
+        VariantOverBestOf { group: "serialize_text", variant: "ripple", peers: &["hecs", "legion"] },
+        AtMost(1.0),
+    ),
+    bar(
+        20,
+        "serialize_text: ripple / ideal (serde of a plain Vec of structs)",
+        VariantOverBestOf { group: "serialize_text", variant: "ripple", peers: &["ideal"] },
+        AtMost(1.5),
+    ),
+    bar(
+        20,
+        "serialize_binary: ripple / best of hecs and legion",
+        VariantOverBestOf { group: "serialize_binary", variant: "ripple", peers: &["hecs", "legion"] },
+        AtMost(1.0),
+    ),
+    bar(
+        20,
+        "serialize_binary: ripple / ideal (serde of a plain Vec of structs)",
+        VariantOverBestOf { group: "serialize_binary", variant: "ripple", peers: &["ideal"] },
+        AtMost(1.5),
+    ),
+    bar(
+        20,
+        "deserialize_text: ripple / best of hecs and legion",
+        VariantOverBestOf { group: "deserialize_text", variant: "ripple", peers: &["hecs", "legion"] },
+        AtMost(1.0),
+    ),
+    bar(
+        20,
+        "deserialize_text: ripple / ideal (serde of a plain Vec of structs)",
+        VariantOverBestOf { group: "deserialize_text", variant: "ripple", peers: &["ideal"] },
+        AtMost(1.5),
+    ),
+    bar(
+        20,
+        "deserialize_binary: ripple / best of hecs and legion",
+        VariantOverBestOf { group: "deserialize_binary", variant: "ripple", peers: &["hecs", "legion"] },
+        AtMost(1.0),
+    ),
+    bar(
+        20,
+        "deserialize_binary: ripple / ideal (serde of a plain Vec of structs)",
+        VariantOverBestOf { group: "deserialize_binary", variant: "ripple", peers: &["ideal"] },
+        AtMost(1.5),
+    ),
 ];
 
 /// A measured value and how it reads.

@@ -65,6 +65,8 @@ const KNOWN_GROUPS: &[&str] = &[
     "toggle",
     "serialize_text",
     "serialize_binary",
+    "deserialize_text",
+    "deserialize_binary",
 ];
 /// Crates whose locked versions the report lists.
 const CRATES: &[&str] = &["ripple", "bevy_ecs", "hecs", "legion", "shipyard", "specs", "criterion", "cgmath", "rayon"];
