@@ -304,7 +304,7 @@ impl<'r> SceneLoad<'r> {
             }
         }
         let undeclared = self.remap.with(|remap| {
-            remap.by_slot.iter().map(|id| remap.ids[&id.to_bits()]).find(|slot| slot.record.is_none()).map(|slot| {
+            remap.ids.values().filter(|slot| slot.record.is_none()).min_by_key(|slot| slot.slot).map(|slot| {
                 (remap.by_slot[slot.slot as usize], slot.first_reference.expect("an undeclared id was referred to"))
             })
         });

@@ -240,6 +240,10 @@ impl<W: Write> Write for Counted<W> {
 /// Bytes gathered before binary output goes to the caller's writer.
 const CHUNK: usize = 64 * 1024;
 
+/// Entities handled at a time: what a save holds of its list of entities, and the
+/// longest run of the binary form.
+const WINDOW: usize = 1024;
+
 impl<'s> SceneSaver<'s> {
     pub(crate) fn new(registry: &'s SceneRegistry, world: &'s World) -> Self {
         SceneSaver { registry, world, selection: None, pretty: true }
@@ -267,9 +271,9 @@ impl<'s> SceneSaver<'s> {
     }
 
     /// The entities to save, with their locations, checked.
-    fn selected(&self) -> Result<Vec<(Entity, Location)>, SaveError> {
+    fn selected(&self) -> Result<Option<Vec<(Entity, Location)>>, SaveError> {
         let Some(selection) = &self.selection else {
-            return Ok(self.world.entities.iter_alive().collect());
+            return Ok(None);
         };
         let mut seen = crate::hash::IdMap::<u64, ()>::default();
         let mut located = Vec::with_capacity(selection.len());
@@ -280,7 +284,35 @@ impl<'s> SceneSaver<'s> {
             }
             located.push((entity, location));
         }
-        Ok(located)
+        Ok(Some(located))
+    }
+
+    /// Hands the entities to save to `each`, a window of at most `WINDOW` at a time:
+    /// the checked selection, or every live entity by ascending index (gathered a
+    /// window at a time, so saving a whole world holds no list of it).
+    fn for_each_window(
+        &self,
+        selected: &Option<Vec<(Entity, Location)>>,
+        mut each: impl FnMut(&[(Entity, Location)]) -> Result<(), SaveError>,
+    ) -> Result<(), SaveError> {
+        if let Some(selected) = selected {
+            return selected.chunks(WINDOW).try_for_each(each);
+        }
+        let mut window = Vec::with_capacity(WINDOW);
+        let mut alive = self.world.entities.iter_alive();
+        loop {
+            window.clear();
+            window.extend(alive.by_ref().take(WINDOW));
+            if window.is_empty() {
+                return Ok(());
+            }
+            each(&window)?;
+        }
+    }
+
+    /// How many entities the save writes.
+    fn count(&self, selected: &Option<Vec<(Entity, Location)>>) -> usize {
+        selected.as_ref().map_or(self.world.len(), Vec::len)
     }
 
     /// Writes the scene as JSON: an object with the format's name and version, the
@@ -337,35 +369,40 @@ impl<'s> SceneSaver<'s> {
         out.key("entities");
         out.raw(b"[");
         let mut walk = Walk::new(self.registry, self.world);
-        for (n, &(entity, location)) in selected.iter().enumerate() {
-            walk.visit(entity, location);
-            out.raw(if n == 0 { b"" } else { b"," });
-            out.line(2);
-            out.raw(b"{");
-            out.line(3);
-            out.key("id");
-            out.entity(entity);
-            out.raw(b",");
-            out.line(3);
-            out.key("components");
-            out.raw(b"{");
-            for (i, &(entry, source)) in walk.values.iter().enumerate() {
-                let entry = &self.registry.components[entry];
-                out.raw(if i == 0 { b"" } else { b"," });
-                out.line(4);
-                out.key(&entry.name);
-                let (writer, row) = walk.writer(source);
-                writer.json(row, &mut out, 4).map_err(|e| value_error(Some(entity), &entry.name, e))?;
-            }
-            if !walk.values.is_empty() {
+        let mut n = 0;
+        self.for_each_window(&selected, |window| {
+            for &(entity, location) in window {
+                walk.visit(entity, location);
+                out.raw(if n == 0 { b"" } else { b"," });
+                out.line(2);
+                out.raw(b"{");
                 out.line(3);
+                out.key("id");
+                out.entity(entity);
+                out.raw(b",");
+                out.line(3);
+                out.key("components");
+                out.raw(b"{");
+                for (i, &(entry, source)) in walk.values.iter().enumerate() {
+                    let entry = &self.registry.components[entry];
+                    out.raw(if i == 0 { b"" } else { b"," });
+                    out.line(4);
+                    out.key(&entry.name);
+                    let (writer, row) = walk.writer(source);
+                    writer.json(row, &mut out, 4).map_err(|e| value_error(Some(entity), &entry.name, e))?;
+                }
+                if !walk.values.is_empty() {
+                    out.line(3);
+                }
+                out.raw(b"}");
+                out.line(2);
+                out.raw(b"}");
+                out.flush_if_full(&mut writer)?;
+                n += 1;
             }
-            out.raw(b"}");
-            out.line(2);
-            out.raw(b"}");
-            out.flush_if_full(&mut writer)?;
-        }
-        if !selected.is_empty() {
+            Ok(())
+        })?;
+        if n > 0 {
             out.line(1);
         }
         out.raw(b"]");
@@ -375,7 +412,7 @@ impl<'s> SceneSaver<'s> {
             out.raw(b"\n");
         }
         out.flush(&mut writer)?;
-        Ok(walk.report(selected.len(), resources, writer.bytes))
+        Ok(walk.report(n, resources, writer.bytes))
     }
 
     /// Writes the scene in the binary format: postcard values behind a magic number
@@ -399,46 +436,50 @@ impl<'s> SceneSaver<'s> {
             write_str(&entry.name, &mut out);
             (entry.write_binary)(self.world, &mut out).map_err(|e| value_error(None, &entry.name, e))?;
         }
-        write_varint(selected.len() as u64, &mut out);
+        let count = self.count(&selected);
+        write_varint(count as u64, &mut out);
         let mut walk = Walk::new(self.registry, self.world);
-        let mut rows = Vec::new();
-        let mut start = 0;
-        while start < selected.len() {
-            // A run: consecutive entities with the same components, written column
-            // by column.
-            let key = walk.run_key(selected[start]);
-            let end = start + selected[start..].iter().take_while(|&&entity| walk.run_key(entity) == key).count();
-            let run = &selected[start..end];
-            for &(entity, location) in &run[1..] {
-                // Counts what each entity leaves out.
-                walk.visit(entity, location);
+        let mut rows = Vec::with_capacity(WINDOW);
+        self.for_each_window(&selected, |window| {
+            let mut start = 0;
+            while start < window.len() {
+                // A run: consecutive entities with the same components, written
+                // column by column.
+                let key = walk.run_key(window[start]);
+                let end = start + window[start..].iter().take_while(|&&entity| walk.run_key(entity) == key).count();
+                let run = &window[start..end];
+                for &(entity, location) in &run[1..] {
+                    // Counts what each entity leaves out.
+                    walk.visit(entity, location);
+                }
+                walk.visit(run[0].0, run[0].1);
+                write_varint(walk.values.len() as u64, &mut out);
+                for &(entry, _) in &walk.values {
+                    write_varint(entry as u64, &mut out);
+                }
+                write_varint(run.len() as u64, &mut out);
+                for &(entity, _) in run {
+                    write_varint(entity.to_bits(), &mut out);
+                }
+                for value in 0..walk.values.len() {
+                    let (entry, source) = walk.values[value];
+                    rows.clear();
+                    rows.extend(run.iter().map(|&(entity, location)| walk.row_of(source, entity, location)));
+                    let (values, _) = walk.writer(source);
+                    values
+                        .binary_rows(&rows, &mut out)
+                        .map_err(|(i, e)| value_error(Some(run[i].0), &self.registry.components[entry].name, e))?;
+                }
+                if out.len() >= CHUNK {
+                    writer.write_all(&out)?;
+                    out.clear();
+                }
+                start = end;
             }
-            walk.visit(run[0].0, run[0].1);
-            write_varint(walk.values.len() as u64, &mut out);
-            for &(entry, _) in &walk.values {
-                write_varint(entry as u64, &mut out);
-            }
-            write_varint(run.len() as u64, &mut out);
-            for &(entity, _) in run {
-                write_varint(entity.to_bits(), &mut out);
-            }
-            for value in 0..walk.values.len() {
-                let (entry, source) = walk.values[value];
-                rows.clear();
-                rows.extend(run.iter().map(|&(entity, location)| walk.row_of(source, entity, location)));
-                let (values, _) = walk.writer(source);
-                values
-                    .binary_rows(&rows, &mut out)
-                    .map_err(|(i, e)| value_error(Some(run[i].0), &self.registry.components[entry].name, e))?;
-            }
-            if out.len() >= CHUNK {
-                writer.write_all(&out)?;
-                out.clear();
-            }
-            start = end;
-        }
+            Ok(())
+        })?;
         writer.write_all(&out)?;
-        Ok(walk.report(selected.len(), present.len(), writer.bytes))
+        Ok(walk.report(count, present.len(), writer.bytes))
     }
 }
 
