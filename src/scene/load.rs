@@ -327,8 +327,8 @@ impl<'r> SceneLoad<'r> {
         Err(LoadError::DanglingEntity { reference, site: self.site(at) }.into())
     }
 
-    /// Whether `entity` will be one of this load's entities (for checking data
-    /// commands against a level's entities before they exist).
+    /// The load's remap, installed for this thread (a level switches it to
+    /// `Mode::Known` before checking its commands).
     pub(crate) fn installed(&self) -> &Installed {
         &self.remap
     }

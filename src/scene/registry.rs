@@ -52,10 +52,15 @@ use super::save::SceneSaver;
 pub struct SceneRegistry {
     pub(crate) components: Vec<ComponentEntry>,
     pub(crate) resources: Vec<ResourceEntry>,
-    component_names: HashMap<Box<str>, usize>,
-    component_types: HashMap<TypeId, usize>,
-    resource_names: HashMap<Box<str>, usize>,
-    resource_types: HashMap<TypeId, usize>,
+    component_names: Namespace,
+    resource_names: Namespace,
+}
+
+/// One namespace of registered types: each name and each type to its entry's index.
+#[derive(Default)]
+struct Namespace {
+    names: HashMap<Box<str>, usize>,
+    types: HashMap<TypeId, usize>,
 }
 
 impl std::fmt::Debug for SceneRegistry {
@@ -73,25 +78,35 @@ fn valid_name(name: &str) -> bool {
         && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':' | b'/'))
 }
 
-/// Checks that `name` and `type_id` are both free in one namespace.
-fn check_free(
-    names: &HashMap<Box<str>, usize>,
-    types: &HashMap<TypeId, usize>,
-    name: &str,
-    type_id: TypeId,
-    type_name_of: impl Fn(usize) -> &'static str,
-    name_of: impl Fn(usize) -> String,
-) -> Result<bool, RegistryError> {
-    if !valid_name(name) {
-        return Err(RegistryError::InvalidName { name: name.to_owned() });
-    }
-    match (names.get(name), types.get(&type_id)) {
-        (None, None) => Ok(true),
-        // The same registration again.
-        (Some(a), Some(b)) if a == b => Ok(false),
-        (Some(&index), _) => Err(RegistryError::NameTaken { name: name.to_owned(), registered: type_name_of(index) }),
-        (None, Some(&index)) => {
-            Err(RegistryError::TypeTaken { type_name: type_name_of(index), registered: name_of(index) })
+impl Namespace {
+    /// Registers `type_id` under `name` as entry `next` if both are free; `Ok(false)`
+    /// if this very registration exists. `type_name_of` and `name_of` describe an
+    /// existing entry for the error.
+    fn claim(
+        &mut self,
+        name: &str,
+        type_id: TypeId,
+        next: usize,
+        type_name_of: impl Fn(usize) -> &'static str,
+        name_of: impl Fn(usize) -> String,
+    ) -> Result<bool, RegistryError> {
+        if !valid_name(name) {
+            return Err(RegistryError::InvalidName { name: name.to_owned() });
+        }
+        match (self.names.get(name), self.types.get(&type_id)) {
+            (None, None) => {
+                self.names.insert(name.into(), next);
+                self.types.insert(type_id, next);
+                Ok(true)
+            }
+            // The same registration again.
+            (Some(a), Some(b)) if a == b => Ok(false),
+            (Some(&index), _) => {
+                Err(RegistryError::NameTaken { name: name.to_owned(), registered: type_name_of(index) })
+            }
+            (None, Some(&index)) => {
+                Err(RegistryError::TypeTaken { type_name: type_name_of(index), registered: name_of(index) })
+            }
         }
     }
 }
@@ -112,21 +127,16 @@ impl SceneRegistry {
         &mut self,
         name: &str,
     ) -> Result<&mut Self, RegistryError> {
-        let type_id = TypeId::of::<T>();
         let entries = &self.components;
-        let fresh = check_free(
-            &self.component_names,
-            &self.component_types,
+        let fresh = self.component_names.claim(
             name,
-            type_id,
+            TypeId::of::<T>(),
+            entries.len(),
             |i| entries[i].type_name,
             |i| entries[i].name.to_string(),
         )?;
         if fresh {
-            let index = self.components.len();
             self.components.push(ComponentEntry::new::<T>(name));
-            self.component_names.insert(name.into(), index);
-            self.component_types.insert(type_id, index);
         }
         Ok(self)
     }
@@ -141,21 +151,16 @@ impl SceneRegistry {
     where
         R: Send + Sync + 'static + Serialize + DeserializeOwned,
     {
-        let type_id = TypeId::of::<R>();
         let entries = &self.resources;
-        let fresh = check_free(
-            &self.resource_names,
-            &self.resource_types,
+        let fresh = self.resource_names.claim(
             name,
-            type_id,
+            TypeId::of::<R>(),
+            entries.len(),
             |i| entries[i].type_name,
             |i| entries[i].name.to_string(),
         )?;
         if fresh {
-            let index = self.resources.len();
             self.resources.push(ResourceEntry::new::<R>(name));
-            self.resource_names.insert(name.into(), index);
-            self.resource_types.insert(type_id, index);
         }
         Ok(self)
     }
@@ -167,7 +172,7 @@ impl SceneRegistry {
 
     /// The name component `T` is registered under.
     pub fn name_of<T: Component>(&self) -> Option<&str> {
-        self.component_types.get(&TypeId::of::<T>()).map(|&i| &*self.components[i].name)
+        self.component_names.types.get(&TypeId::of::<T>()).map(|&i| &*self.components[i].name)
     }
 
     /// Starts a save of `world`: every entity, or those given to
@@ -178,15 +183,15 @@ impl SceneRegistry {
     }
 
     pub(crate) fn component_index(&self, name: &str) -> Option<usize> {
-        self.component_names.get(name).copied()
+        self.component_names.names.get(name).copied()
     }
 
     pub(crate) fn resource_index(&self, name: &str) -> Option<usize> {
-        self.resource_names.get(name).copied()
+        self.resource_names.names.get(name).copied()
     }
 
     pub(crate) fn component_index_of(&self, type_id: TypeId) -> Option<usize> {
-        self.component_types.get(&type_id).copied()
+        self.component_names.types.get(&type_id).copied()
     }
 
     /// The registered component name closest to `name`, if one is close enough to
