@@ -8,8 +8,10 @@
 //! entities  varint n (all runs together), then runs until n entities are read, each
 //!           the entities of consecutive records with the same components:
 //!             components  varint c, then c name indices (varint)
-//!             entities    varint k (at least 1), then k ids (varint u64: the
-//!                         handle's bits when saved)
+//!             entities    varint k (at least 1), then k ids: the first as a varint
+//!                         u64 (the handle's bits when saved), each next one as the
+//!                         zigzag varint of its difference from the one before
+//!                         (wrapping), one byte for consecutive handles
 //!             values      for each of the c components, k postcard values
 //! ```
 //!
@@ -52,6 +54,20 @@ pub(crate) fn read_varint(input: &[u8]) -> Option<(u64, usize)> {
         }
     }
     None
+}
+
+/// Zigzag encoding of the wrapping difference `next - previous`: small either way.
+#[inline]
+pub(crate) fn id_delta(previous: u64, next: u64) -> u64 {
+    let delta = next.wrapping_sub(previous) as i64;
+    ((delta << 1) ^ (delta >> 63)) as u64
+}
+
+/// The id `delta` (from [`id_delta`]) after `previous`.
+#[inline]
+pub(crate) fn id_after(previous: u64, delta: u64) -> u64 {
+    let difference = ((delta >> 1) as i64) ^ -((delta & 1) as i64);
+    previous.wrapping_add(difference as u64)
 }
 
 /// Appends a length-prefixed string.
@@ -103,6 +119,12 @@ mod tests {
             assert_eq!(read_varint(&ours[..ours.len() - 1]), None, "truncated {value}");
         }
         assert_eq!(read_varint(&[0xff; 10]), None, "overflow");
+        for (previous, next) in [(5, 6), (6, 5), (0, u64::MAX), (u64::MAX, 0), (1 << 32, 7 << 40), (3, 3)] {
+            let delta = id_delta(previous, next);
+            assert_eq!(id_after(previous, delta), next, "{previous} -> {next}");
+        }
+        assert_eq!(id_delta(5, 6), 2);
+        assert_eq!(id_delta(6, 5), 1);
         assert_eq!(read_varint(&[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02]), None);
     }
 }

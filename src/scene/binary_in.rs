@@ -2,7 +2,7 @@
 
 use crate::entity::Entity;
 
-use super::binary::{FORMAT_VERSION, MAGIC, read_varint};
+use super::binary::{FORMAT_VERSION, MAGIC, id_after, read_varint};
 use super::error::{InputPosition, LoadError, ValueSite};
 use super::load::{SceneLoad, Stop};
 
@@ -22,7 +22,19 @@ impl<'a> Reader<'a> {
         &self.input[self.pos..]
     }
 
+    #[inline]
     fn varint(&mut self, reading: &str) -> Result<u64, LoadError> {
+        // One byte: most counts, indices and consecutive ids.
+        if let Some(&byte) = self.input.get(self.pos)
+            && byte < 0x80
+        {
+            self.pos += 1;
+            return Ok(u64::from(byte));
+        }
+        self.long_varint(reading)
+    }
+
+    fn long_varint(&mut self, reading: &str) -> Result<u64, LoadError> {
         match read_varint(self.rest()) {
             Some((value, taken)) => {
                 self.pos += taken;
@@ -110,6 +122,7 @@ pub(crate) fn read_scene(load: &mut SceneLoad<'_>, input: &[u8]) -> Result<(), S
     let total = reader.count("the number of entities")?;
     load.expect_records(total);
     let mut entries = Vec::new();
+    let mut ids = Vec::new();
     while load.records() < total {
         if reader.pos == input.len() {
             return Err(LoadError::Truncated { reading: format!("entity {} of {total}", load.records()) }.into());
@@ -140,15 +153,19 @@ pub(crate) fn read_scene(load: &mut SceneLoad<'_>, input: &[u8]) -> Result<(), S
         if count == 0 {
             return Err(reader.malformed("an empty run of entities".into()).into());
         }
+        ids.clear();
+        let mut bits = 0;
         for k in 0..count {
-            let bits = reader.varint("an entity id")?;
+            let read = reader.varint("an entity id")?;
+            bits = if k == 0 { read } else { id_after(bits, read) };
             let Some(id) = Entity::from_bits(bits) else {
                 return Err(reader
                     .malformed(format!("entity {}'s id {bits} is not an entity handle", first + k))
                     .into());
             };
-            load.run_record(shared.clone(), id)?;
+            ids.push(id);
         }
+        load.run_records(shared, &ids)?;
         for &(entry, name) in &entries {
             let rest = reader.rest();
             let site = (first as u32, entry as u32);

@@ -4,6 +4,7 @@
 //! registered, so the per-value work is monomorphic.
 
 use std::any::{Any, type_name};
+use std::cell::UnsafeCell;
 use std::collections::VecDeque;
 
 use serde::Serialize;
@@ -34,36 +35,62 @@ pub(crate) trait Staging: Send {
     fn insert_into(&mut self, set: &mut SparseSet, entity: Entity, tick: Tick);
 }
 
-struct Staged<T>(VecDeque<T>);
+/// The values of one type read so far: pushed to `read` while reading; at commit, a
+/// run that takes them all takes the buffer, otherwise they move to `draining` (no
+/// copy) and runs take them from its front.
+struct Staged<T> {
+    read: Vec<UnsafeCell<T>>,
+    draining: VecDeque<UnsafeCell<T>>,
+}
+
+impl<T> Staged<T> {
+    fn new() -> Self {
+        Staged { read: Vec::new(), draining: VecDeque::new() }
+    }
+
+    /// The values still to place, as a queue.
+    fn draining(&mut self) -> &mut VecDeque<UnsafeCell<T>> {
+        if !self.read.is_empty() {
+            debug_assert!(self.draining.is_empty(), "reading ends before the commit starts");
+            self.draining = VecDeque::from(std::mem::take(&mut self.read));
+        }
+        &mut self.draining
+    }
+}
 
 impl<T: Component + DeserializeOwned> Staging for Staged<T> {
     fn read_json(&mut self, input: &[u8]) -> Result<usize, serde_json::Error> {
         let (value, taken) = super::json_in::read_value::<T>(input)?;
-        self.0.push_back(value);
+        self.read.push(UnsafeCell::new(value));
         Ok(taken)
     }
 
     fn read_binary(&mut self, input: &[u8], count: usize, site: (u32, u32)) -> Result<usize, (usize, postcard::Error)> {
         // Every value takes a byte at least (zero-sized ones excepted): a corrupt
         // count cannot reserve more than the input could fill.
-        self.0.reserve(count.min(input.len()));
-        let mut rest = input;
+        self.read.reserve(count.min(input.len()));
+        let mut values = postcard::Deserializer::from_bytes(input);
         for i in 0..count {
             super::remap::set_site((site.0 + i as u32, site.1));
-            let (value, after) = postcard::take_from_bytes::<T>(rest).map_err(|error| (i, error))?;
-            self.0.push_back(value);
-            rest = after;
+            let value = T::deserialize(&mut values).map_err(|error| (i, error))?;
+            self.read.push(UnsafeCell::new(value));
         }
+        let rest = values.finalize().map_err(|error| (count, error))?;
         Ok(input.len() - rest.len())
     }
 
     fn push_into(&mut self, column: &mut dyn Column, count: usize, tick: Tick) {
-        downcast_mut::<T>(column).extend(self.0.drain(..count), tick);
+        let column = downcast_mut::<T>(column);
+        if self.draining.is_empty() && count == self.read.len() {
+            column.append(&mut self.read, tick);
+        } else {
+            column.extend(self.draining().drain(..count).map(UnsafeCell::into_inner), tick);
+        }
     }
 
     fn insert_into(&mut self, set: &mut SparseSet, entity: Entity, tick: Tick) {
-        let value = self.0.pop_front().expect("ripple: a value staged per record");
-        set.typed_mut::<T>().insert(entity, value, tick);
+        let value = self.draining().pop_front().expect("ripple: a value staged per record");
+        set.typed_mut::<T>().insert(entity, value.into_inner(), tick);
     }
 }
 
@@ -85,7 +112,7 @@ impl ComponentEntry {
             type_name: type_name::<T>(),
             register_in: Components::id_or_register::<T>,
             bind: |column| Box::new(ColumnValues(downcast::<T>(column))),
-            new_staging: || Box::new(Staged::<T>(VecDeque::new())),
+            new_staging: || Box::new(Staged::<T>::new()),
         }
     }
 }

@@ -111,7 +111,7 @@ impl SceneRegistry {
         }
         let loaded = load.commit(world);
         if let Some(json) = commands_json {
-            let _remap = Installed::new(EntityRemap::fixed(loaded.pairs()));
+            let _remap = Installed::new(EntityRemap::fixed(loaded.file_ids(), loaded.entities()));
             commands.run_batch(world, json).map_err(LoadError::Command)?;
         }
         Ok(loaded)

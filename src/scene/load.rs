@@ -12,15 +12,17 @@ use crate::world::World;
 use super::entry::{StagedResource, Staging};
 use super::error::{LoadError, ValueSite};
 use super::registry::SceneRegistry;
-use super::remap::{EntityRemap, Installed, Mode, Upcoming};
+use super::remap::{EntityRemap, Installed, Mode, NONE, Upcoming};
 
 /// What a load made.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Loaded {
     /// The new entities, in the order of the file.
     entities: Vec<Entity>,
-    /// Pairs of (id in the file, new handle), sorted by file id.
-    by_file_id: Vec<(Entity, Entity)>,
+    /// Their ids in the file, in the same order.
+    file_ids: Vec<Entity>,
+    /// Positions in `file_ids` sorted by file id; empty if `file_ids` is sorted.
+    by_file_id: Vec<u32>,
     /// Resources inserted.
     resources: usize,
 }
@@ -33,12 +35,18 @@ impl Loaded {
 
     /// The new handle of the entity the file calls `id`.
     pub fn entity(&self, id: Entity) -> Option<Entity> {
-        self.by_file_id.binary_search_by_key(&id, |&(file, _)| file).ok().map(|i| self.by_file_id[i].1)
+        let position = if self.by_file_id.is_empty() {
+            self.file_ids.binary_search(&id).ok()?
+        } else {
+            let k = self.by_file_id.binary_search_by_key(&id, |&i| self.file_ids[i as usize]).ok()?;
+            self.by_file_id[k] as usize
+        };
+        Some(self.entities[position])
     }
 
-    /// `(id in the file, new handle)` pairs, sorted by file id.
-    pub(crate) fn pairs(&self) -> &[(Entity, Entity)] {
-        &self.by_file_id
+    /// The entities' ids in the file, in the order of [`entities`](Self::entities).
+    pub(crate) fn file_ids(&self) -> &[Entity] {
+        &self.file_ids
     }
 
     /// How many resources were inserted (replacing any the world had).
@@ -48,11 +56,19 @@ impl Loaded {
 }
 
 /// One entity record of the input.
+#[derive(Clone, Copy)]
 struct Record {
-    /// Its allocation slot, once its id is read.
-    slot: Option<u32>,
-    /// Its entries in `SceneLoad::entries`, sorted once the record ends.
-    entries: std::ops::Range<usize>,
+    /// Its allocation slot once its id is read, `NONE` before.
+    slot: u32,
+    /// Its entries in `SceneLoad::entries` (start and end), sorted once the record
+    /// ends. Records of one binary run share theirs.
+    entries: (u32, u32),
+}
+
+impl Record {
+    fn entries(self) -> std::ops::Range<usize> {
+        self.entries.0 as usize..self.entries.1 as usize
+    }
 }
 
 /// Why reading stopped: a refusal, or the discovery that the input refers to entities
@@ -122,10 +138,7 @@ impl<'r> SceneLoad<'r> {
     /// size bounds).
     pub(crate) fn expect_records(&mut self, count: usize) {
         self.records.reserve(count);
-        self.remap.with(|remap| {
-            remap.ids.reserve(count);
-            remap.by_slot.reserve(count);
-        });
+        self.remap.with(|remap| remap.expect(count));
     }
 
     /// How many records have been read.
@@ -136,28 +149,17 @@ impl<'r> SceneLoad<'r> {
     /// Starts the next entity record; returns its index in the file.
     pub(crate) fn begin_record(&mut self) -> usize {
         let index = self.records.len();
-        let at = self.entries.len();
-        self.records.push(Record { slot: None, entries: at..at });
+        let at = self.entries.len() as u32;
+        self.records.push(Record { slot: NONE, entries: (at, at) });
         index
     }
 
     /// The current record's id.
     pub(crate) fn id(&mut self, id: Entity) -> Result<(), LoadError> {
         let record = self.records.len() - 1;
-        let slot = self.remap.with(|remap| remap.declare(id, record as u32));
-        match slot {
-            Ok(slot) => {
-                self.records[record].slot = Some(slot);
-                Ok(())
-            }
-            // A reread declared every id up front, this one for this very record.
-            Err(first) if first as usize == record => {
-                let slot = self.remap.with(|remap| remap.ids[&id.to_bits()].slot);
-                self.records[record].slot = Some(slot);
-                Ok(())
-            }
-            Err(first) => Err(LoadError::DuplicateEntity { id, entity: record, first: first as usize }),
-        }
+        let slot = self.remap.with(|remap| declare(remap, id, record))?;
+        self.records[record].slot = slot;
+        Ok(())
     }
 
     /// Reads the current record's component `name` with `read`, which gets the
@@ -192,7 +194,7 @@ impl<'r> SceneLoad<'r> {
         }
         self.seen[entry] = record as u32 + 1;
         self.entries.push(entry as u32);
-        self.records[record].entries.end = self.entries.len();
+        self.records[record].entries.1 = self.entries.len() as u32;
         super::remap::set_site((record as u32, entry as u32));
         let staging = self.staging[entry].get_or_insert_with(component.new_staging);
         let result = read(&mut **staging);
@@ -202,7 +204,7 @@ impl<'r> SceneLoad<'r> {
 
     /// Starts a run of records that share the components `entries` (binary scenes
     /// store runs column by column); returns them as a record's entries.
-    pub(crate) fn begin_run(&mut self, entries: &[usize]) -> Result<std::ops::Range<usize>, LoadError> {
+    pub(crate) fn begin_run(&mut self, entries: &[usize]) -> Result<(u32, u32), LoadError> {
         let record = self.records.len();
         let start = self.entries.len();
         for &entry in entries {
@@ -214,13 +216,19 @@ impl<'r> SceneLoad<'r> {
             self.entries.push(entry as u32);
         }
         self.entries[start..].sort_unstable();
-        Ok(start..self.entries.len())
+        Ok((start as u32, self.entries.len() as u32))
     }
 
-    /// Adds a record of the run whose entries are `entries`, with its id.
-    pub(crate) fn run_record(&mut self, entries: std::ops::Range<usize>, id: Entity) -> Result<(), LoadError> {
-        self.records.push(Record { slot: None, entries });
-        self.id(id)
+    /// Adds the records of the run whose entries are `entries`, with their ids.
+    pub(crate) fn run_records(&mut self, entries: (u32, u32), ids: &[Entity]) -> Result<(), LoadError> {
+        let records = &mut self.records;
+        self.remap.with(|remap| {
+            for &id in ids {
+                let slot = declare(remap, id, records.len())?;
+                records.push(Record { slot, entries });
+            }
+            Ok(())
+        })
     }
 
     /// Reads the values of `entry` for the run's records from `first` on, with `read`.
@@ -239,11 +247,11 @@ impl<'r> SceneLoad<'r> {
     /// Ends the current record: it must have had an id.
     pub(crate) fn end_record(&mut self) -> Result<(), LoadError> {
         let index = self.records.len() - 1;
-        let record = &self.records[index];
-        if record.slot.is_none() {
+        let record = self.records[index];
+        if record.slot == NONE {
             return Err(LoadError::MissingId { entity: index });
         }
-        self.entries[record.entries.clone()].sort_unstable();
+        self.entries[record.entries()].sort_unstable();
         Ok(())
     }
 
@@ -303,10 +311,10 @@ impl<'r> SceneLoad<'r> {
                 return Err(LoadError::DanglingEntity { reference, site: self.site(at) }.into());
             }
         }
+        // The first slot no record declares (slots are in order of first sight).
         let undeclared = self.remap.with(|remap| {
-            remap.ids.values().filter(|slot| slot.record.is_none()).min_by_key(|slot| slot.slot).map(|slot| {
-                (remap.by_slot[slot.slot as usize], slot.first_reference.expect("an undeclared id was referred to"))
-            })
+            let slot = remap.slots.iter().position(|slot| slot.record == NONE)?;
+            Some((remap.slots[slot].id, remap.first_reference(slot)))
         });
         let Some((reference, at)) = undeclared else {
             return Ok(());
@@ -316,9 +324,9 @@ impl<'r> SceneLoad<'r> {
             // the scene: read again, knowing which ids the scene declares.
             let mut declared = vec![Entity::from_bits(1 << 32).expect("a valid handle"); self.records.len()];
             self.remap.with(|remap| {
-                for slot in remap.ids.values() {
-                    if let Some(record) = slot.record {
-                        declared[record as usize] = remap.by_slot[slot.slot as usize];
+                for slot in &remap.slots {
+                    if slot.record != NONE {
+                        declared[slot.record as usize] = slot.id;
                     }
                 }
             });
@@ -340,23 +348,40 @@ impl<'r> SceneLoad<'r> {
     /// `on_insert` hooks run for every entity in file order, and their commands apply.
     pub(crate) fn commit(mut self, world: &mut World) -> Loaded {
         let tick = world.change_tick();
-        let slots = self.remap.with(|remap| remap.by_slot.len());
+        let slots = self.remap.with(|remap| remap.slots.len());
         debug_assert_eq!(slots, self.records.len(), "every slot is declared by a record");
         world.entities.reserve(slots);
-        let handles: Vec<Entity> = (0..slots).map(|_| world.entities.alloc(Location::FREE)).collect();
-        self.remap.with(|remap| {
-            for (k, &handle) in handles.iter().enumerate() {
-                assert_eq!(handle, remap.upcoming.get(k), "ripple: the allocator gave the predicted handles");
+        world.moves.reserve(slots);
+        // Slots follow the records unless a value referred to an entity before its
+        // record: then each record's entity is allocated as its table row is made,
+        // otherwise all are allocated first, in slot order, and placed later.
+        let in_order = self.records.iter().enumerate().all(|(i, record)| record.slot as usize == i);
+        let (mut entities, file_ids): (Vec<Entity>, Vec<Entity>) = self.remap.with(|remap| {
+            let file_ids = self.records.iter().map(|record| remap.slots[record.slot as usize].id).collect();
+            if in_order {
+                return (Vec::with_capacity(slots), file_ids);
             }
+            let mut handles = Vec::with_capacity(slots);
+            for k in 0..slots {
+                let handle = world.entities.alloc(Location::FREE);
+                assert_eq!(handle, remap.upcoming.get(k), "ripple: the allocator gave the predicted handles");
+                handles.push(handle);
+            }
+            (self.records.iter().map(|record| handles[record.slot as usize]).collect(), file_ids)
         });
+        let upcoming = self.remap.with(|remap| std::mem::replace(&mut remap.upcoming, Upcoming::NONE));
         let mut ids: Vec<(usize, ComponentId)> = Vec::new();
         let mut table_ids: Vec<ComponentId> = Vec::new();
         let mut placed: Vec<(ArchetypeId, std::ops::Range<usize>, Vec<ComponentId>)> = Vec::new();
         let mut start = 0;
         while start < self.records.len() {
-            let entries = &self.entries[self.records[start].entries.clone()];
+            let first = self.records[start].entries;
+            let entries = &self.entries[self.records[start].entries()];
             let mut end = start + 1;
-            while end < self.records.len() && &self.entries[self.records[end].entries.clone()] == entries {
+            // Records of one binary run share their entries; others compare them.
+            while end < self.records.len()
+                && (self.records[end].entries == first || &self.entries[self.records[end].entries()] == entries)
+            {
                 end += 1;
             }
             ids.clear();
@@ -371,12 +396,25 @@ impl<'r> SceneLoad<'r> {
             table_ids.sort_unstable();
             let archetype = world.archetypes.get_or_create(&table_ids, &world.components, tick);
             let table = world.archetypes.get_mut(archetype);
-            table.reserve(end - start);
-            for record in &self.records[start..end] {
-                let entity = handles[record.slot.expect("checked at the record's end") as usize];
+            if !table.is_empty() {
+                table.reserve(end - start);
+            } else {
+                // An empty table's columns take the staged values' buffers instead.
+                table.entities.reserve(end - start);
+            }
+            for k in start..end {
                 let location = Location { archetype, row: Row(table.len() as u32) };
+                let entity = if in_order {
+                    let entity = world.entities.alloc(location);
+                    assert_eq!(entity, upcoming.get(k), "ripple: the allocator gave the predicted handles");
+                    entities.push(entity);
+                    entity
+                } else {
+                    let entity = entities[k];
+                    world.entities.set_location(entity.index(), location);
+                    entity
+                };
                 table.entities.push(entity);
-                world.entities.set_location(entity.index(), location);
                 world.moves.push(Move::between(entity, None, Some(archetype)));
             }
             let mut sparse_ids = Vec::new();
@@ -387,8 +425,7 @@ impl<'r> SceneLoad<'r> {
                     None => {
                         sparse_ids.push(id);
                         let set = world.sparse.get_mut(id).expect("ripple: a sparse component has a set");
-                        for record in &self.records[start..end] {
-                            let entity = handles[record.slot.expect("checked") as usize];
+                        for &entity in &entities[start..end] {
                             staging.insert_into(set, entity, tick);
                         }
                     }
@@ -401,13 +438,23 @@ impl<'r> SceneLoad<'r> {
         for (entry, value) in self.resources.drain(..) {
             (self.registry.resources[entry].insert)(world, value);
         }
-        let entities: Vec<Entity> =
-            self.records.iter().map(|record| handles[record.slot.expect("checked") as usize]).collect();
         run_add_hooks(world, &placed, &entities);
-        let mut by_file_id: Vec<(Entity, Entity)> =
-            self.remap.with(|remap| remap.by_slot.iter().copied().zip(handles.iter().copied()).collect());
-        by_file_id.sort_unstable_by_key(|&(file, _)| file);
-        Loaded { entities, by_file_id, resources }
+        let mut by_file_id = Vec::new();
+        if !file_ids.is_sorted() {
+            by_file_id.extend(0..file_ids.len() as u32);
+            by_file_id.sort_unstable_by_key(|&i| file_ids[i as usize]);
+        }
+        Loaded { entities, file_ids, by_file_id, resources }
+    }
+}
+
+/// Declares `id` as record `record`'s (see [`EntityRemap::declare`]): its slot.
+fn declare(remap: &mut EntityRemap, id: Entity, record: usize) -> Result<u32, LoadError> {
+    match remap.declare(id, record as u32) {
+        Ok(slot) => Ok(slot),
+        // A reread declared every id up front, this one for this very record.
+        Err(first) if first as usize == record => Ok(remap.lookup(id).expect("ripple: a declared id has a slot")),
+        Err(first) => Err(LoadError::DuplicateEntity { id, entity: record, first: first as usize }),
     }
 }
 

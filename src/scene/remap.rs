@@ -26,6 +26,9 @@ pub(crate) struct Upcoming {
 }
 
 impl Upcoming {
+    /// No handles (what a finished load leaves behind).
+    pub(crate) const NONE: Upcoming = Upcoming { recycled: Vec::new(), fresh_from: u32::MAX };
+
     /// The handle of the `k`-th allocation.
     pub(crate) fn get(&self, k: usize) -> Entity {
         match self.recycled.get(k) {
@@ -39,17 +42,8 @@ impl Upcoming {
     }
 }
 
-/// What a file id stands for during a load.
-#[derive(Clone, Copy)]
-pub(crate) struct Slot {
-    /// Its position in allocation order.
-    pub(crate) slot: u32,
-    /// The record that declares it (its index in the file), once seen.
-    pub(crate) record: Option<u32>,
-    /// Where it was first referred to: record (or `u32::MAX` for a resource) and
-    /// component entry.
-    pub(crate) first_reference: Option<(u32, u32)>,
-}
+/// "None" in the per-slot records and reference sites.
+pub(crate) const NONE: u32 = u32::MAX;
 
 /// How references to ids that no record declared are read.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -63,51 +57,135 @@ pub(crate) enum Mode {
 }
 
 /// The remap of one load.
+///
+/// File ids are found by their index in a table (`dense`), as saved worlds number
+/// their entities from 0 with few gaps; an id whose index lies past the table's limit
+/// (which grows with the input, so a hostile index cannot make it huge) or shares its
+/// index with another id goes to a hash map instead.
 pub(crate) struct EntityRemap {
     pub(crate) mode: Mode,
-    pub(crate) ids: IdMap<u64, Slot>,
-    /// File ids in slot order.
-    pub(crate) by_slot: Vec<Entity>,
+    /// Per file index: 1 + the slot of the id with that index, 0 if none yet.
+    dense: Vec<u32>,
+    /// How long `dense` may grow.
+    dense_limit: usize,
+    /// Slots of the ids `dense` does not hold.
+    overflow: IdMap<u64, u32>,
+    /// The file ids, in slot order.
+    pub(crate) slots: Vec<Slot>,
+    /// Where each slot referred to before its record declared it was first referred
+    /// to: record (or `NONE` for a resource) and component entry.
+    first_references: IdMap<u32, (u32, u32)>,
     pub(crate) upcoming: Upcoming,
     /// In `Mode::Known`: handles read that no record declares (the world's, if
     /// alive), with where they were read.
     pub(crate) passed: Vec<(Entity, (u32, u32))>,
 }
 
+/// One file id seen by a load.
+#[derive(Clone, Copy)]
+pub(crate) struct Slot {
+    pub(crate) id: Entity,
+    /// The record (index in the file) that declares it, or `NONE`.
+    pub(crate) record: u32,
+}
+
+/// The least `dense` may grow to, whatever the input's size.
+const MIN_DENSE: usize = 4096;
+
 impl EntityRemap {
     pub(crate) fn new(upcoming: Upcoming, mode: Mode) -> Self {
-        EntityRemap { mode, ids: IdMap::default(), by_slot: Vec::new(), upcoming, passed: Vec::new() }
+        EntityRemap {
+            mode,
+            dense: Vec::new(),
+            dense_limit: MIN_DENSE,
+            overflow: IdMap::default(),
+            slots: Vec::new(),
+            first_references: IdMap::default(),
+            upcoming,
+            passed: Vec::new(),
+        }
     }
 
-    /// A remap of known ids to handles that exist: `(file id, handle)` pairs.
-    pub(crate) fn fixed(pairs: &[(Entity, Entity)]) -> Self {
-        let upcoming = Upcoming { recycled: pairs.iter().map(|&(_, new)| new).collect(), fresh_from: u32::MAX };
+    /// A remap of known ids to handles that exist: file id `ids[i]` is `handles[i]`.
+    pub(crate) fn fixed(ids: &[Entity], handles: &[Entity]) -> Self {
+        let upcoming = Upcoming { recycled: handles.to_vec(), fresh_from: u32::MAX };
         let mut remap = EntityRemap::new(upcoming, Mode::Known);
-        for (record, &(file, _)) in pairs.iter().enumerate() {
+        remap.expect(ids.len());
+        for (record, &file) in ids.iter().enumerate() {
             let _ = remap.declare(file, record as u32);
         }
         remap
     }
 
-    fn slot_of(&mut self, id: Entity) -> &mut Slot {
-        let next = self.by_slot.len() as u32;
-        let by_slot = &mut self.by_slot;
-        self.ids.entry(id.to_bits()).or_insert_with(|| {
-            by_slot.push(id);
-            Slot { slot: next, record: None, first_reference: None }
-        })
+    /// Makes room for `count` more ids, and lets the index table cover four times
+    /// as many indices.
+    pub(crate) fn expect(&mut self, count: usize) {
+        self.slots.reserve(count);
+        self.dense_limit = self.dense_limit.max(count.saturating_mul(4));
     }
 
-    /// Declares `id` as the id of record `record`; returns the record that declared
-    /// it before, if any.
+    /// The slot of `id`, if it has one.
+    pub(crate) fn lookup(&self, id: Entity) -> Option<u32> {
+        let index = id.index() as usize;
+        if let Some(&slot) = self.dense.get(index)
+            && slot != 0
+            && self.slots[(slot - 1) as usize].id == id
+        {
+            return Some(slot - 1);
+        }
+        self.overflow.get(&id.to_bits()).copied()
+    }
+
+    /// The slot of `id`, given the next one if it has none.
+    fn slot_of(&mut self, id: Entity) -> u32 {
+        let index = id.index() as usize;
+        let next = self.slots.len() as u32;
+        if index < self.dense_limit {
+            if index >= self.dense.len() {
+                let len = (index + 1).next_power_of_two().clamp(64, self.dense_limit);
+                self.dense.resize(len, 0);
+            }
+            match self.dense[index] {
+                0 => {
+                    self.dense[index] = next + 1;
+                    self.push_slot(id);
+                    return next;
+                }
+                slot if self.slots[(slot - 1) as usize].id == id => return slot - 1,
+                // Another id (another generation) holds the index.
+                _ => {}
+            }
+        }
+        match self.overflow.entry(id.to_bits()) {
+            std::collections::hash_map::Entry::Occupied(slot) => *slot.get(),
+            std::collections::hash_map::Entry::Vacant(vacant) => {
+                vacant.insert(next);
+                self.push_slot(id);
+                next
+            }
+        }
+    }
+
+    fn push_slot(&mut self, id: Entity) {
+        self.slots.push(Slot { id, record: NONE });
+    }
+
+    /// Where the undeclared slot `slot` was first referred to.
+    pub(crate) fn first_reference(&self, slot: usize) -> (u32, u32) {
+        self.first_references[&(slot as u32)]
+    }
+
+    /// Declares `id` as the id of record `record`: its slot, or `Err` with the
+    /// record that declared it before.
     pub(crate) fn declare(&mut self, id: Entity, record: u32) -> Result<u32, u32> {
         let slot = self.slot_of(id);
-        match slot.record {
-            Some(first) => Err(first),
-            None => {
-                slot.record = Some(record);
-                Ok(slot.slot)
+        let declared = &mut self.slots[slot as usize].record;
+        match *declared {
+            NONE => {
+                *declared = record;
+                Ok(slot)
             }
+            first => Err(first),
         }
     }
 
@@ -115,8 +193,8 @@ impl EntityRemap {
     fn refer(&mut self, id: Entity) -> Entity {
         let at = SITE.with(Cell::get);
         if self.mode == Mode::Known {
-            return match self.ids.get(&id.to_bits()) {
-                Some(slot) => self.upcoming.get(slot.slot as usize),
+            return match self.lookup(id) {
+                Some(slot) => self.upcoming.get(slot as usize),
                 None => {
                     self.passed.push((id, at));
                     id
@@ -124,14 +202,15 @@ impl EntityRemap {
             };
         }
         let slot = self.slot_of(id);
-        slot.first_reference.get_or_insert(at);
-        let slot = slot.slot as usize;
-        self.upcoming.get(slot)
+        if self.slots[slot as usize].record == NONE {
+            self.first_references.entry(slot).or_insert(at);
+        }
+        self.upcoming.get(slot as usize)
     }
 
     /// Whether `entity` is a handle this load will make alive.
     fn is_upcoming(&self, entity: Entity) -> bool {
-        let declared = self.by_slot.len();
+        let declared = self.slots.len();
         if let Some(k) = self.upcoming.recycled.iter().position(|&e| e == entity) {
             return k < declared;
         }
@@ -232,9 +311,26 @@ mod tests {
         assert_eq!(loaded(entity(5, 1)), entity(10, 1));
         assert!(is_upcoming(entity(10, 1)) && is_upcoming(entity(3, 2)) && !is_upcoming(entity(11, 1)));
         let remap = guard.finish();
-        assert_eq!(remap.by_slot, vec![entity(7, 1), entity(5, 1)]);
+        assert_eq!(remap.slots.iter().map(|slot| slot.id).collect::<Vec<_>>(), vec![entity(7, 1), entity(5, 1)]);
         // Uninstalled: handles read as they are.
         assert_eq!(loaded(entity(5, 1)), entity(5, 1));
+    }
+
+    #[test]
+    fn ids_past_the_index_table_or_sharing_an_index_keep_their_own_slots() {
+        let mut remap = EntityRemap::new(Upcoming { recycled: vec![], fresh_from: 0 }, Mode::Assign);
+        let far = entity(u32::MAX - 1, 1);
+        let ids = [entity(3, 1), entity(3, 2), far, entity(3, 7), entity(MIN_DENSE as u32 * 2, 1)];
+        for (record, &id) in ids.iter().enumerate() {
+            assert_eq!(remap.declare(id, record as u32), Ok(record as u32), "{id:?}");
+        }
+        for (slot, &id) in ids.iter().enumerate() {
+            assert_eq!(remap.lookup(id), Some(slot as u32), "{id:?}");
+            assert_eq!(remap.declare(id, 99), Err(slot as u32), "declared twice: {id:?}");
+        }
+        assert_eq!(remap.lookup(entity(3, 3)), None);
+        assert_eq!(remap.lookup(entity(4, 1)), None);
+        assert!(remap.dense.len() <= MIN_DENSE, "a far index does not grow the table");
     }
 
     #[test]

@@ -9,7 +9,7 @@ use crate::entity::{Entity, Location};
 use crate::storage::{ArchetypeId, SparseSet};
 use crate::world::World;
 
-use super::binary::{FORMAT_VERSION, MAGIC, write_str, write_varint};
+use super::binary::{FORMAT_VERSION, MAGIC, id_delta, write_str, write_varint};
 use super::entry::ValueWriter;
 use super::error::SaveError;
 use super::json_out::JsonOut;
@@ -123,6 +123,13 @@ impl<'s> Walk<'s> {
     /// Makes `entity` the current one: lists its registered components, in
     /// registration order, and counts its unregistered ones.
     fn visit(&mut self, entity: Entity, location: Location) {
+        self.visit_run(&[(entity, location)]);
+    }
+
+    /// Makes the first entity of `run` (entities that share their components) the
+    /// current one, and counts the unregistered components of all.
+    fn visit_run(&mut self, run: &[(Entity, Location)]) {
+        let (entity, location) = run[0];
         let index = location.archetype.index();
         if self.plans.len() <= index {
             self.plans.resize_with(index + 1, || None);
@@ -130,7 +137,7 @@ impl<'s> Walk<'s> {
         let (registry, world) = (self.registry, self.world);
         let plan = self.plans[index].get_or_insert_with(|| plan_for(registry, world, location.archetype));
         for &id in &plan.skipped {
-            self.skipped[id.index()] += 1;
+            self.skipped[id.index()] += run.len();
         }
         self.table = index;
         self.row = location.row.index();
@@ -145,9 +152,7 @@ impl<'s> Walk<'s> {
             }
         }
         for (set, id) in self.skipped_sparse.iter().zip(&self.skipped_sparse_ids) {
-            if set.contains(entity) {
-                self.skipped[id.index()] += 1;
-            }
+            self.skipped[id.index()] += run.iter().filter(|&&(entity, _)| set.contains(entity)).count();
         }
         self.values.sort_unstable_by_key(|&(entry, _)| entry);
     }
@@ -237,8 +242,12 @@ impl<W: Write> Write for Counted<W> {
     }
 }
 
-/// Bytes gathered before binary output goes to the caller's writer.
-const CHUNK: usize = 64 * 1024;
+/// Bytes gathered before binary output goes to the caller's writer: small enough to
+/// stay in cache between being written and being copied out.
+const CHUNK: usize = 16 * 1024;
+
+/// Values a binary save writes between checks of the buffer's length.
+const ROWS_PER_WRITE: usize = 128;
 
 /// Entities handled at a time: what a save holds of its list of entities, and the
 /// longest run of the binary form.
@@ -448,31 +457,35 @@ impl<'s> SceneSaver<'s> {
                 let key = walk.run_key(window[start]);
                 let end = start + window[start..].iter().take_while(|&&entity| walk.run_key(entity) == key).count();
                 let run = &window[start..end];
-                for &(entity, location) in &run[1..] {
-                    // Counts what each entity leaves out.
-                    walk.visit(entity, location);
-                }
-                walk.visit(run[0].0, run[0].1);
+                walk.visit_run(run);
                 write_varint(walk.values.len() as u64, &mut out);
                 for &(entry, _) in &walk.values {
                     write_varint(entry as u64, &mut out);
                 }
                 write_varint(run.len() as u64, &mut out);
-                for &(entity, _) in run {
-                    write_varint(entity.to_bits(), &mut out);
+                let mut previous = run[0].0.to_bits();
+                write_varint(previous, &mut out);
+                for &(entity, _) in &run[1..] {
+                    write_varint(id_delta(previous, entity.to_bits()), &mut out);
+                    previous = entity.to_bits();
                 }
                 for value in 0..walk.values.len() {
                     let (entry, source) = walk.values[value];
                     rows.clear();
                     rows.extend(run.iter().map(|&(entity, location)| walk.row_of(source, entity, location)));
                     let (values, _) = walk.writer(source);
-                    values
-                        .binary_rows(&rows, &mut out)
-                        .map_err(|(i, e)| value_error(Some(run[i].0), &self.registry.components[entry].name, e))?;
-                }
-                if out.len() >= CHUNK {
-                    writer.write_all(&out)?;
-                    out.clear();
+                    // A few rows at a time, so that the buffer stays small and in
+                    // cache on its way to the writer.
+                    for (part, rows) in rows.chunks(ROWS_PER_WRITE).enumerate() {
+                        values.binary_rows(rows, &mut out).map_err(|(i, e)| {
+                            let entity = run[part * ROWS_PER_WRITE + i].0;
+                            value_error(Some(entity), &self.registry.components[entry].name, e)
+                        })?;
+                        if out.len() >= CHUNK {
+                            writer.write_all(&out)?;
+                            out.clear();
+                        }
+                    }
                 }
                 start = end;
             }

@@ -90,6 +90,22 @@ impl<T: Send + Sync + 'static> TypedColumn<T> {
         }
     }
 
+    /// Moves every value of `values` to the end, added and changed at `tick`, leaving
+    /// `values` empty. An empty column takes the buffer itself.
+    pub(crate) fn append(&mut self, values: &mut Vec<UnsafeCell<T>>, tick: Tick) {
+        let count = values.len();
+        if self.data.is_empty() {
+            std::mem::swap(&mut self.data, values);
+        } else {
+            self.data.append(values);
+        }
+        if let Some(ticks) = &mut self.ticks {
+            for _ in 0..count {
+                ticks.push(tick, tick, tick);
+            }
+        }
+    }
+
     /// Replaces the value at `row`, marking it changed at `tick` (the current tick).
     /// Returns the old value.
     #[inline]
