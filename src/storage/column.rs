@@ -83,6 +83,11 @@ impl<T: Send + Sync + 'static> TypedColumn<T> {
     pub(crate) fn extend(&mut self, values: impl ExactSizeIterator<Item = T>, tick: Tick) {
         let count = values.len();
         self.data.extend(values.map(UnsafeCell::new));
+        self.push_ticks(count, tick);
+    }
+
+    /// Records `count` rows appended at the end, added and changed at `tick`.
+    fn push_ticks(&mut self, count: usize, tick: Tick) {
         if let Some(ticks) = &mut self.ticks {
             for _ in 0..count {
                 ticks.push(tick, tick, tick);
@@ -99,11 +104,7 @@ impl<T: Send + Sync + 'static> TypedColumn<T> {
         } else {
             self.data.append(values);
         }
-        if let Some(ticks) = &mut self.ticks {
-            for _ in 0..count {
-                ticks.push(tick, tick, tick);
-            }
-        }
+        self.push_ticks(count, tick);
     }
 
     /// Replaces the value at `row`, marking it changed at `tick` (the current tick).
