@@ -180,8 +180,10 @@ impl Error for MissingResource {}
 /// [`World::failed_commands`](crate::World::failed_commands)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CommandError {
-    /// Which command: `"spawn"`, `"despawn"`, `"insert"` or `"remove"`, or `"hooks"`
-    /// for a cascade of hook commands that was cut off.
+    /// Which command: `"spawn"`, `"despawn"`, `"insert"`, `"remove"`, a relation
+    /// command (`"set_parent"`, `"remove_parent"`, `"detach_children"`), `"ChildOf"`
+    /// for a directly inserted relation that was undone, or `"hooks"` for a cascade
+    /// of hook commands that was cut off.
     pub command: &'static str,
     /// What went wrong.
     pub error: CommandFailure,
@@ -197,6 +199,7 @@ impl Error for CommandError {
     fn source(&self) -> Option<&(dyn Error + 'static)> {
         match &self.error {
             CommandFailure::Component(error) => Some(error),
+            CommandFailure::Hierarchy(error) => Some(error),
             CommandFailure::HookCascade { .. } => None,
         }
     }
@@ -217,12 +220,16 @@ pub enum CommandFailure {
         /// Commands dropped unapplied.
         dropped: usize,
     },
+    /// A relation change was refused: a dead parent, an entity as its own parent, or
+    /// a cycle (see [`HierarchyError`](crate::HierarchyError)).
+    Hierarchy(crate::HierarchyError),
 }
 
 impl fmt::Display for CommandFailure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             CommandFailure::Component(error) => error.fmt(f),
+            CommandFailure::Hierarchy(error) => error.fmt(f),
             CommandFailure::HookCascade { rounds, dropped } => write!(
                 f,
                 "hooks kept triggering each other; after {rounds} rounds of hook commands, {dropped} were dropped"

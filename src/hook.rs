@@ -6,8 +6,11 @@
 //! loops until it stops queueing, or for at most [`MAX_HOOK_ROUNDS`] rounds; it never
 //! recurses.)
 
+use crate::bundle::BundleId;
 use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
+use crate::error::CommandError;
+use crate::storage::ArchetypeId;
 use crate::system::{CommandQueue, Commands};
 use crate::world::World;
 
@@ -216,4 +219,89 @@ impl World {
             }
         }
     }
+
+    /// Runs the `on_add` hooks of the bundle's components that `source` lacked, then
+    /// the `on_insert` hooks of all of them, then applies their commands.
+    #[cold]
+    pub(crate) fn hooks_after_write(&mut self, bundle: BundleId, entity: Entity, source: ArchetypeId, added_sparse: u32) {
+        let mut queue = std::mem::take(&mut self.hook_queue);
+        let ids = &self.bundles.info(bundle).ids;
+        let before = self.archetypes.get(source);
+        let added = |c| match ids.iter().position(|&id| id == c) {
+            Some(element) if self.components.is_sparse(c) => added_sparse & (1 << element) != 0,
+            _ => !before.has(c),
+        };
+        self.run_hooks(&mut queue, HookKind::Add, entity, ids, added);
+        self.run_hooks(&mut queue, HookKind::Insert, entity, ids, |_| true);
+        self.hook_queue = queue;
+        self.apply_hook_commands();
+    }
+
+    /// Runs the `on_remove` hooks of the components about to leave `entity`; their
+    /// commands wait for [`apply_hook_commands`](Self::apply_hook_commands) once the
+    /// removal is done.
+    #[cold]
+    pub(crate) fn hooks_before_removal(&mut self, entity: Entity, ids: RemovedIds) {
+        let mut queue = std::mem::take(&mut self.hook_queue);
+        let ids = match &ids {
+            RemovedIds::Bundle(bundle) => &self.bundles.info(*bundle).ids,
+            RemovedIds::Table(table) => {
+                // Despawn: the sparse components listed by `despawn` go too.
+                self.run_hooks(&mut queue, HookKind::Remove, entity, &self.sparse_scratch, |_| true);
+                self.archetypes.get(*table).components()
+            }
+        };
+        self.run_hooks(&mut queue, HookKind::Remove, entity, ids, |_| true);
+        self.hook_queue = queue;
+    }
+
+    /// Applies the commands hooks queued, and those queued by hooks they trigger, until
+    /// none is left. Nested calls (from operations these commands make) return at once
+    /// and leave their commands to this loop, so hooks never recurse.
+    pub(crate) fn apply_hook_commands(&mut self) {
+        if self.hook_queue.is_empty() || self.applying_hook_commands {
+            return;
+        }
+        self.applying_hook_commands = true;
+        let mut rounds = 0;
+        while !self.hook_queue.is_empty() {
+            if rounds == MAX_HOOK_ROUNDS {
+                self.cut_hook_cascade(rounds);
+                break;
+            }
+            rounds += 1;
+            std::mem::swap(&mut self.hook_queue, &mut self.hook_spare);
+            let mut running = std::mem::take(&mut self.hook_spare);
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| running.apply(self)));
+            self.hook_spare = running;
+            if let Err(panic) = result {
+                // Commands queued by the operations before the panic are dropped, not
+                // left for some later, unrelated operation to apply.
+                self.hook_queue.clear();
+                self.applying_hook_commands = false;
+                std::panic::resume_unwind(panic);
+            }
+        }
+        self.applying_hook_commands = false;
+    }
+
+    /// Drops the hook commands still queued after `rounds` rounds and records the cut
+    /// as a failed command.
+    #[cold]
+    fn cut_hook_cascade(&mut self, rounds: usize) {
+        let dropped = self.hook_queue.len();
+        self.hook_queue.clear();
+        // Spawns among the dropped commands gave their reservations back.
+        self.flush_reserved();
+        let error = crate::error::CommandFailure::HookCascade { rounds, dropped };
+        self.record_failed_command(CommandError { command: "hooks", error });
+    }
+}
+
+/// The components an entity is about to lose, for `on_remove` hooks.
+pub(crate) enum RemovedIds {
+    /// Those of a bundle being removed.
+    Bundle(BundleId),
+    /// All of its table's, and the sparse ones in `sparse_scratch` (despawn).
+    Table(ArchetypeId),
 }

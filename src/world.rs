@@ -8,9 +8,9 @@ use crate::change::{CHECK_TICK_THRESHOLD, EventLog, Move, Mut, Remap, RemovedRea
 use crate::component::{Component, ComponentId, Components};
 use crate::entity::{Entities, Entity, Location};
 use crate::entity_ref::EntityRef;
-use crate::error::{CommandError, ComponentError, MissingComponent, NoSuchEntity};
+use crate::error::{ComponentError, MissingComponent, NoSuchEntity};
 use crate::event::Events;
-use crate::hook::{HookFlags, HookKind, MAX_HOOK_ROUNDS};
+use crate::hook::{HookFlags, HookKind, RemovedIds};
 use crate::query::{QueryData, QueryFilter, QueryState};
 use crate::resource::Resources;
 use crate::spawn_batch::SpawnBatch;
@@ -60,7 +60,7 @@ pub struct World {
     /// Which kinds of hook some sparse component has.
     pub(crate) sparse_hooks: HookFlags,
     /// Reused to list an entity's sparse components when it is despawned.
-    sparse_scratch: Vec<ComponentId>,
+    pub(crate) sparse_scratch: Vec<ComponentId>,
     /// Cached insert and remove transitions between archetypes.
     transitions: Transitions,
     pub(crate) resources: Resources,
@@ -90,6 +90,8 @@ pub struct World {
     pub(crate) applying_hook_commands: bool,
     /// Systems registered to run on demand.
     pub(crate) one_shot: crate::system::OneShotSystems,
+    /// Which parent's children list holds each child.
+    pub(crate) relations: crate::hierarchy::Relations,
 }
 
 impl Default for World {
@@ -110,7 +112,7 @@ impl std::fmt::Debug for World {
 impl World {
     /// An empty world.
     pub fn new() -> World {
-        World {
+        let mut world = World {
             id: WorldId::next(),
             entities: Entities::default(),
             components: Components::default(),
@@ -133,7 +135,10 @@ impl World {
             hook_spare: CommandQueue::default(),
             applying_hook_commands: false,
             one_shot: crate::system::OneShotSystems::default(),
-        }
+            relations: Default::default(),
+        };
+        crate::hierarchy::install(&mut world);
+        world
     }
 
     /// Registers an observer's last-run tick so tick maintenance can clamp it.
@@ -823,83 +828,6 @@ impl World {
         Some(MissingComponent { entity, component: components.info(*lacking).name }.into())
     }
 
-    /// Runs the `on_add` hooks of the bundle's components that `source` lacked, then
-    /// the `on_insert` hooks of all of them, then applies their commands.
-    #[cold]
-    fn hooks_after_write(&mut self, bundle: BundleId, entity: Entity, source: ArchetypeId, added_sparse: u32) {
-        let mut queue = std::mem::take(&mut self.hook_queue);
-        let ids = &self.bundles.info(bundle).ids;
-        let before = self.archetypes.get(source);
-        let added = |c| match ids.iter().position(|&id| id == c) {
-            Some(element) if self.components.is_sparse(c) => added_sparse & (1 << element) != 0,
-            _ => !before.has(c),
-        };
-        self.run_hooks(&mut queue, HookKind::Add, entity, ids, added);
-        self.run_hooks(&mut queue, HookKind::Insert, entity, ids, |_| true);
-        self.hook_queue = queue;
-        self.apply_hook_commands();
-    }
-
-    /// Runs the `on_remove` hooks of the components about to leave `entity`; their
-    /// commands wait for [`apply_hook_commands`](Self::apply_hook_commands) once the
-    /// removal is done.
-    #[cold]
-    fn hooks_before_removal(&mut self, entity: Entity, ids: RemovedIds) {
-        let mut queue = std::mem::take(&mut self.hook_queue);
-        let ids = match &ids {
-            RemovedIds::Bundle(bundle) => &self.bundles.info(*bundle).ids,
-            RemovedIds::Table(table) => {
-                // Despawn: the sparse components listed by `despawn` go too.
-                self.run_hooks(&mut queue, HookKind::Remove, entity, &self.sparse_scratch, |_| true);
-                self.archetypes.get(*table).components()
-            }
-        };
-        self.run_hooks(&mut queue, HookKind::Remove, entity, ids, |_| true);
-        self.hook_queue = queue;
-    }
-
-    /// Applies the commands hooks queued, and those queued by hooks they trigger, until
-    /// none is left. Nested calls (from operations these commands make) return at once
-    /// and leave their commands to this loop, so hooks never recurse.
-    pub(crate) fn apply_hook_commands(&mut self) {
-        if self.hook_queue.is_empty() || self.applying_hook_commands {
-            return;
-        }
-        self.applying_hook_commands = true;
-        let mut rounds = 0;
-        while !self.hook_queue.is_empty() {
-            if rounds == MAX_HOOK_ROUNDS {
-                self.cut_hook_cascade(rounds);
-                break;
-            }
-            rounds += 1;
-            std::mem::swap(&mut self.hook_queue, &mut self.hook_spare);
-            let mut running = std::mem::take(&mut self.hook_spare);
-            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| running.apply(self)));
-            self.hook_spare = running;
-            if let Err(panic) = result {
-                // Commands queued by the operations before the panic are dropped, not
-                // left for some later, unrelated operation to apply.
-                self.hook_queue.clear();
-                self.applying_hook_commands = false;
-                std::panic::resume_unwind(panic);
-            }
-        }
-        self.applying_hook_commands = false;
-    }
-
-    /// Drops the hook commands still queued after `rounds` rounds and records the cut
-    /// as a failed command.
-    #[cold]
-    fn cut_hook_cascade(&mut self, rounds: usize) {
-        let dropped = self.hook_queue.len();
-        self.hook_queue.clear();
-        // Spawns among the dropped commands gave their reservations back.
-        self.flush_reserved();
-        let error = crate::error::CommandFailure::HookCascade { rounds, dropped };
-        self.record_failed_command(CommandError { command: "hooks", error });
-    }
-
     /// Shared access to `entity`'s component `T`.
     ///
     /// # Errors
@@ -924,7 +852,13 @@ impl World {
     /// # Errors
     /// [`ComponentError`] if the entity is not alive or lacks `T`.
     #[inline]
+    ///
+    /// # Panics
+    /// For [`ChildOf`](crate::ChildOf) and [`Children`](crate::Children), which only
+    /// the hierarchy writes.
+    #[track_caller]
     pub fn get_mut<T: Component>(&mut self, entity: Entity) -> Result<Mut<'_, T>, ComponentError> {
+        crate::hierarchy::refuse_write::<T>();
         self.maintain_ticks();
         let now = self.change_tick();
         let (column, row) = self.value_place_mut::<T>(entity)?;
@@ -937,7 +871,7 @@ impl World {
     /// # Errors
     /// [`ComponentError`] if the entity is not alive or lacks `T`.
     #[inline]
-    fn value_place_mut<T: Component>(
+    pub(crate) fn value_place_mut<T: Component>(
         &mut self,
         entity: Entity,
     ) -> Result<(&mut TypedColumn<T>, usize), ComponentError> {
@@ -980,12 +914,4 @@ impl World {
     pub fn query_filtered<Q: QueryData, F: QueryFilter>(&mut self) -> QueryState<Q, F> {
         QueryState::new(self)
     }
-}
-
-/// The components an entity is about to lose, for `on_remove` hooks.
-enum RemovedIds {
-    /// Those of a bundle being removed.
-    Bundle(BundleId),
-    /// All of its table's, and the sparse ones in `sparse_scratch` (despawn).
-    Table(ArchetypeId),
 }

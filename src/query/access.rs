@@ -67,6 +67,9 @@ impl Access {
 
     /// Declares an exclusive write of `component`.
     pub(crate) fn write(&mut self, component: ComponentId, name: &'static str) {
+        if crate::hierarchy::is_relation(component) && self.conflict.is_none() {
+            self.conflict = Some(crate::hierarchy::relation_write_refusal(name));
+        }
         self.add(component, true, name);
     }
 

@@ -27,11 +27,16 @@ pub struct EntityCommands<'c, 'w, 's> {
     entity: Entity,
 }
 
-impl EntityCommands<'_, '_, '_> {
+impl<'w, 's> EntityCommands<'_, 'w, 's> {
     /// The entity's handle.
     #[inline]
     pub fn id(&self) -> Entity {
         self.entity
+    }
+
+    /// The queue these commands go to.
+    pub(crate) fn commands(&mut self) -> &mut Commands<'w, 's> {
+        self.commands
     }
 
     /// Queues adding `bundle`'s components ([`Commands::insert`]).

@@ -1,0 +1,303 @@
+//! Keeping `ChildOf` and `Children` in step: the checked calls (`set_parent` and
+//! kin), and the hooks that follow the direct paths (inserting or removing `ChildOf`
+//! or `Children`, despawning).
+//!
+//! The truth of "which list holds this child" is [`Relations`], indexed by entity
+//! slot: a direct insert replaces a child's `ChildOf` before any hook runs, so the
+//! parent it had must be known from somewhere else to take it off that list.
+
+use std::sync::atomic::Ordering;
+
+use crate::bundle::Bundle;
+use crate::entity::Entity;
+use crate::error::{CommandError, CommandFailure, NoSuchEntity};
+use crate::world::World;
+
+use super::{CHILD_OF, CHILDREN, ChildOf, Children, HierarchyError};
+
+/// Per entity slot, the child living there and the parent whose [`Children`] lists
+/// it; plus scratch space reused by subtree despawns.
+#[derive(Default)]
+pub(crate) struct Relations {
+    listed: Vec<Option<(Entity, Entity)>>,
+    /// The entities of a subtree being despawned (kept for its capacity).
+    doomed: Vec<Entity>,
+}
+
+impl Relations {
+    /// The parent whose list holds `child`, if any.
+    #[inline]
+    pub(crate) fn parent_of(&self, child: Entity) -> Option<Entity> {
+        match self.listed.get(child.index() as usize) {
+            Some(Some((listed, parent))) if *listed == child => Some(*parent),
+            _ => None,
+        }
+    }
+
+    fn set(&mut self, child: Entity, parent: Entity) {
+        let slot = child.index() as usize;
+        if slot >= self.listed.len() {
+            self.listed.resize(slot + 1, None);
+        }
+        self.listed[slot] = Some((child, parent));
+    }
+
+    fn clear(&mut self, child: Entity) {
+        if self.parent_of(child).is_some() {
+            self.listed[child.index() as usize] = None;
+        }
+    }
+}
+
+/// Registers the relation components under their fixed ids and the hooks that keep
+/// them in step. Called by [`World::new`].
+pub(crate) fn install(world: &mut World) {
+    assert_eq!(world.components.id_or_register::<ChildOf>(), CHILD_OF, "ChildOf is registered first");
+    assert_eq!(world.components.id_or_register::<Children>(), CHILDREN, "Children is registered second");
+    world.on_insert::<ChildOf>(|ctx| {
+        let child = ctx.entity;
+        ctx.commands.add(move |world: &mut World| world.follow_child_of(child));
+    });
+    world.on_remove::<ChildOf>(|ctx| {
+        let child = ctx.entity;
+        ctx.commands.add(move |world: &mut World| world.unlist(child));
+    });
+    world.on_insert::<Children>(|ctx| {
+        let parent = ctx.entity;
+        let Ok(children) = ctx.world.get::<Children>(parent) else { return };
+        if !children.fresh.swap(false, Ordering::Relaxed) {
+            ctx.commands.add(move |world: &mut World| world.rebuild_children(parent));
+        }
+    });
+    world.on_remove::<Children>(|ctx| {
+        let parent = ctx.entity;
+        let Ok(children) = ctx.world.get::<Children>(parent) else { return };
+        for &child in children.iter() {
+            ctx.commands.add(move |world: &mut World| world.orphan(child, parent));
+        }
+    });
+}
+
+impl World {
+    /// Attaches `child` to `parent`, at the end of its children; if `child` had
+    /// another parent it leaves that one's list. Attaching a child to the parent it
+    /// already has changes nothing.
+    ///
+    /// # Errors
+    /// [`HierarchyError`] if either entity is dead, `child == parent`, or `parent`
+    /// descends from `child`. Nothing is changed.
+    pub fn set_parent(&mut self, child: Entity, parent: Entity) -> Result<(), HierarchyError> {
+        self.check_parent(child, parent)?;
+        let old = self.relations.parent_of(child);
+        if old == Some(parent) {
+            return Ok(());
+        }
+        self.link(child, parent, old);
+        // Its own hook finds the lists already in step; user hooks see the relation.
+        self.insert(child, (ChildOf(parent),)).expect("checked alive");
+        Ok(())
+    }
+
+    /// Detaches `child` from its parent, which it leaves as a root; returns the parent
+    /// it had (`None` if it had none, and nothing changes).
+    ///
+    /// # Errors
+    /// [`HierarchyError::NoSuchEntity`] if `child` is not alive.
+    pub fn remove_parent(&mut self, child: Entity) -> Result<Option<Entity>, HierarchyError> {
+        if !self.contains(child) {
+            return Err(HierarchyError::NoSuchEntity(child));
+        }
+        let Ok(&ChildOf(parent)) = self.get::<ChildOf>(child) else { return Ok(None) };
+        self.unlist(child);
+        self.remove::<(ChildOf,)>(child).expect("checked present");
+        Ok(Some(parent))
+    }
+
+    /// Spawns an entity with `bundle` as the last child of `parent`.
+    ///
+    /// # Errors
+    /// [`HierarchyError::NoSuchEntity`] if `parent` is not alive; nothing is spawned.
+    #[track_caller]
+    pub fn spawn_child<B: Bundle>(&mut self, parent: Entity, bundle: B) -> Result<Entity, HierarchyError> {
+        if !self.contains(parent) {
+            return Err(HierarchyError::NoSuchEntity(parent));
+        }
+        let child = self.spawn(bundle);
+        self.set_parent(child, parent).expect("a new entity can take any live parent");
+        Ok(child)
+    }
+
+    /// Detaches every child of `parent` (they become roots, in order, last first) and
+    /// returns how many there were: what to call before despawning a parent whose
+    /// children should live on.
+    ///
+    /// # Errors
+    /// [`HierarchyError::NoSuchEntity`] if `parent` is not alive.
+    pub fn detach_children(&mut self, parent: Entity) -> Result<usize, HierarchyError> {
+        let mut detached = 0;
+        while let Some(&child) = self.children(parent)?.last() {
+            self.remove_parent(child)?;
+            detached += 1;
+        }
+        Ok(detached)
+    }
+
+    /// The parent of `entity`, or `None` for a root or a dead entity.
+    #[inline]
+    pub fn parent(&self, entity: Entity) -> Option<Entity> {
+        self.get::<ChildOf>(entity).ok().map(ChildOf::parent)
+    }
+
+    /// The children of `entity`, in order (empty if it has none).
+    ///
+    /// # Errors
+    /// [`HierarchyError::NoSuchEntity`] if `entity` is not alive.
+    #[inline]
+    pub fn children(&self, entity: Entity) -> Result<&[Entity], HierarchyError> {
+        let location = self.locate(entity).map_err(|NoSuchEntity(e)| HierarchyError::NoSuchEntity(e))?;
+        let table = self.archetypes.get(location.archetype);
+        Ok(match table.column_index(CHILDREN) {
+            Some(column) => {
+                crate::storage::downcast::<Children>(table.column(column)).get(location.row.index()).as_slice()
+            }
+            None => &[],
+        })
+    }
+
+    /// Why `child` cannot be attached to `parent`, if it cannot.
+    fn check_parent(&self, child: Entity, parent: Entity) -> Result<(), HierarchyError> {
+        if !self.contains(child) {
+            return Err(HierarchyError::NoSuchEntity(child));
+        }
+        if child == parent {
+            return Err(HierarchyError::OwnParent(child));
+        }
+        if !self.contains(parent) {
+            return Err(HierarchyError::DeadParent { child, parent });
+        }
+        let mut above = parent;
+        while let Some(up) = self.relations.parent_of(above) {
+            if up == child {
+                return Err(HierarchyError::Cycle { child, parent });
+            }
+            above = up;
+        }
+        Ok(())
+    }
+
+    /// Moves `child` from `old`'s list (if any) to the end of `parent`'s.
+    fn link(&mut self, child: Entity, parent: Entity, old: Option<Entity>) {
+        if let Some(old) = old {
+            self.remove_from_list(old, child);
+        }
+        self.relations.set(child, parent);
+        if let Some(mut children) = self.children_mut(parent) {
+            children.list.push(child);
+            return;
+        }
+        self.insert(parent, (Children::fresh(vec![child]),)).expect("checked alive");
+    }
+
+    /// `parent`'s children for the hierarchy's own edits (marked changed if tracked).
+    fn children_mut(&mut self, parent: Entity) -> Option<crate::Mut<'_, Children>> {
+        let now = self.change_tick();
+        let (column, row) = self.value_place_mut::<Children>(parent).ok()?;
+        Some(column.get_mut(row, now))
+    }
+
+    fn remove_from_list(&mut self, parent: Entity, child: Entity) {
+        if let Some(mut children) = self.children_mut(parent)
+            && let Some(at) = children.list.iter().rposition(|&c| c == child)
+        {
+            children.list.remove(at);
+        }
+    }
+
+    /// Takes `child` off the list that holds it (after its `ChildOf` left).
+    fn unlist(&mut self, child: Entity) {
+        if let Some(parent) = self.relations.parent_of(child) {
+            self.relations.clear(child);
+            self.remove_from_list(parent, child);
+        }
+    }
+
+    /// After `ChildOf` was inserted on `child`: moves it to the list of the parent the
+    /// component names, or, if that parent is refused, puts back the relation it had.
+    fn follow_child_of(&mut self, child: Entity) {
+        let Ok(&ChildOf(parent)) = self.get::<ChildOf>(child) else { return };
+        let listed = self.relations.parent_of(child);
+        if listed == Some(parent) {
+            return;
+        }
+        match self.check_parent(child, parent) {
+            Ok(()) => self.link(child, parent, listed),
+            Err(error) => {
+                self.record_failed_command(CommandError { command: "ChildOf", error: CommandFailure::Hierarchy(error) });
+                match listed {
+                    Some(old) => {
+                        let now = self.change_tick();
+                        let (column, row) = self.value_place_mut::<ChildOf>(child).expect("read above");
+                        *column.get_mut(row, now) = ChildOf(old);
+                    }
+                    None => {
+                        let _ = self.remove::<(ChildOf,)>(child);
+                    }
+                }
+            }
+        }
+    }
+
+    /// After `parent` lost its `Children`: a child still listed there is detached if
+    /// the parent lives on (its `Children` was removed), or despawned with its
+    /// descendants if the parent was despawned.
+    fn orphan(&mut self, child: Entity, parent: Entity) {
+        if !self.contains(child) || self.relations.parent_of(child) != Some(parent) {
+            return;
+        }
+        if self.contains(parent) {
+            self.relations.clear(child);
+            let _ = self.remove::<(ChildOf,)>(child);
+        } else {
+            self.despawn_tree(child);
+        }
+    }
+
+    /// Despawns `root` and its descendants, deepest first, without recursion (a chain
+    /// of any depth is fine).
+    fn despawn_tree(&mut self, root: Entity) {
+        let mut doomed = std::mem::take(&mut self.relations.doomed);
+        doomed.clear();
+        doomed.push(root);
+        let mut next = 0;
+        while let Some(&entity) = doomed.get(next) {
+            if let Ok(children) = self.children(entity) {
+                doomed.extend_from_slice(children);
+            }
+            next += 1;
+        }
+        // Breadth-first order reversed: every child goes before its parent.
+        for &entity in doomed.iter().rev() {
+            let _ = self.despawn(entity);
+        }
+        doomed.clear();
+        self.relations.doomed = doomed;
+    }
+
+    /// After a `Children` that the hierarchy did not build for this insert (one taken
+    /// from some entity earlier) was inserted on `parent`: lists the children the
+    /// relations name instead, in slot order. Scans every slot: only this misuse pays.
+    #[cold]
+    fn rebuild_children(&mut self, parent: Entity) {
+        let list: Vec<Entity> = self
+            .relations
+            .listed
+            .iter()
+            .flatten()
+            .filter(|&&(child, of)| of == parent && self.contains(child))
+            .map(|&(child, _)| child)
+            .collect();
+        if let Some(mut children) = self.children_mut(parent) {
+            children.list = list;
+        }
+    }
+}

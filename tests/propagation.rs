@@ -1,0 +1,229 @@
+//! Propagation against a full recomputation from the roots: random edits (locals,
+//! parents, despawns, components coming and going) with runs at random points, and
+//! the count of recomputed entities against the set the changes reach.
+
+use std::collections::HashSet;
+
+use proptest::prelude::*;
+use ripple::{Entity, Propagation, World};
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Local(i64);
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Global(i64);
+
+fn combine(parent: &Global, local: &Local) -> Global {
+    Global(parent.0.wrapping_mul(3).wrapping_add(local.0))
+}
+
+const ROOT: Global = Global(7);
+
+#[derive(Clone, Copy, Debug)]
+enum Op {
+    Spawn(i64),
+    SpawnChild(usize, i64),
+    Write(usize, i64),
+    SetParent(usize, usize),
+    RemoveParent(usize),
+    Despawn(usize),
+    RemoveLocal(usize),
+    InsertLocal(usize, i64),
+    RemoveGlobal(usize),
+    InsertGlobal(usize),
+    Run,
+    /// Read-your-writes for one entity, checked against the full recomputation.
+    UpdateNow(usize),
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    let i = || 0usize..40;
+    let v = || -50i64..50;
+    prop_oneof![
+        2 => v().prop_map(Op::Spawn),
+        5 => (i(), v()).prop_map(|(p, v)| Op::SpawnChild(p, v)),
+        6 => (i(), v()).prop_map(|(e, v)| Op::Write(e, v)),
+        3 => (i(), i()).prop_map(|(c, p)| Op::SetParent(c, p)),
+        1 => i().prop_map(Op::RemoveParent),
+        1 => i().prop_map(Op::Despawn),
+        1 => i().prop_map(Op::RemoveLocal),
+        1 => (i(), v()).prop_map(|(e, v)| Op::InsertLocal(e, v)),
+        1 => i().prop_map(Op::RemoveGlobal),
+        1 => i().prop_map(Op::InsertGlobal),
+        4 => Just(Op::Run),
+        1 => i().prop_map(Op::UpdateNow),
+    ]
+}
+
+fn is_member(world: &World, e: Entity) -> bool {
+    world.get::<Local>(e).is_ok() && world.get::<Global>(e).is_ok()
+}
+
+/// Every member reachable from a root, with the value a walk from the roots gives it.
+fn full_recomputation(world: &mut World) -> Vec<(Entity, Global)> {
+    let mut out = Vec::new();
+    let mut stack: Vec<(Entity, Global)> = Vec::new();
+    let all: Vec<Entity> = world.query::<Entity>().iter(world).collect();
+    let world = &*world;
+    for e in all {
+        if world.parent(e).is_none() && is_member(world, e) {
+            stack.push((e, ROOT));
+        }
+    }
+    while let Some((e, parent)) = stack.pop() {
+        let value = combine(&parent, world.get::<Local>(e).unwrap());
+        out.push((e, value));
+        for &c in world.children(e).unwrap() {
+            if is_member(world, c) {
+                stack.push((c, value));
+            }
+        }
+    }
+    out
+}
+
+fn run(ops: &[Op]) {
+    let mut world = World::new();
+    let mut handles = vec![world.spawn((Local(1), Global(0)))];
+    let mut propagation = Propagation::new(&mut world, ROOT, combine);
+    let mut touched: HashSet<Entity> = HashSet::new();
+    let mut first = true;
+    for &op in ops {
+        let pick = |i: usize| handles[i % handles.len()];
+        match op {
+            Op::Spawn(v) => {
+                let e = world.spawn((Local(v), Global(0)));
+                handles.push(e);
+                touched.insert(e);
+            }
+            Op::SpawnChild(p, v) => {
+                if let Ok(e) = world.spawn_child(pick(p), (Local(v), Global(0))) {
+                    handles.push(e);
+                    touched.insert(e);
+                }
+            }
+            Op::Write(e, v) => {
+                let e = pick(e);
+                if let Ok(mut local) = world.get_mut::<Local>(e) {
+                    local.0 = v;
+                    touched.insert(e);
+                }
+            }
+            Op::SetParent(c, p) => {
+                let (c, p) = (pick(c), pick(p));
+                let before = world.parent(c);
+                if world.set_parent(c, p).is_ok() && before != Some(p) {
+                    touched.insert(c);
+                }
+            }
+            Op::RemoveParent(c) => {
+                let c = pick(c);
+                if let Ok(Some(_)) = world.remove_parent(c) {
+                    touched.insert(c);
+                }
+            }
+            Op::Despawn(e) => {
+                let _ = world.despawn(pick(e));
+            }
+            Op::RemoveLocal(e) => {
+                let _ = world.remove::<(Local,)>(pick(e));
+            }
+            Op::InsertLocal(e, v) => {
+                let e = pick(e);
+                if world.insert(e, (Local(v),)).is_ok() {
+                    touched.insert(e);
+                }
+            }
+            Op::RemoveGlobal(e) => {
+                let _ = world.remove::<(Global,)>(pick(e));
+            }
+            Op::InsertGlobal(e) => {
+                let e = pick(e);
+                // Only where it is missing: `Global` is the propagation's output, and a
+                // value written over it stands until a change recomputes it.
+                if world.contains(e) && world.get::<Global>(e).is_err() {
+                    world.insert(e, (Global(-1),)).unwrap();
+                    touched.insert(e);
+                }
+            }
+            Op::Run => {
+                let expected = full_recomputation(&mut world);
+                let reached = expected
+                    .iter()
+                    .filter(|(e, _)| {
+                        std::iter::once(*e).chain(world.ancestors(*e)).any(|a| touched.contains(&a))
+                    })
+                    .count();
+                let stats = propagation.run(&mut world);
+                assert_eq!(stats.full, first);
+                if !first {
+                    assert_eq!(stats.recomputed, reached, "recomputed exactly what the changes reach");
+                }
+                first = false;
+                touched.clear();
+                for (e, value) in expected {
+                    assert_eq!(world.get::<Global>(e), Ok(&value), "global of {e}");
+                }
+            }
+            Op::UpdateNow(e) => {
+                let e = pick(e);
+                let expected = full_recomputation(&mut world).into_iter().find(|&(x, _)| x == e).map(|(_, g)| g);
+                assert_eq!(propagation.update_now(&mut world, e).copied(), expected);
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+    #[test]
+    fn propagation_equals_a_full_recomputation(ops in prop::collection::vec(op(), 1..120)) {
+        run(&ops);
+    }
+}
+
+#[test]
+fn a_still_frame_recomputes_nothing_and_a_moved_leaf_only_itself() {
+    let mut world = World::new();
+    let mut propagation = Propagation::new(&mut world, ROOT, combine);
+    let root = world.spawn((Local(1), Global(0)));
+    let mut leaves = Vec::new();
+    for i in 0..100 {
+        let mid = world.spawn_child(root, (Local(i), Global(0))).unwrap();
+        leaves.push(world.spawn_child(mid, (Local(i), Global(0))).unwrap());
+    }
+    assert_eq!(propagation.run(&mut world).recomputed, 201);
+    assert_eq!(propagation.run(&mut world).recomputed, 0);
+    world.get_mut::<Local>(leaves[5]).unwrap().0 = 99;
+    world.get_mut::<Local>(leaves[70]).unwrap().0 = 98;
+    assert_eq!(propagation.run(&mut world).recomputed, 2);
+}
+
+#[test]
+fn a_disabled_propagation_catches_up_when_it_runs_again() {
+    use ripple::Schedule;
+    let mut world = World::new();
+    let root = world.spawn((Local(1), Global(0)));
+    let child = world.spawn_child(root, (Local(2), Global(0))).unwrap();
+    let mut propagation = Propagation::new(&mut world, ROOT, combine);
+    let mut schedule = Schedule::new();
+    let id = schedule
+        .add_system(
+            &mut world,
+            move |world: &mut World| {
+                propagation.run(world);
+            },
+        )
+        .unwrap();
+    schedule.run(&mut world);
+    assert_eq!(world.get::<Global>(child), Ok(&combine(&combine(&ROOT, &Local(1)), &Local(2))));
+    schedule.set_enabled(id, false).unwrap();
+    world.get_mut::<Local>(root).unwrap().0 = 10;
+    schedule.run(&mut world);
+    schedule.run(&mut world);
+    let stale = *world.get::<Global>(child).unwrap();
+    schedule.set_enabled(id, true).unwrap();
+    schedule.run(&mut world);
+    let fresh = combine(&combine(&ROOT, &Local(10)), &Local(2));
+    assert_ne!(stale, fresh);
+    assert_eq!(world.get::<Global>(child), Ok(&fresh));
+}
