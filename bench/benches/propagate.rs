@@ -203,7 +203,8 @@ impl Brute {
 
 fn brute_line(c: &mut Criterion, nodes: &[(Transform, Option<usize>)], want: &[GlobalTransform], k: usize) {
     let (mut world, ids) = ripple_world(nodes);
-    let mut brute = Brute { roots: world.query_filtered(), nodes: world.query(), starts: Vec::new(), stack: Vec::new() };
+    let mut brute =
+        Brute { roots: world.query_filtered(), nodes: world.query(), starts: Vec::new(), stack: Vec::new() };
     brute.run(&mut world);
     check_ripple(&world, &ids, want, "brute");
     let mut frames_of = Frames::new(ids.len());

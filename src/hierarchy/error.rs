@@ -37,7 +37,10 @@ impl fmt::Display for HierarchyError {
             }
             HierarchyError::OwnParent(entity) => write!(f, "entity {entity} cannot be its own parent"),
             HierarchyError::Cycle { child, parent } => {
-                write!(f, "cannot attach {child} to {parent}: {parent} descends from {child}, which would close a cycle")
+                write!(
+                    f,
+                    "cannot attach {child} to {parent}: {parent} descends from {child}, which would close a cycle"
+                )
             }
         }
     }

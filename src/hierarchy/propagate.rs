@@ -3,11 +3,11 @@
 
 use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
-use crate::query::{Added, Changed, QueryState, With, Without};
+use crate::query::{Dirty, QueryState, With, Without};
+use crate::storage::{ArchetypeId, downcast, downcast_mut};
 use crate::world::World;
-use crate::{Mut, RemovedReader};
 
-use super::{ChildOf, Children};
+use super::{CHILDREN, ChildOf, Children};
 
 /// What one [`Propagation::run`] did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -15,8 +15,7 @@ pub struct PropagationStats {
     /// Global values recomputed (and written).
     pub recomputed: usize,
     /// Whether the run walked every tree from its root instead of following changes:
-    /// its first run, or one after it fell so far behind that the world no longer
-    /// kept all the parent removals it had not read.
+    /// its first run, or one in which at least half the members changed.
     pub full: bool,
 }
 
@@ -26,6 +25,18 @@ const DIRTY: u32 = 1;
 const CLEAN: u32 = 2;
 /// Below a dirty entity (recomputed with it) or not reachable from a root.
 const SKIP: u32 = 3;
+
+/// Up to this many candidates, a run first loads what their walks will touch, a level
+/// of the tree at a time for all of them together, so that the cache misses of
+/// scattered entities overlap instead of coming one after another.
+const WARM_CANDIDATES: usize = 4096;
+/// How many levels above the candidates that loading reaches.
+const WARM_LEVELS: usize = 8;
+
+/// Members whose local or parent changed, or that just became members.
+type ChangedMembers<L, G> = (Dirty<(L, ChildOf)>, With<L>, With<G>);
+/// Members without a parent.
+type RootMembers<L, G> = (With<L>, With<G>, Without<ChildOf>);
 
 type Combine<L, G> = Box<dyn Fn(&G, &L) -> G + Send + Sync>;
 
@@ -86,12 +97,12 @@ pub struct Propagation<L: Component, G: Component + Clone> {
     combine: Combine<L, G>,
     local_id: ComponentId,
     global_id: ComponentId,
-    changed_local: QueryState<Entity, (Changed<L>, With<G>)>,
-    reparented: QueryState<Entity, (Changed<ChildOf>, With<L>, With<G>)>,
-    added_global: QueryState<Entity, (Added<G>, With<L>)>,
-    unparented: RemovedReader<ChildOf>,
-    nodes: QueryState<(&'static L, &'static mut G, Option<&'static Children>)>,
-    roots: QueryState<Entity, (With<L>, With<G>, Without<ChildOf>)>,
+    /// Members whose `L` or parent changed, or that became members, since the last run.
+    dirty: QueryState<Entity, ChangedMembers<L, G>>,
+    roots: QueryState<Entity, RootMembers<L, G>>,
+    /// Per table: the columns of `L`, `G` and `Children` (`NONE` where absent), or
+    /// unresolved.
+    columns: Vec<Option<MemberColumns>>,
     has_run: bool,
     /// Entities to look at this run: changed candidates, or roots for a full walk.
     candidates: Vec<Entity>,
@@ -116,12 +127,9 @@ impl<L: Component, G: Component + Clone> Propagation<L, G> {
             combine: Box::new(combine),
             local_id,
             global_id,
-            changed_local: QueryState::new(world),
-            reparented: QueryState::new(world),
-            added_global: QueryState::new(world),
-            unparented: world.removal_reader::<ChildOf>(),
-            nodes: QueryState::new(world),
+            dirty: QueryState::new(world),
             roots: QueryState::new(world),
+            columns: Vec::new(),
             has_run: false,
             candidates: Vec::new(),
             marks: Vec::new(),
@@ -138,22 +146,12 @@ impl<L: Component, G: Component + Clone> Propagation<L, G> {
         self.candidates.clear();
         let mut full = !self.has_run;
         self.has_run = true;
-        for entity in self.changed_local.iter(world) {
+        for entity in self.dirty.iter(world) {
             Self::mark_candidate(&mut self.marks, &mut self.candidates, self.stamp, entity);
         }
-        for entity in self.reparented.iter(world) {
-            Self::mark_candidate(&mut self.marks, &mut self.candidates, self.stamp, entity);
-        }
-        for entity in self.added_global.iter(world) {
-            Self::mark_candidate(&mut self.marks, &mut self.candidates, self.stamp, entity);
-        }
-        let removals = self.unparented.read(world);
-        full |= removals.missed() > 0;
-        for (entity, _) in removals {
-            if self.is_member(world, entity) {
-                Self::mark_candidate(&mut self.marks, &mut self.candidates, self.stamp, entity);
-            }
-        }
+        full |= self.candidates.len() * 2 >= self.dirty.matched_entities(world).max(1);
+        // Where at least half the members changed, a walk of every tree recomputes at
+        // most twice what changed and saves walking up from each change.
         let mut recomputed = 0;
         if full {
             self.candidates.clear();
@@ -163,6 +161,9 @@ impl<L: Component, G: Component + Clone> Propagation<L, G> {
                 recomputed += self.descend(world, root, self.root.clone());
             }
         } else {
+            if self.candidates.len() <= WARM_CANDIDATES {
+                self.warm(world);
+            }
             for at in 0..self.candidates.len() {
                 let entity = self.candidates[at];
                 if let Some(parent) = self.resolve(world, entity) {
@@ -191,8 +192,11 @@ impl<L: Component, G: Component + Clone> Propagation<L, G> {
             }
         }
         let mut value = self.root.clone();
-        for &member in self.path.iter().rev() {
-            let (local, mut global, _) = self.nodes.get_mut(world, member).ok()?;
+        for at in (0..self.path.len()).rev() {
+            let member = self.path[at];
+            let location = world.locate(member).ok()?;
+            let columns = self.columns_of(world, location.archetype);
+            let (local, mut global, _) = columns.row(world, location.archetype, location.row.index())?;
             value = (self.combine)(&value, local);
             *global = value.clone();
         }
@@ -273,25 +277,140 @@ impl<L: Component, G: Component + Clone> Propagation<L, G> {
         }
     }
 
-    /// Computes `start` from `parent` and every member below it; returns how many.
-    fn descend(&mut self, world: &mut World, start: Entity, parent: G) -> usize {
-        let Propagation { combine, nodes, stack, .. } = self;
-        let mut computed = 0;
-        stack.push((start, parent));
-        while let Some((entity, parent)) = stack.pop() {
-            let Ok((local, global, children)) = nodes.get_mut(world, entity) else { continue };
-            let value = combine(&parent, local);
-            if let Some(children) = children {
-                stack.extend(children.iter().rev().map(|&child| (child, value.clone())));
+    /// Asks the cache for what the candidates' walks will read (slot records, marks,
+    /// relations, and the rows of `L`, `G` and `Children`), level by level up to
+    /// their roots: each pass issues every candidate's loads before waiting on any.
+    fn warm(&mut self, world: &World) {
+        self.path.clear();
+        self.path.extend_from_slice(&self.candidates);
+        for _ in 0..WARM_LEVELS {
+            for &entity in &self.path {
+                prefetch(world.entities.slot_address(entity));
+                prefetch(world.relations.slot_address(entity));
+                prefetch(self.marks.as_ptr().wrapping_add(entity.index() as usize).cast());
             }
-            Self::store(global, value);
-            computed += 1;
+            let mut kept = 0;
+            for at in 0..self.path.len() {
+                let entity = self.path[at];
+                if let Some(location) = world.entities.get(entity) {
+                    let columns = self.columns_of(world, location.archetype);
+                    columns.prefetch_row::<L, G>(world, location.archetype, location.row.index());
+                }
+                if let Some(parent) = world.relations.parent_of(entity) {
+                    self.path[kept] = parent;
+                    kept += 1;
+                }
+            }
+            self.path.truncate(kept);
+            if kept == 0 {
+                break;
+            }
         }
-        computed
     }
 
+    /// The columns of a table, resolved once per table.
     #[inline]
-    fn store(mut global: Mut<'_, G>, value: G) {
-        *global = value;
+    fn columns_of(&mut self, world: &World, archetype: ArchetypeId) -> MemberColumns {
+        let slot = archetype.index();
+        if let Some(Some(columns)) = self.columns.get(slot) {
+            return *columns;
+        }
+        let table = world.archetypes.get(archetype);
+        let column = |id| table.column_index(id).unwrap_or(MemberColumns::NONE);
+        let columns =
+            MemberColumns { local: column(self.local_id), global: column(self.global_id), children: column(CHILDREN) };
+        if slot >= self.columns.len() {
+            self.columns.resize(slot + 1, None);
+        }
+        self.columns[slot] = Some(columns);
+        columns
     }
+
+    /// Computes `start` from `parent` and every member below it; returns how many.
+    fn descend(&mut self, world: &mut World, start: Entity, parent: G) -> usize {
+        let mut computed = 0;
+        let mut stack = std::mem::take(&mut self.stack);
+        stack.push((start, parent));
+        while let Some((entity, parent)) = stack.pop() {
+            let Ok(location) = world.locate(entity) else { continue };
+            let columns = self.columns_of(world, location.archetype);
+            let Some((local, mut global, children)) = columns.row(world, location.archetype, location.row.index())
+            else {
+                continue;
+            };
+            let value = (self.combine)(&parent, local);
+            stack.extend(children.iter().rev().map(|&child| (child, value.clone())));
+            *global = value;
+            computed += 1;
+        }
+        self.stack = stack;
+        computed
+    }
+}
+
+/// Where a table keeps a member's parts.
+#[derive(Clone, Copy)]
+struct MemberColumns {
+    local: usize,
+    global: usize,
+    children: usize,
+}
+
+impl MemberColumns {
+    const NONE: usize = usize::MAX;
+
+    /// Hints the cache to load the row's local, global and children.
+    #[inline]
+    fn prefetch_row<L: Component, G: Component>(self, world: &World, archetype: ArchetypeId, row: usize) {
+        if self.local == Self::NONE || self.global == Self::NONE {
+            return;
+        }
+        let table = world.archetypes.get(archetype);
+        prefetch(downcast::<L>(table.column(self.local)).get_ptr().wrapping_add(row).cast());
+        prefetch(downcast::<G>(table.column(self.global)).get_ptr().wrapping_add(row).cast());
+        if self.children != Self::NONE {
+            prefetch(downcast::<Children>(table.column(self.children)).get_ptr().wrapping_add(row).cast());
+        }
+    }
+
+    /// The local, the global (for writing) and the children of the entity at `row` of
+    /// `archetype`, or `None` if the table lacks `L` or `G`. `G` is written without a
+    /// change stamp when untracked, as any write outside a run.
+    #[inline]
+    fn row<'w, L: Component, G: Component>(
+        self,
+        world: &'w mut World,
+        archetype: ArchetypeId,
+        row: usize,
+    ) -> Option<(&'w L, crate::Mut<'w, G>, &'w [Entity])> {
+        if self.local == Self::NONE || self.global == Self::NONE {
+            return None;
+        }
+        let now = world.change_tick();
+        let table = world.archetypes.get_mut(archetype);
+        let (before, after) = table.columns.split_at_mut(self.global);
+        let (global, after) = after.split_first_mut().expect("the global's column");
+        let other = |index: usize| -> &dyn crate::storage::Column {
+            if index < self.global { &*before[index] } else { &*after[index - self.global - 1] }
+        };
+        let local = downcast::<L>(other(self.local)).get(row);
+        let children = match self.children {
+            Self::NONE => &[][..],
+            index => downcast::<Children>(other(index)).get(row).as_slice(),
+        };
+        Some((local, downcast_mut::<G>(&mut **global).get_mut(row, now), children))
+    }
+}
+
+/// A hint to load the cache line at `address`; it never faults, whatever the address.
+#[inline(always)]
+fn prefetch(address: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch only hints the cache; it reads nothing into the program and
+    // never faults, whatever the address (SSE, which it needs, is in every x86_64).
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(address.cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = address;
 }

@@ -34,6 +34,12 @@ impl Relations {
         }
     }
 
+    /// Where `child`'s slot record lives (maybe out of bounds): for a prefetch hint.
+    #[inline]
+    pub(crate) fn slot_address(&self, child: Entity) -> *const u8 {
+        self.listed.as_ptr().wrapping_add(child.index() as usize).cast()
+    }
+
     fn set(&mut self, child: Entity, parent: Entity) {
         let slot = child.index() as usize;
         if slot >= self.listed.len() {
@@ -232,7 +238,10 @@ impl World {
         match self.check_parent(child, parent) {
             Ok(()) => self.link(child, parent, listed),
             Err(error) => {
-                self.record_failed_command(CommandError { command: "ChildOf", error: CommandFailure::Hierarchy(error) });
+                self.record_failed_command(CommandError {
+                    command: "ChildOf",
+                    error: CommandFailure::Hierarchy(error),
+                });
                 match listed {
                     Some(old) => {
                         let now = self.change_tick();

@@ -306,6 +306,30 @@ const BARS: &[Bar] = &[
         VariantOverBestOf { group: "deserialize_binary", variant: "ripple", peers: &["ideal"] },
         AtMost(1.5),
     ),
+    bar(
+        21,
+        "propagate/K=0: ripple / bevy (bevy_transform's systems)",
+        VariantOverBestOf { group: "propagate/K=0", variant: "ripple", peers: &["bevy"] },
+        AtMost(0.01),
+    ),
+    bar(
+        21,
+        "propagate/K=10: ripple / bevy",
+        VariantOverBestOf { group: "propagate/K=10", variant: "ripple", peers: &["bevy"] },
+        AtMost(0.05),
+    ),
+    bar(
+        21,
+        "propagate/K=100000: ripple / bevy",
+        VariantOverBestOf { group: "propagate/K=100000", variant: "ripple", peers: &["bevy"] },
+        AtMost(1.0),
+    ),
+    bar(
+        21,
+        "propagate/K=100000: ripple / brute (full recomputation from the roots)",
+        VariantOverBestOf { group: "propagate/K=100000", variant: "ripple", peers: &["brute"] },
+        AtMost(1.1),
+    ),
 ];
 
 /// A measured value and how it reads.
