@@ -119,16 +119,35 @@ impl Frames {
     }
 }
 
-/// Times `iters` frames: `write` untimed, `step` timed.
-fn frames(iters: u64, mut write: impl FnMut(), mut step: impl FnMut()) -> Duration {
-    let mut total = Duration::ZERO;
-    for _ in 0..iters {
-        write();
-        let start = Instant::now();
-        step();
-        total += start.elapsed();
-    }
-    total
+/// Registers `propagate/K=<k>/<line>`: each frame writes K locals (untimed), then
+/// times `step`.
+fn time_frames<W>(
+    c: &mut Criterion,
+    k: usize,
+    line: &str,
+    world: &mut W,
+    entities: usize,
+    mut write: impl FnMut(&mut W, usize, Vec3),
+    mut step: impl FnMut(&mut W),
+) {
+    let mut frames_of = Frames::new(entities);
+    c.benchmark_group(format!("propagate/K={k}")).bench_function(line, |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                frames_of.next(k, |i, d| write(world, i, d));
+                let start = Instant::now();
+                step(world);
+                total += start.elapsed();
+            }
+            total
+        })
+    });
+}
+
+/// Moves the `i`th entity of a ripple world by `d`.
+fn ripple_write(ids: &[ripple::Entity]) -> impl FnMut(&mut ripple::World, usize, Vec3) + '_ {
+    move |world, i, d| world.get_mut::<Transform>(ids[i]).unwrap().translation += d
 }
 
 fn ripple_world(nodes: &[(Transform, Option<usize>)]) -> (ripple::World, Vec<ripple::Entity>) {
@@ -157,21 +176,8 @@ fn ripple_line(c: &mut Criterion, nodes: &[(Transform, Option<usize>)], want: &[
     });
     propagation.run(&mut world);
     check_ripple(&world, &ids, want, "ripple");
-    let mut frames_of = Frames::new(ids.len());
-    c.benchmark_group(format!("propagate/K={k}")).bench_function("ripple", |b| {
-        b.iter_custom(|iters| {
-            let world = std::cell::RefCell::new(&mut world);
-            frames(
-                iters,
-                || {
-                    let mut world = world.borrow_mut();
-                    frames_of.next(k, |i, d| world.get_mut::<Transform>(ids[i]).unwrap().translation += d)
-                },
-                || {
-                    propagation.run(&mut world.borrow_mut());
-                },
-            )
-        })
+    time_frames(c, k, "ripple", &mut world, ids.len(), ripple_write(&ids), |world| {
+        propagation.run(world);
     });
 }
 
@@ -207,20 +213,7 @@ fn brute_line(c: &mut Criterion, nodes: &[(Transform, Option<usize>)], want: &[G
         Brute { roots: world.query_filtered(), nodes: world.query(), starts: Vec::new(), stack: Vec::new() };
     brute.run(&mut world);
     check_ripple(&world, &ids, want, "brute");
-    let mut frames_of = Frames::new(ids.len());
-    c.benchmark_group(format!("propagate/K={k}")).bench_function("brute", |b| {
-        b.iter_custom(|iters| {
-            let world = std::cell::RefCell::new(&mut world);
-            frames(
-                iters,
-                || {
-                    let mut world = world.borrow_mut();
-                    frames_of.next(k, |i, d| world.get_mut::<Transform>(ids[i]).unwrap().translation += d)
-                },
-                || brute.run(&mut world.borrow_mut()),
-            )
-        })
-    });
+    time_frames(c, k, "brute", &mut world, ids.len(), ripple_write(&ids), |world| brute.run(world));
 }
 
 fn bevy_line(c: &mut Criterion, nodes: &[(Transform, Option<usize>)], want: &[GlobalTransform], k: usize) {
@@ -245,20 +238,8 @@ fn bevy_line(c: &mut Criterion, nodes: &[(Transform, Option<usize>)], want: &[Gl
     for (id, want) in ids.iter().zip(want) {
         assert!(close(world.get::<GlobalTransform>(*id).unwrap(), want), "bevy: wrong global");
     }
-    let mut frames_of = Frames::new(ids.len());
-    c.benchmark_group(format!("propagate/K={k}")).bench_function("bevy", |b| {
-        b.iter_custom(|iters| {
-            let world = std::cell::RefCell::new(&mut world);
-            frames(
-                iters,
-                || {
-                    let mut world = world.borrow_mut();
-                    frames_of.next(k, |i, d| world.get_mut::<Transform>(ids[i]).unwrap().translation += d)
-                },
-                || schedule.run(&mut world.borrow_mut()),
-            )
-        })
-    });
+    let write = |world: &mut World, i: usize, d: Vec3| world.get_mut::<Transform>(ids[i]).unwrap().translation += d;
+    time_frames(c, k, "bevy", &mut world, ids.len(), write, |world| schedule.run(world));
 }
 
 fn propagate(c: &mut Criterion) {

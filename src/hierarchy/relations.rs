@@ -10,7 +10,7 @@ use std::sync::atomic::Ordering;
 
 use crate::bundle::Bundle;
 use crate::entity::Entity;
-use crate::error::{CommandError, CommandFailure, NoSuchEntity};
+use crate::error::{CommandError, CommandFailure, ComponentError, NoSuchEntity};
 use crate::world::World;
 
 use super::{CHILD_OF, CHILDREN, ChildOf, Children, HierarchyError};
@@ -160,14 +160,11 @@ impl World {
     /// [`HierarchyError::NoSuchEntity`] if `entity` is not alive.
     #[inline]
     pub fn children(&self, entity: Entity) -> Result<&[Entity], HierarchyError> {
-        let location = self.locate(entity).map_err(|NoSuchEntity(e)| HierarchyError::NoSuchEntity(e))?;
-        let table = self.archetypes.get(location.archetype);
-        Ok(match table.column_index(CHILDREN) {
-            Some(column) => {
-                crate::storage::downcast::<Children>(table.column(column)).get(location.row.index()).as_slice()
-            }
-            None => &[],
-        })
+        match self.get::<Children>(entity) {
+            Ok(children) => Ok(children.as_slice()),
+            Err(ComponentError::NoSuchEntity(NoSuchEntity(entity))) => Err(HierarchyError::NoSuchEntity(entity)),
+            Err(ComponentError::MissingComponent(_)) => Ok(&[]),
+        }
     }
 
     /// Why `child` cannot be attached to `parent`, if it cannot.
