@@ -122,6 +122,12 @@ impl Entities {
         self.live
     }
 
+    /// Number of slots, live or free: every live entity's index is below it.
+    #[inline]
+    pub(crate) fn slots(&self) -> usize {
+        self.meta.len()
+    }
+
     /// Makes room for `additional` more entities without reallocating.
     pub(crate) fn reserve(&mut self, additional: usize) {
         let fresh = additional.saturating_sub(self.free.len());
@@ -179,13 +185,13 @@ impl Entities {
         }
     }
 
-    /// The location of `entity`, or `None` if it is not alive.
     /// Where `entity`'s slot record lives (maybe out of bounds): for a prefetch hint.
     #[inline]
     pub(crate) fn slot_address(&self, entity: Entity) -> *const u8 {
         self.meta.as_ptr().wrapping_add(entity.index as usize).cast()
     }
 
+    /// The location of `entity`, or `None` if it is not alive.
     #[inline]
     pub(crate) fn get(&self, entity: Entity) -> Option<Location> {
         let meta = self.meta.get(entity.index as usize)?;

@@ -222,3 +222,110 @@ fn a_disabled_propagation_catches_up_when_it_runs_again() {
     assert_ne!(stale, fresh);
     assert_eq!(world.get::<Global>(child), Ok(&fresh));
 }
+
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n as u64) as usize
+    }
+}
+
+/// `trees` trees of `nodes` members each, every node under a random earlier node of
+/// its tree.
+fn forest(world: &mut World, rng: &mut Rng, trees: usize, nodes: usize) -> Vec<Entity> {
+    let mut all = Vec::with_capacity(trees * nodes);
+    for _ in 0..trees {
+        let first = all.len();
+        all.push(world.spawn((Local(rng.below(100) as i64), Global(0))));
+        for _ in 1..nodes {
+            let parent = all[first + rng.below(all.len() - first)];
+            all.push(world.spawn_child(parent, (Local(rng.below(100) as i64), Global(0))).unwrap());
+        }
+    }
+    all
+}
+
+fn assert_equals_full_recomputation(world: &mut World) {
+    for (e, value) in full_recomputation(world) {
+        assert_eq!(world.get::<Global>(e), Ok(&value), "global of {e}");
+    }
+}
+
+/// Runs big enough to spread over threads (a walk of every tree over 8,192 members or
+/// more, or 256 changed subtrees or more) compute what a full recomputation does,
+/// recompute exactly what the changes reach, and mark every written global changed.
+#[test]
+fn parallel_runs_equal_a_full_recomputation_and_mark_every_write() {
+    let mut world = World::new();
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let all = forest(&mut world, &mut rng, 300, 70);
+    let mut changed = world.query_filtered::<Entity, ripple::Changed<Global>>();
+    let mut propagation = Propagation::new(&mut world, ROOT, combine);
+    let threads = rayon::current_num_threads() > 1;
+    let stats = propagation.run(&mut world);
+    assert_eq!((stats.recomputed, stats.full, stats.parallel), (all.len(), true, threads));
+    assert_eq!(changed.iter(&world).count(), all.len());
+    assert_equals_full_recomputation(&mut world);
+    for (writes, moves, parallel) in
+        [(3, 0, false), (600, 0, threads), (600, 40, threads), (15_000, 0, threads), (0, 0, false)]
+    {
+        let mut touched = HashSet::new();
+        for _ in 0..writes {
+            let e = all[rng.below(all.len())];
+            world.get_mut::<Local>(e).unwrap().0 = rng.below(100) as i64;
+            touched.insert(e);
+        }
+        for _ in 0..moves {
+            let (child, parent) = (all[rng.below(all.len())], all[rng.below(all.len())]);
+            if world.set_parent(child, parent).is_ok() {
+                touched.insert(child);
+            }
+        }
+        let reached =
+            all.iter().filter(|&&e| std::iter::once(e).chain(world.ancestors(e)).any(|a| touched.contains(&a)));
+        let reached = reached.count();
+        let stats = propagation.run(&mut world);
+        assert_eq!(stats.parallel, parallel, "{writes} writes, {moves} moves");
+        if !stats.full {
+            assert_eq!(stats.recomputed, reached, "{writes} writes, {moves} moves");
+        }
+        assert_eq!(changed.iter(&world).count(), stats.recomputed, "every written global is marked changed");
+        assert_equals_full_recomputation(&mut world);
+    }
+}
+
+/// A `combine` that panics part-way leaves no global stale for good: the panic comes
+/// out of `run`, and the next run computes every member.
+#[test]
+fn a_panicking_combine_is_caught_up_by_the_next_run() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    for (trees, nodes) in [(4, 20), (300, 70)] {
+        let mut world = World::new();
+        let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+        let all = forest(&mut world, &mut rng, trees, nodes);
+        let fail = Arc::new(AtomicBool::new(false));
+        let failing = fail.clone();
+        let mut propagation = Propagation::new(&mut world, ROOT, move |parent: &Global, local: &Local| {
+            assert!(!(failing.load(Ordering::Relaxed) && local.0 == 1000), "combine failed");
+            combine(parent, local)
+        });
+        propagation.run(&mut world);
+        for (i, &e) in all.iter().enumerate().step_by(3) {
+            world.get_mut::<Local>(e).unwrap().0 = i as i64;
+        }
+        world.get_mut::<Local>(all[all.len() / 2]).unwrap().0 = 1000;
+        fail.store(true, Ordering::Relaxed);
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| propagation.run(&mut world)));
+        assert!(outcome.is_err(), "the panic is passed on");
+        fail.store(false, Ordering::Relaxed);
+        let stats = propagation.run(&mut world);
+        assert_eq!((stats.full, stats.recomputed), (true, all.len()));
+        assert_equals_full_recomputation(&mut world);
+        assert_eq!(propagation.run(&mut world).recomputed, 0);
+    }
+}

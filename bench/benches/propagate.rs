@@ -8,7 +8,10 @@
 //!
 //! A frame writes the translation of K distinct random entities (untimed), then times
 //! one propagation step. K ∈ {0, 10, 1,000, 100,000}; groups `propagate/K=<K>`:
-//! * `ripple`: `ripple::Propagation<Transform, GlobalTransform>::run`;
+//! * `ripple`: `ripple::Propagation<Transform, GlobalTransform>::run`, with its
+//!   defaults (a run with much to do spreads over rayon's threads);
+//! * `ripple_serial` (K ≥ 1,000, where that applies): the same with
+//!   `set_parallel(false)`;
 //! * `bevy`: bevy_ecs 0.20.1 with bevy_transform 0.20.1's own systems
 //!   (`mark_dirty_trees`, `propagate_parent_transforms`, `sync_simple_transforms`,
 //!   chained as `TransformPlugin` orders them, static-subtree optimisation on, its
@@ -169,14 +172,24 @@ fn check_ripple(world: &ripple::World, ids: &[ripple::Entity], expected: &[Globa
     }
 }
 
-fn ripple_line(c: &mut Criterion, nodes: &[(Transform, Option<usize>)], want: &[GlobalTransform], k: usize) {
+/// `ripple` with its defaults; `ripple_serial` with the walk kept on one thread
+/// (`set_parallel(false)`), for the K where a run may spread over threads.
+fn ripple_line(
+    c: &mut Criterion,
+    nodes: &[(Transform, Option<usize>)],
+    want: &[GlobalTransform],
+    k: usize,
+    parallel: bool,
+) {
+    let line = if parallel { "ripple" } else { "ripple_serial" };
     let (mut world, ids) = ripple_world(nodes);
     let mut propagation = ripple::Propagation::new(&mut world, GlobalTransform::IDENTITY, |parent, local| {
         GlobalTransform::mul_transform(parent, *local)
     });
+    propagation.set_parallel(parallel);
     propagation.run(&mut world);
-    check_ripple(&world, &ids, want, "ripple");
-    time_frames(c, k, "ripple", &mut world, ids.len(), ripple_write(&ids), |world| {
+    check_ripple(&world, &ids, want, line);
+    time_frames(c, k, line, &mut world, ids.len(), ripple_write(&ids), |world| {
         propagation.run(world);
     });
 }
@@ -246,7 +259,10 @@ fn propagate(c: &mut Criterion) {
     let nodes = forest();
     let want = expected(&nodes);
     for k in KS {
-        ripple_line(c, &nodes, &want, k);
+        ripple_line(c, &nodes, &want, k, true);
+        if k >= 1_000 {
+            ripple_line(c, &nodes, &want, k, false);
+        }
         bevy_line(c, &nodes, &want, k);
         brute_line(c, &nodes, &want, k);
     }

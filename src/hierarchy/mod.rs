@@ -42,9 +42,11 @@
 
 mod commands;
 mod error;
+mod marks;
 mod propagate;
 mod relations;
 mod traverse;
+mod walk;
 
 use std::any::TypeId;
 use std::fmt;

@@ -1,13 +1,16 @@
 //! [`Propagation`]: a derived "global" component computed from a "local" one down the
 //! tree (world transforms, inherited visibility, tint), recomputing only what changed.
 
-use crate::component::{Component, ComponentId};
+use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
+
+use crate::component::{Component, ComponentId, Storage};
 use crate::entity::Entity;
 use crate::query::{Dirty, QueryState, With, Without};
-use crate::storage::{ArchetypeId, downcast, downcast_mut};
-use crate::world::World;
+use crate::world::{World, WorldId};
 
-use super::{CHILDREN, ChildOf, Children};
+use super::ChildOf;
+use super::marks::{CLEAN, DIRTY, Marks, SKIP};
+use super::walk::{Chunk, Combine, Job, MemberTables, prefetch, stamp_written, walk_parallel, walk_serial};
 
 /// What one [`Propagation::run`] did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -15,16 +18,13 @@ pub struct PropagationStats {
     /// Global values recomputed (and written).
     pub recomputed: usize,
     /// Whether the run walked every tree from its root instead of following changes:
-    /// its first run, or one in which at least half the members changed.
+    /// its first run, one in which at least half the members changed, or the first
+    /// after a run cut short by a panic.
     pub full: bool,
+    /// Whether the run spread its walk over rayon's threads: a walk of every tree over
+    /// at least 8,192 members, or one of at least 256 changed subtrees.
+    pub parallel: bool,
 }
-
-/// The per-slot marks of one run: the run's stamp above two state bits.
-const DIRTY: u32 = 1;
-/// Reachable from a root with nothing dirty at or above it.
-const CLEAN: u32 = 2;
-/// Below a dirty entity (recomputed with it) or not reachable from a root.
-const SKIP: u32 = 3;
 
 /// Up to this many candidates, a run first loads what their walks will touch, a level
 /// of the tree at a time for all of them together, so that the cache misses of
@@ -32,13 +32,15 @@ const SKIP: u32 = 3;
 const WARM_CANDIDATES: usize = 4096;
 /// How many levels above the candidates that loading reaches.
 const WARM_LEVELS: usize = 8;
+/// A walk of every tree goes parallel from this many members...
+const PARALLEL_MEMBERS: usize = 8192;
+/// ...and a walk of changed subtrees from this many subtrees.
+const PARALLEL_JOBS: usize = 256;
 
 /// Members whose local or parent changed, or that just became members.
 type ChangedMembers<L, G> = (Dirty<(L, ChildOf)>, With<L>, With<G>);
 /// Members without a parent.
 type RootMembers<L, G> = (With<L>, With<G>, Without<ChildOf>);
-
-type Combine<L, G> = Box<dyn Fn(&G, &L) -> G + Send + Sync>;
 
 /// Computes each entity's `G` from its parent's `G` and its own `L`, down the
 /// hierarchy, with a function `combine(parent_global, local)`.
@@ -94,72 +96,117 @@ type Combine<L, G> = Box<dyn Fn(&G, &L) -> G + Send + Sync>;
 /// ```
 pub struct Propagation<L: Component, G: Component + Clone> {
     root: G,
-    combine: Combine<L, G>,
+    combine: Box<Combine<L, G>>,
+    world_id: WorldId,
     local_id: ComponentId,
     global_id: ComponentId,
     /// Members whose `L` or parent changed, or that became members, since the last run.
     dirty: QueryState<Entity, ChangedMembers<L, G>>,
     roots: QueryState<Entity, RootMembers<L, G>>,
-    /// Per table: the columns of `L`, `G` and `Children` (`NONE` where absent), or
-    /// unresolved.
-    columns: Vec<Option<MemberColumns>>,
-    has_run: bool,
-    /// Entities to look at this run: changed candidates, or roots for a full walk.
+    tables: MemberTables<L, G>,
+    /// Whether the next run computes every member: before the first run, and after a
+    /// run that a panic in `combine` cut short.
+    walk_all: bool,
+    /// This run's changed members.
     candidates: Vec<Entity>,
-    /// Per entity slot: `stamp << 2 | state` of the last run that marked it.
-    marks: Vec<u32>,
-    stamp: u32,
+    /// This run's walks: where each starts, with its parent's value.
+    jobs: Vec<Job<G>>,
+    marks: Marks,
     /// The ancestors visited while resolving one candidate.
     path: Vec<Entity>,
-    /// The walk down: entities to compute with their parent's new value.
-    stack: Vec<(Entity, G)>,
+    /// What each thread of a walk keeps (the first serves a walk on one thread).
+    chunks: Vec<Chunk<G>>,
+    /// Whether a run with much to do may spread over rayon's threads.
+    parallel: bool,
 }
 
 impl<L: Component, G: Component + Clone> Propagation<L, G> {
     /// A propagation of `G` from `L` over `world`; `root` is the parent value roots are
     /// combined with (the identity transform, "visible", no tint). Its first run
     /// computes every member.
+    ///
+    /// # Panics
+    /// If `L` or `G` is stored in sparse sets ([`World::set_storage`]): propagation
+    /// reads and writes members in their tables.
     pub fn new(world: &mut World, root: G, combine: impl Fn(&G, &L) -> G + Send + Sync + 'static) -> Self {
+        assert!(
+            world.storage::<L>() == Storage::Table && world.storage::<G>() == Storage::Table,
+            "Propagation<{}, {}> needs both components in table storage",
+            std::any::type_name::<L>(),
+            std::any::type_name::<G>()
+        );
         let local_id = world.components.id_or_register::<L>();
         let global_id = world.components.id_or_register::<G>();
         Propagation {
             root,
             combine: Box::new(combine),
+            world_id: world.id(),
             local_id,
             global_id,
             dirty: QueryState::new(world),
             roots: QueryState::new(world),
-            columns: Vec::new(),
-            has_run: false,
+            tables: MemberTables::new(local_id, global_id),
+            walk_all: true,
             candidates: Vec::new(),
-            marks: Vec::new(),
-            stamp: 0,
+            jobs: Vec::new(),
+            marks: Marks::default(),
             path: Vec::new(),
-            stack: Vec::new(),
+            chunks: Vec::new(),
+            parallel: true,
         }
+    }
+
+    /// Whether a run with much to do may spread its walk over rayon's threads (the
+    /// default) or stays on the calling thread: for a caller that already keeps every
+    /// thread busy, or whose writes just before the run left the rows hot in this
+    /// core's cache (another core then fetches them from here, which can cost what the
+    /// second thread saves). What a run computes does not depend on it.
+    pub fn set_parallel(&mut self, parallel: bool) -> &mut Self {
+        self.parallel = parallel;
+        self
+    }
+
+    fn check_world(&self, world: &World) {
+        assert!(self.world_id == world.id(), "Propagation used with a World other than the one it was made for");
     }
 
     /// Brings every member's `G` up to date with the changes since the last run (or
     /// computes them all, on the first run).
+    ///
+    /// A run with much to do (a walk of every tree over many members, or many changed
+    /// subtrees) computes independent subtrees in parallel on rayon's threads.
+    ///
+    /// If `combine` panics, the panic is passed on after the values written so far are
+    /// recorded as changed, and the next run computes every member again.
+    ///
+    /// Steady runs allocate nothing once their scratch space has grown, with one
+    /// exception outside ripple's control: a parallel run started from a thread outside
+    /// rayon's pool enters the pool through rayon's global queue, which allocates a
+    /// block per 63 entries. Run the game loop inside `rayon::ThreadPool::install` to
+    /// avoid even that (the calling thread then also takes part in the walk).
     pub fn run(&mut self, world: &mut World) -> PropagationStats {
-        self.next_stamp();
+        self.check_world(world);
+        self.marks.begin(world.entities.slots());
+        self.tables.begin();
         self.candidates.clear();
-        let mut full = !self.has_run;
-        self.has_run = true;
-        for entity in self.dirty.iter(world) {
-            Self::mark_candidate(&mut self.marks, &mut self.candidates, self.stamp, entity);
-        }
-        full |= self.candidates.len() * 2 >= self.dirty.matched_entities(world).max(1);
+        self.jobs.clear();
+        let members = self.dirty.matched_entities(world);
         // Where at least half the members changed, a walk of every tree recomputes at
-        // most twice what changed and saves walking up from each change.
-        let mut recomputed = 0;
-        if full {
-            self.candidates.clear();
-            self.candidates.extend(self.roots.iter(world));
-            for at in 0..self.candidates.len() {
-                let root = self.candidates[at];
-                recomputed += self.descend(world, root, self.root.clone());
+        // most twice what changed and saves walking up from each change; the rest of
+        // the changes need not be read then (the walk covers them).
+        let mut full = std::mem::take(&mut self.walk_all);
+        for entity in self.dirty.iter(world) {
+            if full {
+                break;
             }
+            if self.marks.get(entity) != DIRTY {
+                self.marks.set(entity, DIRTY);
+                self.candidates.push(entity);
+                full = self.candidates.len() * 2 >= members;
+            }
+        }
+        if full {
+            self.jobs.extend(self.roots.iter(world).map(|root| (root, self.root.clone())));
         } else {
             if self.candidates.len() <= WARM_CANDIDATES {
                 self.warm(world);
@@ -167,11 +214,35 @@ impl<L: Component, G: Component + Clone> Propagation<L, G> {
             for at in 0..self.candidates.len() {
                 let entity = self.candidates[at];
                 if let Some(parent) = self.resolve(world, entity) {
-                    recomputed += self.descend(world, entity, parent);
+                    self.jobs.push((entity, parent));
                 }
             }
         }
-        PropagationStats { recomputed, full }
+        if self.jobs.is_empty() {
+            return PropagationStats { recomputed: 0, full, parallel: false };
+        }
+        let parallel = self.parallel
+            && rayon::current_num_threads() > 1
+            && self.jobs.len() > 1
+            && (if full { members >= PARALLEL_MEMBERS } else { self.jobs.len() >= PARALLEL_JOBS });
+        if self.chunks.is_empty() {
+            self.chunks.push(Chunk::default());
+        }
+        let walked = catch_unwind(AssertUnwindSafe(|| {
+            if parallel {
+                walk_parallel(world, &*self.combine, &self.jobs, &mut self.tables, &self.marks, &mut self.chunks)
+            } else {
+                walk_serial(world, &*self.combine, &self.jobs, &mut self.tables, &mut self.marks, &mut self.chunks[0])
+            }
+        }));
+        stamp_written(world, self.global_id, &mut self.chunks);
+        match walked {
+            Ok(recomputed) => PropagationStats { recomputed, full, parallel },
+            Err(panic) => {
+                self.walk_all = true;
+                resume_unwind(panic)
+            }
+        }
     }
 
     /// Recomputes `entity`'s `G` now, and its ancestors' on the way, and returns it:
@@ -179,6 +250,7 @@ impl<L: Component, G: Component + Clone> Propagation<L, G> {
     /// (which still recomputes whatever the writes affect). O(depth). `None` if the
     /// entity is not a member reachable from a root.
     pub fn update_now<'w>(&mut self, world: &'w mut World, entity: Entity) -> Option<&'w G> {
+        self.check_world(world);
         self.path.clear();
         let mut at = entity;
         loop {
@@ -192,49 +264,11 @@ impl<L: Component, G: Component + Clone> Propagation<L, G> {
             }
         }
         let mut value = self.root.clone();
-        for at in (0..self.path.len()).rev() {
-            let member = self.path[at];
-            let location = world.locate(member).ok()?;
-            let columns = self.columns_of(world, location.archetype);
-            let (local, mut global, _) = columns.row(world, location.archetype, location.row.index())?;
-            value = (self.combine)(&value, local);
-            *global = value.clone();
+        for &member in self.path.iter().rev() {
+            value = (self.combine)(&value, world.get::<L>(member).ok()?);
+            *world.get_mut::<G>(member).ok()? = value.clone();
         }
         world.get::<G>(entity).ok()
-    }
-
-    fn next_stamp(&mut self) {
-        self.stamp += 1;
-        if self.stamp > u32::MAX >> 2 {
-            self.marks.fill(0);
-            self.stamp = 1;
-        }
-    }
-
-    #[inline]
-    fn mark(&self, entity: Entity) -> u32 {
-        match self.marks.get(entity.index() as usize) {
-            Some(&mark) if mark >> 2 == self.stamp => mark & 3,
-            _ => 0,
-        }
-    }
-
-    #[inline]
-    fn set_mark(marks: &mut Vec<u32>, stamp: u32, entity: Entity, state: u32) {
-        let slot = entity.index() as usize;
-        if slot >= marks.len() {
-            marks.resize(slot + 1, 0);
-        }
-        marks[slot] = stamp << 2 | state;
-    }
-
-    fn mark_candidate(marks: &mut Vec<u32>, candidates: &mut Vec<Entity>, stamp: u32, entity: Entity) {
-        let slot = entity.index() as usize;
-        if marks.get(slot).is_some_and(|&mark| mark == stamp << 2 | DIRTY) {
-            return;
-        }
-        Self::set_mark(marks, stamp, entity, DIRTY);
-        candidates.push(entity);
     }
 
     /// Whether `entity` is alive with both `L` and `G`.
@@ -254,7 +288,7 @@ impl<L: Component, G: Component + Clone> Propagation<L, G> {
         let mut at = entity;
         let reachable = loop {
             let Some(parent) = world.relations.parent_of(at) else { break true };
-            match self.mark(parent) {
+            match self.marks.get(parent) {
                 DIRTY | SKIP => break false,
                 CLEAN => break true,
                 _ if !self.is_member(world, parent) => break false,
@@ -266,7 +300,7 @@ impl<L: Component, G: Component + Clone> Propagation<L, G> {
         };
         let judged = if reachable { CLEAN } else { SKIP };
         for &ancestor in &self.path {
-            Self::set_mark(&mut self.marks, self.stamp, ancestor, judged);
+            self.marks.set(ancestor, judged);
         }
         if !reachable {
             return None;
@@ -287,14 +321,15 @@ impl<L: Component, G: Component + Clone> Propagation<L, G> {
             for &entity in &self.path {
                 prefetch(world.entities.slot_address(entity));
                 prefetch(world.relations.slot_address(entity));
-                prefetch(self.marks.as_ptr().wrapping_add(entity.index() as usize).cast());
+                prefetch(self.marks.address(entity));
             }
             let mut kept = 0;
             for at in 0..self.path.len() {
                 let entity = self.path[at];
-                if let Some(location) = world.entities.get(entity) {
-                    let columns = self.columns_of(world, location.archetype);
-                    columns.prefetch_row::<L, G>(world, location.archetype, location.row.index());
+                if let Some(location) = world.entities.get(entity)
+                    && let Some(rows) = self.tables.rows(world, location.archetype)
+                {
+                    rows.prefetch(location.row.index());
                 }
                 if let Some(parent) = world.relations.parent_of(entity) {
                     self.path[kept] = parent;
@@ -307,110 +342,4 @@ impl<L: Component, G: Component + Clone> Propagation<L, G> {
             }
         }
     }
-
-    /// The columns of a table, resolved once per table.
-    #[inline]
-    fn columns_of(&mut self, world: &World, archetype: ArchetypeId) -> MemberColumns {
-        let slot = archetype.index();
-        if let Some(Some(columns)) = self.columns.get(slot) {
-            return *columns;
-        }
-        let table = world.archetypes.get(archetype);
-        let column = |id| table.column_index(id).unwrap_or(MemberColumns::NONE);
-        let columns =
-            MemberColumns { local: column(self.local_id), global: column(self.global_id), children: column(CHILDREN) };
-        if slot >= self.columns.len() {
-            self.columns.resize(slot + 1, None);
-        }
-        self.columns[slot] = Some(columns);
-        columns
-    }
-
-    /// Computes `start` from `parent` and every member below it; returns how many.
-    fn descend(&mut self, world: &mut World, start: Entity, parent: G) -> usize {
-        let mut computed = 0;
-        let mut stack = std::mem::take(&mut self.stack);
-        stack.push((start, parent));
-        while let Some((entity, parent)) = stack.pop() {
-            let Ok(location) = world.locate(entity) else { continue };
-            let columns = self.columns_of(world, location.archetype);
-            let Some((local, mut global, children)) = columns.row(world, location.archetype, location.row.index())
-            else {
-                continue;
-            };
-            let value = (self.combine)(&parent, local);
-            stack.extend(children.iter().rev().map(|&child| (child, value.clone())));
-            *global = value;
-            computed += 1;
-        }
-        self.stack = stack;
-        computed
-    }
-}
-
-/// Where a table keeps a member's parts.
-#[derive(Clone, Copy)]
-struct MemberColumns {
-    local: usize,
-    global: usize,
-    children: usize,
-}
-
-impl MemberColumns {
-    const NONE: usize = usize::MAX;
-
-    /// Hints the cache to load the row's local, global and children.
-    #[inline]
-    fn prefetch_row<L: Component, G: Component>(self, world: &World, archetype: ArchetypeId, row: usize) {
-        if self.local == Self::NONE || self.global == Self::NONE {
-            return;
-        }
-        let table = world.archetypes.get(archetype);
-        prefetch(downcast::<L>(table.column(self.local)).get_ptr().wrapping_add(row).cast());
-        prefetch(downcast::<G>(table.column(self.global)).get_ptr().wrapping_add(row).cast());
-        if self.children != Self::NONE {
-            prefetch(downcast::<Children>(table.column(self.children)).get_ptr().wrapping_add(row).cast());
-        }
-    }
-
-    /// The local, the global (for writing) and the children of the entity at `row` of
-    /// `archetype`, or `None` if the table lacks `L` or `G`. `G` is written without a
-    /// change stamp when untracked, as any write outside a run.
-    #[inline]
-    fn row<'w, L: Component, G: Component>(
-        self,
-        world: &'w mut World,
-        archetype: ArchetypeId,
-        row: usize,
-    ) -> Option<(&'w L, crate::Mut<'w, G>, &'w [Entity])> {
-        if self.local == Self::NONE || self.global == Self::NONE {
-            return None;
-        }
-        let now = world.change_tick();
-        let table = world.archetypes.get_mut(archetype);
-        let (before, after) = table.columns.split_at_mut(self.global);
-        let (global, after) = after.split_first_mut().expect("the global's column");
-        let other = |index: usize| -> &dyn crate::storage::Column {
-            if index < self.global { &*before[index] } else { &*after[index - self.global - 1] }
-        };
-        let local = downcast::<L>(other(self.local)).get(row);
-        let children = match self.children {
-            Self::NONE => &[][..],
-            index => downcast::<Children>(other(index)).get(row).as_slice(),
-        };
-        Some((local, downcast_mut::<G>(&mut **global).get_mut(row, now), children))
-    }
-}
-
-/// A hint to load the cache line at `address`; it never faults, whatever the address.
-#[inline(always)]
-fn prefetch(address: *const u8) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch only hints the cache; it reads nothing into the program and
-    // never faults, whatever the address (SSE, which it needs, is in every x86_64).
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(address.cast());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = address;
 }
