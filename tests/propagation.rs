@@ -304,7 +304,9 @@ fn parallel_runs_equal_a_full_recomputation_and_mark_every_write() {
 fn a_panicking_combine_is_caught_up_by_the_next_run() {
     use std::sync::Arc;
     use std::sync::atomic::{AtomicBool, Ordering};
-    for (trees, nodes) in [(4, 20), (300, 70)] {
+    // One thread; several threads with every chunk of the walk busy; several threads
+    // with chunks left idle (20 roots for 16 chunks).
+    for (trees, nodes) in [(4, 20), (300, 70), (20, 500)] {
         let mut world = World::new();
         let mut rng = Rng(0x2545_F491_4F6C_DD1D);
         let all = forest(&mut world, &mut rng, trees, nodes);
@@ -328,4 +330,90 @@ fn a_panicking_combine_is_caught_up_by_the_next_run() {
         assert_equals_full_recomputation(&mut world);
         assert_eq!(propagation.run(&mut world).recomputed, 0);
     }
+}
+
+#[test]
+fn a_propagation_can_be_kept_as_a_resource() {
+    fn send_sync<T: Send + Sync + 'static>() {}
+    send_sync::<Propagation<Local, Global>>();
+}
+
+/// A global whose `Clone` or `Drop` panics on demand.
+#[derive(Debug, PartialEq)]
+struct Fragile(i64);
+
+static FRAGILE_CLONE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+static FRAGILE_DROP: std::sync::atomic::AtomicI64 = std::sync::atomic::AtomicI64::new(i64::MIN);
+
+impl Clone for Fragile {
+    fn clone(&self) -> Self {
+        assert!(!FRAGILE_CLONE.load(std::sync::atomic::Ordering::Relaxed), "clone failed");
+        Fragile(self.0)
+    }
+}
+
+impl Drop for Fragile {
+    fn drop(&mut self) {
+        if FRAGILE_DROP.compare_exchange(self.0, i64::MIN, Relaxed, Relaxed).is_ok() {
+            panic!("drop failed");
+        }
+    }
+}
+
+use std::sync::atomic::Ordering::Relaxed;
+
+fn fragile(parent: &Fragile, local: &Local) -> Fragile {
+    Fragile(parent.0 * 3 + local.0)
+}
+
+/// `G`'s own code panicking (its `Clone` while a run prepares, its `Drop` when the
+/// walk overwrites a value) loses nothing: the written value is marked changed, and
+/// the next run catches up with every change.
+#[test]
+fn a_panicking_clone_or_drop_of_the_output_loses_nothing() {
+    let mut world = World::new();
+    let root = world.spawn((Local(1), Fragile(0)));
+    let kids: Vec<Entity> = (0..8).map(|i| world.spawn_child(root, (Local(i), Fragile(0))).unwrap()).collect();
+    let mut changed = world.query_filtered::<Entity, ripple::Changed<Fragile>>();
+    let mut propagation = Propagation::new(&mut world, Fragile(7), fragile);
+    propagation.run(&mut world);
+    changed.iter(&world).count();
+
+    world.get_mut::<Local>(kids[3]).unwrap().0 = 50;
+    FRAGILE_CLONE.store(true, Relaxed);
+    assert!(std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| propagation.run(&mut world))).is_err());
+    FRAGILE_CLONE.store(false, Relaxed);
+    let stats = propagation.run(&mut world);
+    assert!(stats.full, "the change read by the failed run is not lost");
+    assert_eq!(world.get::<Fragile>(kids[3]), Ok(&Fragile(22 * 3 + 50)));
+    changed.iter(&world).count();
+
+    world.get_mut::<Local>(kids[5]).unwrap().0 = 60;
+    FRAGILE_DROP.store(world.get::<Fragile>(kids[5]).unwrap().0, Relaxed);
+    assert!(std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| propagation.run(&mut world))).is_err());
+    assert_eq!(world.get::<Fragile>(kids[5]), Ok(&Fragile(22 * 3 + 60)), "the new value is stored");
+    assert_eq!(changed.iter(&world).collect::<Vec<_>>(), [kids[5]], "and marked changed");
+    assert_eq!(propagation.run(&mut world).recomputed, 9, "the next run walks every tree");
+}
+
+/// Members that moved to tables created since the last run still count as members
+/// when a run decides between following the changes and walking every tree.
+#[test]
+fn members_in_new_tables_count_when_a_run_chooses_its_walk() {
+    #[derive(Debug)]
+    struct Marker;
+    let mut world = World::new();
+    let mut rng = Rng(0x1234_5678_9ABC_DEF1);
+    let all = forest(&mut world, &mut rng, 10, 100);
+    let mut propagation = Propagation::new(&mut world, ROOT, combine);
+    propagation.run(&mut world);
+    for &e in &all[..900] {
+        world.insert(e, (Marker,)).unwrap();
+    }
+    for &e in all.iter().step_by(17) {
+        world.get_mut::<Local>(e).unwrap().0 += 1;
+    }
+    let stats = propagation.run(&mut world);
+    assert!(!stats.full, "60 changes among 1,000 members follow the changes: {stats:?}");
+    assert_equals_full_recomputation(&mut world);
 }

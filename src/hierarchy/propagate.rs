@@ -8,9 +8,9 @@ use crate::entity::Entity;
 use crate::query::{Dirty, QueryState, With, Without};
 use crate::world::{World, WorldId};
 
-use super::ChildOf;
 use super::marks::{CLEAN, DIRTY, Marks, SKIP};
 use super::walk::{Chunk, Combine, Job, MemberTables, prefetch, stamp_written, walk_parallel, walk_serial};
+use super::{ChildOf, is_relation};
 
 /// What one [`Propagation::run`] did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -127,7 +127,9 @@ impl<L: Component, G: Component + Clone> Propagation<L, G> {
     ///
     /// # Panics
     /// If `L` or `G` is stored in sparse sets ([`World::set_storage`]): propagation
-    /// reads and writes members in their tables.
+    /// reads and writes members in their tables. If `G` is `L`, [`ChildOf`] or
+    /// [`Children`](super::Children): the output would feed its own input, or bypass
+    /// the hierarchy's bookkeeping.
     pub fn new(world: &mut World, root: G, combine: impl Fn(&G, &L) -> G + Send + Sync + 'static) -> Self {
         assert!(
             world.storage::<L>() == Storage::Table && world.storage::<G>() == Storage::Table,
@@ -137,6 +139,12 @@ impl<L: Component, G: Component + Clone> Propagation<L, G> {
         );
         let local_id = world.components.id_or_register::<L>();
         let global_id = world.components.id_or_register::<G>();
+        assert!(
+            local_id != global_id && !is_relation(global_id),
+            "Propagation<{}, {}> needs an output other than its input and other than ChildOf or Children",
+            std::any::type_name::<L>(),
+            std::any::type_name::<G>()
+        );
         Propagation {
             root,
             combine: Box::new(combine),
@@ -179,6 +187,10 @@ impl<L: Component, G: Component + Clone> Propagation<L, G> {
     /// If `combine` panics, the panic is passed on after the values written so far are
     /// recorded as changed, and the next run computes every member again.
     ///
+    /// # Panics
+    /// If `world` is not the world the propagation was made for; and with `combine`
+    /// (or `G`'s `Clone` or `Drop`), as above.
+    ///
     /// Steady runs allocate nothing once their scratch space has grown, with one
     /// exception outside ripple's control: a parallel run started from a thread outside
     /// rayon's pool enters the pool through rayon's global queue, which allocates a
@@ -190,24 +202,29 @@ impl<L: Component, G: Component + Clone> Propagation<L, G> {
         self.tables.begin();
         self.candidates.clear();
         self.jobs.clear();
+        self.dirty.update_archetypes(world);
         let members = self.dirty.matched_entities(world);
         // Where at least half the members changed, a walk of every tree recomputes at
         // most twice what changed and saves walking up from each change; the rest of
-        // the changes need not be read then (the walk covers them).
-        let mut full = std::mem::take(&mut self.walk_all);
+        // the changes need not be read then (the walk covers them). Until the run
+        // completes, the next one walks every tree: user code below (`G::clone`,
+        // `combine`) may panic after the changes were read.
+        let mut full = self.walk_all;
+        self.walk_all = true;
+        // A `Dirty` run hands out each entity once.
         for entity in self.dirty.iter(world) {
             if full {
                 break;
             }
-            if self.marks.get(entity) != DIRTY {
-                self.marks.set(entity, DIRTY);
-                self.candidates.push(entity);
-                full = self.candidates.len() * 2 >= members;
-            }
+            self.candidates.push(entity);
+            full = self.candidates.len() * 2 >= members;
         }
         if full {
             self.jobs.extend(self.roots.iter(world).map(|root| (root, self.root.clone())));
         } else {
+            for &entity in &self.candidates {
+                self.marks.set(entity, DIRTY);
+            }
             if self.candidates.len() <= WARM_CANDIDATES {
                 self.warm(world);
             }
@@ -219,6 +236,7 @@ impl<L: Component, G: Component + Clone> Propagation<L, G> {
             }
         }
         if self.jobs.is_empty() {
+            self.walk_all = false;
             return PropagationStats { recomputed: 0, full, parallel: false };
         }
         let parallel = self.parallel
@@ -236,12 +254,14 @@ impl<L: Component, G: Component + Clone> Propagation<L, G> {
             }
         }));
         stamp_written(world, self.global_id, &mut self.chunks);
+        // The jobs' values are the user's `G`s: not kept alive until the next run.
+        self.jobs.clear();
         match walked {
-            Ok(recomputed) => PropagationStats { recomputed, full, parallel },
-            Err(panic) => {
-                self.walk_all = true;
-                resume_unwind(panic)
+            Ok(recomputed) => {
+                self.walk_all = false;
+                PropagationStats { recomputed, full, parallel }
             }
+            Err(panic) => resume_unwind(panic),
         }
     }
 
@@ -249,6 +269,9 @@ impl<L: Component, G: Component + Clone> Propagation<L, G> {
     /// read-your-writes for a caller that cannot wait for the next [`run`](Self::run)
     /// (which still recomputes whatever the writes affect). O(depth). `None` if the
     /// entity is not a member reachable from a root.
+    ///
+    /// # Panics
+    /// If `world` is not the world the propagation was made for.
     pub fn update_now<'w>(&mut self, world: &'w mut World, entity: Entity) -> Option<&'w G> {
         self.check_world(world);
         self.path.clear();

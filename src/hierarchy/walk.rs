@@ -160,6 +160,8 @@ struct Pending<G>(Entity, *const G);
 // SAFETY: a `Pending` is pushed and popped by one walk on one thread, and its pointer is
 // read only there; between walks the stack holding it is empty.
 unsafe impl<G: Send> Send for Pending<G> {}
+// SAFETY: as for `Send`: nothing reads a `Pending` through a shared reference.
+unsafe impl<G: Sync> Sync for Pending<G> {}
 
 /// What one thread of a walk keeps between jobs (capacity kept between runs).
 pub(super) struct Chunk<G> {
@@ -253,6 +255,10 @@ fn walk<L: Component, G: Component>(
         // and no thread writes again in this run (its entity is claimed).
         let value = combine(unsafe { &*parent }, unsafe { &*rows.local.add(row) });
         let global = rows.global.wrapping_add(row);
+        // Recorded before the store, whose drop of the old value may panic.
+        if rows.tracked {
+            chunk.written.push((location.archetype, row));
+        }
         // SAFETY: as above; the claim makes this thread the row's only writer.
         unsafe { *global = value };
         if !rows.children.is_null() {
@@ -260,26 +266,32 @@ fn walk<L: Component, G: Component>(
             let children = unsafe { &*rows.children.add(row) };
             chunk.stack.extend(children.iter().rev().map(|&child| Pending(child, global.cast_const())));
         }
-        if rows.tracked {
-            chunk.written.push((location.archetype, row));
-        }
         computed += 1;
     }
     computed
 }
 
-/// Marks the tracked `G` rows the walk wrote as changed now, and forgets them.
+/// Marks the tracked `G` rows the walk wrote as changed now, and clears what the chunks
+/// kept of the walk (also after a walk cut short by a panic).
 pub(super) fn stamp_written<G: Component>(world: &mut World, global_id: ComponentId, chunks: &mut [Chunk<G>]) {
     let now = world.change_tick();
     for chunk in chunks {
+        // Rows come in runs of one table: its column is looked up once per run.
+        let mut column: Option<(ArchetypeId, usize)> = None;
         for &(archetype, row) in &chunk.written {
             let table = world.archetypes.get_mut(archetype);
-            if let Some(index) = table.column_index(global_id) {
+            let index = match column {
+                Some((at, index)) if at == archetype => Some(index),
+                _ => table.column_index(global_id),
+            };
+            if let Some(index) = index {
+                column = Some((archetype, index));
                 downcast_mut::<G>(&mut *table.columns[index]).mark_changed(row, now);
             }
         }
         chunk.written.clear();
         chunk.stack.clear();
+        chunk.computed = 0;
     }
 }
 
