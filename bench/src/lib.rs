@@ -15,6 +15,8 @@
 //! (cgmath's `serde` feature covers their fields) for the serialize targets, which save
 //! and load them through ripple, hecs, legion and plain serde ([`SceneRow`]).
 
+pub mod forest;
+
 use std::time::Duration;
 
 use cgmath::{Matrix4, Vector3};

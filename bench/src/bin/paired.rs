@@ -1,6 +1,8 @@
 //! Paired ratios for the workloads where ripple and the best peers meet the same floor:
-//! simple_iter, frag_iter, heavy_compute and add_remove, and of ripple's tracked
-//! simple_iter pass to its untracked one.
+//! simple_iter, frag_iter, heavy_compute and add_remove, of ripple's tracked
+//! simple_iter pass to its untracked one, and of ripple's propagation to a full
+//! recomputation when every local transform changed (`propagate/K=100000`, whose frames
+//! write untimed before the timed step).
 //!
 //! criterion measures one library after another, each for a couple of seconds. On a
 //! shared machine the load drifts between those windows, which moves a ratio of two
@@ -155,7 +157,8 @@ fn run_child(rounds: usize, only: &[String]) {
         ("heavy_compute", heavy_compute),
         ("add_remove", add_remove),
     ];
-    for (_, make) in workloads.iter().filter(|(name, _)| only.is_empty() || only.iter().any(|o| o == name)) {
+    let chosen = |name: &str| only.is_empty() || only.iter().any(|o| o == name);
+    for (_, make) in workloads.iter().filter(|(name, _)| chosen(name)) {
         let mut workload = make();
         let reps = repetitions(&mut workload.ripple);
         for (other, pass) in &mut workload.others {
@@ -171,6 +174,67 @@ fn run_child(rounds: usize, only: &[String]) {
             }
         }
     }
+    if chosen(PROPAGATE) {
+        let mut workload = propagate();
+        for (other, step) in &mut workload.others {
+            for round in 0..rounds {
+                let (ours, theirs) = if round % 2 == 0 {
+                    let ours = (workload.ripple)();
+                    (ours, step())
+                } else {
+                    let theirs = step();
+                    ((workload.ripple)(), theirs)
+                };
+                println!("{}\t{other}\t{}\t{}", workload.name, ours.as_secs_f64(), theirs.as_secs_f64());
+            }
+        }
+    }
+}
+
+/// One frame of a stepped workload: prepares the frame untimed, times one step and
+/// returns its duration.
+type Step = Box<dyn FnMut() -> Duration>;
+
+/// A workload whose timed part follows an untimed preparation in every frame.
+struct Stepped {
+    name: &'static str,
+    ripple: Step,
+    others: Vec<(&'static str, Step)>,
+}
+
+const PROPAGATE: &str = "propagate/K=100000";
+
+/// propagate at K = 100,000, as in `benches/propagate.rs`: every frame writes 100,000
+/// random local transforms (untimed), then ripple's `Propagation` (its defaults) and
+/// BRUTE, a full recomputation from the roots, each bring the globals up to date.
+fn propagate() -> Stepped {
+    use bench::forest::{Brute, Frames, forest, ripple_world};
+    use bevy_transform::components::{GlobalTransform, Transform};
+    const K: usize = 100_000;
+    let nodes = forest();
+    let line = |brute: bool| -> Step {
+        let (mut world, ids) = ripple_world(&nodes);
+        let mut frames = Frames::new(ids.len());
+        let mut step: Box<dyn FnMut(&mut ripple::World)> = if brute {
+            let mut brute = Brute::new(&mut world);
+            Box::new(move |world| brute.run(world))
+        } else {
+            let mut propagation = ripple::Propagation::new(&mut world, GlobalTransform::IDENTITY, |parent, local| {
+                GlobalTransform::mul_transform(parent, *local)
+            });
+            Box::new(move |world| {
+                propagation.run(world);
+            })
+        };
+        step(&mut world);
+        Box::new(move || {
+            frames.next(K, |i, d| world.get_mut::<Transform>(ids[i]).unwrap().translation += d);
+            let start = Instant::now();
+            step(&mut world);
+            start.elapsed()
+        })
+    };
+    Stepped { name: PROPAGATE, ripple: line(false), others: vec![("brute", line(true))] }
 }
 
 /// How many passes make one sample of at least [`MIN_SAMPLE`] (after a warm-up).

@@ -262,7 +262,10 @@ const BARS: &[Bar] = &[
         20,
         "serialize_text: ripple / best of hecs and legion",
         VariantOverBestOf { group: "serialize_text", variant: "ripple", peers: &["hecs", "legion"] },
-        AtMost(1.0),
+        // Asked: ≤ 1. Blocked at 1.15–1.20 in issue 20's runs (one JSON object per entity,
+        // components under their registered names, against hecs' column form); proposed
+        // ≤ 1.25.
+        Blocked { proposed: 1.25 },
     ),
     bar(
         20,
@@ -298,13 +301,16 @@ const BARS: &[Bar] = &[
         20,
         "deserialize_binary: ripple / best of hecs and legion",
         VariantOverBestOf { group: "deserialize_binary", variant: "ripple", peers: &["hecs", "legion"] },
-        AtMost(1.0),
+        // Asked: ≤ 1. Blocked at 1.27–1.28 in issue 20's runs (the load is all-or-nothing
+        // and remaps entity references; hecs' does neither); proposed ≤ 1.3.
+        Blocked { proposed: 1.3 },
     ),
     bar(
         20,
         "deserialize_binary: ripple / ideal (serde of a plain Vec of structs)",
         VariantOverBestOf { group: "deserialize_binary", variant: "ripple", peers: &["ideal"] },
-        AtMost(1.5),
+        // Asked: ≤ 1.5. Blocked at 1.87–1.95 in issue 20's runs, as above; proposed ≤ 2.
+        Blocked { proposed: 2.0 },
     ),
     bar(
         21,
@@ -328,6 +334,12 @@ const BARS: &[Bar] = &[
         21,
         "propagate/K=100000: ripple / brute (full recomputation from the roots)",
         VariantOverBestOf { group: "propagate/K=100000", variant: "ripple", peers: &["brute"] },
+        AtMost(1.1),
+    ),
+    bar(
+        21,
+        "propagate/K=100000: ripple / brute, paired",
+        Paired { workload: "propagate/K=100000", other: "brute" },
         AtMost(1.1),
     ),
 ];
