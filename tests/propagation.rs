@@ -255,23 +255,43 @@ fn assert_equals_full_recomputation(world: &mut World) {
     }
 }
 
-/// Runs big enough to spread over threads (a walk of every tree over 8,192 members or
-/// more, or 256 changed subtrees or more) compute what a full recomputation does,
+/// Runs big enough to spread over threads (a walk of every tree over 32,768 members or
+/// more, or 4,096 changed subtrees or more) compute what a full recomputation does,
 /// recompute exactly what the changes reach, and mark every written global changed.
 #[test]
 fn parallel_runs_equal_a_full_recomputation_and_mark_every_write() {
+    in_pool(parallel_runs);
+}
+
+/// Outside rayon's pool a run stays on the calling thread, however much it has to do.
+#[test]
+fn a_run_outside_rayons_pool_stays_on_its_thread() {
+    let mut world = World::new();
+    let all = forest(&mut world, &mut Rng(0x0DDB_1A5E_5BAD_5EED), 5000, 8);
+    let mut propagation = Propagation::new(&mut world, ROOT, combine);
+    let stats = propagation.run(&mut world);
+    assert_eq!((stats.recomputed, stats.full, stats.parallel), (all.len(), true, false));
+}
+
+/// Runs `test` on a rayon pool of two threads: a propagation spreads over threads only
+/// when it runs on one of the pool's.
+fn in_pool(test: impl FnOnce() + Send) {
+    rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap().install(test);
+}
+
+fn parallel_runs() {
     let mut world = World::new();
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-    let all = forest(&mut world, &mut rng, 300, 70);
+    // Shallow trees, so that 8,000 changes make over 4,096 separate subtrees.
+    let all = forest(&mut world, &mut rng, 5000, 8);
     let mut changed = world.query_filtered::<Entity, ripple::Changed<Global>>();
     let mut propagation = Propagation::new(&mut world, ROOT, combine);
-    let threads = rayon::current_num_threads() > 1;
     let stats = propagation.run(&mut world);
-    assert_eq!((stats.recomputed, stats.full, stats.parallel), (all.len(), true, threads));
+    assert_eq!((stats.recomputed, stats.full, stats.parallel), (all.len(), true, true));
     assert_eq!(changed.iter(&world).count(), all.len());
     assert_equals_full_recomputation(&mut world);
     for (writes, moves, parallel) in
-        [(3, 0, false), (600, 0, threads), (600, 40, threads), (15_000, 0, threads), (0, 0, false)]
+        [(3, 0, false), (600, 0, false), (8000, 0, true), (8000, 40, true), (25_000, 0, true), (0, 0, false)]
     {
         let mut touched = HashSet::new();
         for _ in 0..writes {
@@ -302,11 +322,16 @@ fn parallel_runs_equal_a_full_recomputation_and_mark_every_write() {
 /// out of `run`, and the next run computes every member.
 #[test]
 fn a_panicking_combine_is_caught_up_by_the_next_run() {
+    in_pool(panicking_combine);
+}
+
+fn panicking_combine() {
     use std::sync::Arc;
     use std::sync::atomic::{AtomicBool, Ordering};
     // One thread; several threads with every chunk of the walk busy; several threads
-    // with chunks left idle (20 roots for 16 chunks).
-    for (trees, nodes) in [(4, 20), (300, 70), (20, 500)] {
+    // with chunks left idle (20 roots for 16 chunks). Every member changes, so the run
+    // walks every tree.
+    for (trees, nodes) in [(4, 20), (2000, 20), (20, 2000)] {
         let mut world = World::new();
         let mut rng = Rng(0x2545_F491_4F6C_DD1D);
         let all = forest(&mut world, &mut rng, trees, nodes);
@@ -317,7 +342,7 @@ fn a_panicking_combine_is_caught_up_by_the_next_run() {
             combine(parent, local)
         });
         propagation.run(&mut world);
-        for (i, &e) in all.iter().enumerate().step_by(3) {
+        for (i, &e) in all.iter().enumerate() {
             world.get_mut::<Local>(e).unwrap().0 = i as i64;
         }
         world.get_mut::<Local>(all[all.len() / 2]).unwrap().0 = 1000;
@@ -327,6 +352,7 @@ fn a_panicking_combine_is_caught_up_by_the_next_run() {
         fail.store(false, Ordering::Relaxed);
         let stats = propagation.run(&mut world);
         assert_eq!((stats.full, stats.recomputed), (true, all.len()));
+        assert_eq!(stats.parallel, all.len() > 80);
         assert_equals_full_recomputation(&mut world);
         assert_eq!(propagation.run(&mut world).recomputed, 0);
     }

@@ -13,9 +13,8 @@ struct Local(f32);
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Global(f32);
 
-/// Driven from inside a rayon pool, as a game loop would be: from a thread outside the
-/// pool, each parallel run enters it through rayon's global injector, which allocates
-/// one block per 63 entries.
+/// Driven from inside a rayon pool, as a game loop that wants parallel propagation is
+/// (from a thread outside the pool, a run stays on that thread).
 #[test]
 fn parallel_propagation_frames_allocate_nothing() {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
@@ -35,10 +34,12 @@ fn steady_frames() {
         seed ^= seed << 17;
         (seed % n as u64) as usize
     };
-    for _ in 0..200 {
+    // Shallow trees, so that a quarter of the members changing makes over 4,096
+    // separate subtrees.
+    for _ in 0..4500 {
         let first = members.len();
         members.push(world.spawn((Local(1.0), Global(0.0))));
-        for i in 1..60usize {
+        for i in 1..8usize {
             // A bushy tree: each node under a random earlier node of its tree.
             let parent = members[first + below(i)];
             members.push(world.spawn_child(parent, (Local(i as f32), Global(0.0))).unwrap());
@@ -47,9 +48,8 @@ fn steady_frames() {
     let mut changed = world.query_filtered::<Entity, Changed<Global>>();
     let mut propagation = Propagation::new(&mut world, Global(0.0), |p: &Global, l: &Local| Global(p.0 + l.0));
     let mut frame = |world: &mut World, n: usize| {
-        // Even frames change every member (a walk of every tree), odd ones every 20th
-        // (600 changed subtrees).
-        let step = if n % 2 == 0 { 1 } else { 20 };
+        // Even frames change every member (a walk of every tree), odd ones every fourth.
+        let step = if n % 2 == 0 { 1 } else { 4 };
         for &member in members.iter().skip(n % step).step_by(step) {
             world.get_mut::<Local>(member).unwrap().0 += 1.0;
         }

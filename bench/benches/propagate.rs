@@ -8,10 +8,10 @@
 //!
 //! A frame writes the translation of K distinct random entities (untimed), then times
 //! one propagation step. K ∈ {0, 10, 1,000, 100,000}; groups `propagate/K=<K>`:
-//! * `ripple`: `ripple::Propagation<Transform, GlobalTransform>::run`, with its
-//!   defaults (a run with much to do spreads over rayon's threads);
-//! * `ripple_serial` (K ≥ 1,000, where that applies): the same with
-//!   `set_parallel(false)`;
+//! * `ripple`: `ripple::Propagation<Transform, GlobalTransform>::run`, driven from the
+//!   bench's thread (outside rayon's pool a run stays on its thread);
+//! * `ripple_pool` (K ≥ 1,000): the same with the frames driven on a thread of a rayon
+//!   pool, where a run with much to do spreads over the pool;
 //! * `bevy`: bevy_ecs 0.20.1 with bevy_transform 0.20.1's own systems
 //!   (`mark_dirty_trees`, `propagate_parent_transforms`, `sync_simple_transforms`,
 //!   chained as `TransformPlugin` orders them, static-subtree optimisation on, its
@@ -33,27 +33,35 @@ use criterion::{Criterion, criterion_group};
 const KS: [usize; 4] = [0, 10, 1_000, 100_000];
 
 /// Registers `propagate/K=<k>/<line>`: each frame writes K locals (untimed), then
-/// times `step`.
-fn time_frames<W>(
+/// times `step`; with `pool`, a sample's frames run on one of the pool's threads.
+#[allow(clippy::too_many_arguments, reason = "one registration, spelled out at each line")]
+fn time_frames<W: Send>(
     c: &mut Criterion,
     k: usize,
     line: &str,
     world: &mut W,
     entities: usize,
-    mut write: impl FnMut(&mut W, usize, Vec3),
-    mut step: impl FnMut(&mut W),
+    pool: Option<&rayon::ThreadPool>,
+    mut write: impl FnMut(&mut W, usize, Vec3) + Send,
+    mut step: impl FnMut(&mut W) + Send,
 ) {
     let mut frames_of = Frames::new(entities);
     c.benchmark_group(format!("propagate/K={k}")).bench_function(line, |b| {
         b.iter_custom(|iters| {
-            let mut total = Duration::ZERO;
-            for _ in 0..iters {
-                frames_of.next(k, |i, d| write(world, i, d));
-                let start = Instant::now();
-                step(world);
-                total += start.elapsed();
+            let mut frames = || {
+                let mut total = Duration::ZERO;
+                for _ in 0..iters {
+                    frames_of.next(k, |i, d| write(world, i, d));
+                    let start = Instant::now();
+                    step(world);
+                    total += start.elapsed();
+                }
+                total
+            };
+            match pool {
+                Some(pool) => pool.install(frames),
+                None => frames(),
             }
-            total
         })
     });
 }
@@ -64,24 +72,25 @@ fn check_ripple(world: &ripple::World, ids: &[ripple::Entity], expected: &[Globa
     }
 }
 
-/// `ripple` with its defaults; `ripple_serial` with the walk kept on one thread
-/// (`set_parallel(false)`), for the K where a run may spread over threads.
+/// `ripple` driven from the bench's thread (a run then stays on it); `ripple_pool`
+/// with the frames driven on a thread of a rayon pool, as a game loop inside
+/// `ThreadPool::install` would (a run with much to do then spreads over the pool).
 fn ripple_line(
     c: &mut Criterion,
     nodes: &[(Transform, Option<usize>)],
     want: &[GlobalTransform],
     k: usize,
-    parallel: bool,
+    in_pool: bool,
 ) {
-    let line = if parallel { "ripple" } else { "ripple_serial" };
+    let line = if in_pool { "ripple_pool" } else { "ripple" };
     let (mut world, ids) = ripple_world(nodes);
     let mut propagation = ripple::Propagation::new(&mut world, GlobalTransform::IDENTITY, |parent, local| {
         GlobalTransform::mul_transform(parent, *local)
     });
-    propagation.set_parallel(parallel);
     propagation.run(&mut world);
     check_ripple(&world, &ids, want, line);
-    time_frames(c, k, line, &mut world, ids.len(), ripple_write(&ids), |world| {
+    let pool = in_pool.then(|| rayon::ThreadPoolBuilder::new().build().unwrap());
+    time_frames(c, k, line, &mut world, ids.len(), pool.as_ref(), ripple_write(&ids), |world| {
         propagation.run(world);
     });
 }
@@ -91,7 +100,7 @@ fn brute_line(c: &mut Criterion, nodes: &[(Transform, Option<usize>)], want: &[G
     let mut brute = Brute::new(&mut world);
     brute.run(&mut world);
     check_ripple(&world, &ids, want, "brute");
-    time_frames(c, k, "brute", &mut world, ids.len(), ripple_write(&ids), |world| brute.run(world));
+    time_frames(c, k, "brute", &mut world, ids.len(), None, ripple_write(&ids), |world| brute.run(world));
 }
 
 fn bevy_line(c: &mut Criterion, nodes: &[(Transform, Option<usize>)], want: &[GlobalTransform], k: usize) {
@@ -117,7 +126,7 @@ fn bevy_line(c: &mut Criterion, nodes: &[(Transform, Option<usize>)], want: &[Gl
         assert!(close(world.get::<GlobalTransform>(*id).unwrap(), want), "bevy: wrong global");
     }
     let write = |world: &mut World, i: usize, d: Vec3| world.get_mut::<Transform>(ids[i]).unwrap().translation += d;
-    time_frames(c, k, "bevy", &mut world, ids.len(), write, |world| schedule.run(world));
+    time_frames(c, k, "bevy", &mut world, ids.len(), None, write, |world| schedule.run(world));
 }
 
 fn propagate(c: &mut Criterion) {
@@ -126,10 +135,10 @@ fn propagate(c: &mut Criterion) {
     for k in KS {
         // BRUTE right after ripple: criterion times one line after another, and the
         // machine's load drifts between them (bench/PAIRED.md pairs them frame by frame).
-        ripple_line(c, &nodes, &want, k, true);
+        ripple_line(c, &nodes, &want, k, false);
         brute_line(c, &nodes, &want, k);
         if k >= 1_000 {
-            ripple_line(c, &nodes, &want, k, false);
+            ripple_line(c, &nodes, &want, k, true);
         }
         bevy_line(c, &nodes, &want, k);
     }

@@ -21,8 +21,8 @@ pub struct PropagationStats {
     /// its first run, one in which at least half the members changed, or the first
     /// after a run cut short by a panic.
     pub full: bool,
-    /// Whether the run spread its walk over rayon's threads: a walk of every tree over
-    /// at least 8,192 members, or one of at least 256 changed subtrees.
+    /// Whether the run spread its walk over rayon's threads (see
+    /// [`Propagation::run`]).
     pub parallel: bool,
 }
 
@@ -32,10 +32,13 @@ pub struct PropagationStats {
 const WARM_CANDIDATES: usize = 4096;
 /// How many levels above the candidates that loading reaches.
 const WARM_LEVELS: usize = 8;
-/// A walk of every tree goes parallel from this many members...
-const PARALLEL_MEMBERS: usize = 8192;
-/// ...and a walk of changed subtrees from this many subtrees.
-const PARALLEL_JOBS: usize = 256;
+/// A walk of every tree goes parallel from this many members, and a walk of changed
+/// subtrees from this many subtrees: runs of a few milliseconds. Below that, stealing
+/// work and moving rows another core just wrote cost more than the second thread saves
+/// (measured on the bench machine: at 1,000 changed subtrees of 100,000 members a
+/// parallel walk took 8% longer than one thread).
+const PARALLEL_MEMBERS: usize = 32_768;
+const PARALLEL_JOBS: usize = 4096;
 
 /// Members whose local or parent changed, or that just became members.
 type ChangedMembers<L, G> = (Dirty<(L, ChildOf)>, With<L>, With<G>);
@@ -164,11 +167,10 @@ impl<L: Component, G: Component + Clone> Propagation<L, G> {
         }
     }
 
-    /// Whether a run with much to do may spread its walk over rayon's threads (the
-    /// default) or stays on the calling thread: for a caller that already keeps every
-    /// thread busy, or whose writes just before the run left the rows hot in this
-    /// core's cache (another core then fetches them from here, which can cost what the
-    /// second thread saves). What a run computes does not depend on it.
+    /// Whether a run with much to do may spread its walk over rayon's threads when it
+    /// is called on one of them (the default; see [`run`](Self::run)), or always stays
+    /// on the calling thread: for a caller that already keeps every thread busy. What a
+    /// run computes does not depend on it.
     pub fn set_parallel(&mut self, parallel: bool) -> &mut Self {
         self.parallel = parallel;
         self
@@ -181,8 +183,14 @@ impl<L: Component, G: Component + Clone> Propagation<L, G> {
     /// Brings every member's `G` up to date with the changes since the last run (or
     /// computes them all, on the first run).
     ///
-    /// A run with much to do (a walk of every tree over many members, or many changed
-    /// subtrees) computes independent subtrees in parallel on rayon's threads.
+    /// A run with much to do (a walk of every tree over at least 32,768 members, or at
+    /// least 4,096 changed subtrees), called on a thread of rayon's pool, computes
+    /// independent subtrees in parallel: the calling thread walks its share at once
+    /// and idle workers steal the rest. Called from a thread outside the pool, a run
+    /// stays on that thread: it would otherwise hand the whole walk to workers that may
+    /// be asleep and wait for them (on the two-core bench machine that made runs of
+    /// 100,000 members up to 18% slower than one thread). A game loop that wants
+    /// parallel propagation runs inside `rayon::ThreadPool::install`.
     ///
     /// If `combine` panics, the panic is passed on after the values written so far are
     /// recorded as changed, and the next run computes every member again.
@@ -191,11 +199,7 @@ impl<L: Component, G: Component + Clone> Propagation<L, G> {
     /// If `world` is not the world the propagation was made for; and with `combine`
     /// (or `G`'s `Clone` or `Drop`), as above.
     ///
-    /// Steady runs allocate nothing once their scratch space has grown, with one
-    /// exception outside ripple's control: a parallel run started from a thread outside
-    /// rayon's pool enters the pool through rayon's global queue, which allocates a
-    /// block per 63 entries. Run the game loop inside `rayon::ThreadPool::install` to
-    /// avoid even that (the calling thread then also takes part in the walk).
+    /// Steady runs allocate nothing once their scratch space has grown.
     pub fn run(&mut self, world: &mut World) -> PropagationStats {
         self.check_world(world);
         self.marks.begin(world.entities.slots());
@@ -240,6 +244,7 @@ impl<L: Component, G: Component + Clone> Propagation<L, G> {
             return PropagationStats { recomputed: 0, full, parallel: false };
         }
         let parallel = self.parallel
+            && rayon::current_thread_index().is_some()
             && rayon::current_num_threads() > 1
             && self.jobs.len() > 1
             && (if full { members >= PARALLEL_MEMBERS } else { self.jobs.len() >= PARALLEL_JOBS });
