@@ -33,6 +33,8 @@ pub(crate) trait Staging: Send {
     fn push_into(&mut self, column: &mut dyn Column, count: usize, tick: Tick);
     /// Moves the next value into `set` (the type's sparse set) for `entity`.
     fn insert_into(&mut self, set: &mut SparseSet, entity: Entity, tick: Tick);
+    /// The staging area itself, for a check that reads the values of a known type.
+    fn as_any_mut(&mut self) -> &mut dyn Any;
 }
 
 /// The values of one type read so far: pushed to `read` while reading; at commit, a
@@ -92,12 +94,26 @@ impl<T: Component + DeserializeOwned> Staging for Staged<T> {
         let value = self.draining().pop_front().expect("ripple: a value staged per record");
         set.typed_mut::<T>().insert(entity, value.into_inner(), tick);
     }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}
+
+/// The values read so far of the staging area `staging`, if it holds `T`s (before the
+/// commit starts).
+pub(crate) fn staged_values<'a, T: Component>(
+    staging: &'a mut (dyn Staging + 'static),
+) -> Option<impl Iterator<Item = &'a mut T> + 'a> {
+    let staged = staging.as_any_mut().downcast_mut::<Staged<T>>()?;
+    Some(staged.read.iter_mut().map(UnsafeCell::get_mut))
 }
 
 /// A registered component type.
 pub(crate) struct ComponentEntry {
     pub(crate) name: Box<str>,
     pub(crate) type_name: &'static str,
+    pub(crate) type_id: std::any::TypeId,
     /// The type's id in a world, registering it if new.
     pub(crate) register_in: fn(&mut Components) -> ComponentId,
     /// Binds a column (or sparse set values) of the type for writing.
@@ -110,6 +126,7 @@ impl ComponentEntry {
         ComponentEntry {
             name: name.into(),
             type_name: type_name::<T>(),
+            type_id: std::any::TypeId::of::<T>(),
             register_in: Components::id_or_register::<T>,
             bind: |column| Box::new(ColumnValues(downcast::<T>(column))),
             new_staging: || Box::new(Staged::<T>::new()),

@@ -230,6 +230,15 @@ pub enum LoadError {
         /// The value that refers to it.
         site: ValueSite,
     },
+    /// The scene's [`ChildOf`](crate::ChildOf) values would make an entity its own
+    /// ancestor: it names itself as its parent, or a chain of parents leads back to
+    /// it. (A parent in the world, not in the scene, never closes a cycle.)
+    HierarchyCycle {
+        /// The index in the file of an entity on the cycle.
+        entity: usize,
+        /// The index in the file of the parent its `ChildOf` names.
+        parent: usize,
+    },
     /// A level's data command was refused (no entity was loaded).
     Command(BatchError),
 }
@@ -259,6 +268,12 @@ impl fmt::Display for LoadError {
             LoadError::DuplicateComponent { entity, name } => write!(f, "entity {entity} names `{name}` twice"),
             LoadError::DanglingEntity { reference, site } => {
                 write!(f, "{site} refers to entity {reference}, which is neither in the scene nor alive in the world")
+            }
+            LoadError::HierarchyCycle { entity, parent } if entity == parent => {
+                write!(f, "entity {entity} names itself as its parent (ChildOf)")
+            }
+            LoadError::HierarchyCycle { entity, parent } => {
+                write!(f, "entity {entity} names entity {parent} as its parent (ChildOf), which descends from it")
             }
             LoadError::Command(error) => write!(f, "level command refused: {error}"),
         }

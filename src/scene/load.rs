@@ -2,14 +2,17 @@
 //! the entity remap, everything is checked, and only then does the world change, in
 //! one commit that cannot fail on the input.
 
+use std::collections::HashMap;
+
 use crate::change::Move;
 use crate::component::ComponentId;
 use crate::entity::{Entity, Location};
+use crate::hierarchy::ChildOf;
 use crate::hook::HookKind;
 use crate::storage::{ArchetypeId, Row};
 use crate::world::World;
 
-use super::entry::{StagedResource, Staging};
+use super::entry::{StagedResource, Staging, staged_values};
 use super::error::{LoadError, ValueSite};
 use super::registry::SceneRegistry;
 use super::remap::{EntityRemap, Installed, Mode, NONE, Upcoming};
@@ -304,8 +307,13 @@ impl<'r> SceneLoad<'r> {
     }
 
     /// Checks what only the whole input can tell: every entity referred to is in the
-    /// scene or alive in `world`.
+    /// scene or alive in `world`, and the scene's parents make no cycle.
     pub(crate) fn check(&mut self, world: &World) -> Result<(), Stop> {
+        self.check_references(world)?;
+        self.check_hierarchy().map_err(Stop::from)
+    }
+
+    fn check_references(&mut self, world: &World) -> Result<(), Stop> {
         for &(reference, at) in &self.world_references {
             if !world.contains(reference) {
                 return Err(LoadError::DanglingEntity { reference, site: self.site(at) }.into());
@@ -333,6 +341,53 @@ impl<'r> SceneLoad<'r> {
             return Err(Stop::Reread(declared));
         }
         Err(LoadError::DanglingEntity { reference, site: self.site(at) }.into())
+    }
+
+    /// Refuses a scene whose `ChildOf` values make a cycle (which the hierarchy would
+    /// refuse once the entities were in): follows each record's chain of parents
+    /// within the scene, each record once.
+    fn check_hierarchy(&mut self) -> Result<(), LoadError> {
+        let child_of = std::any::TypeId::of::<ChildOf>();
+        let Some(entry) = self.registry.components.iter().position(|c| c.type_id == child_of) else {
+            return Ok(());
+        };
+        let Some(parents) = self.staging[entry].as_deref_mut().and_then(staged_values::<ChildOf>) else {
+            return Ok(());
+        };
+        // The handle each record will get, and the records that name a parent in order
+        // (the staged values follow them).
+        let handles: HashMap<Entity, usize> = self.remap.with(|remap| {
+            self.records.iter().enumerate().map(|(i, record)| (remap.upcoming.get(record.slot as usize), i)).collect()
+        });
+        let mut parent_of = vec![usize::MAX; self.records.len()];
+        let children = self
+            .records
+            .iter()
+            .enumerate()
+            .filter(|(_, record)| self.entries[record.entries()].contains(&(entry as u32)));
+        for ((child, _), parent) in children.zip(parents) {
+            if let Some(&parent) = handles.get(&parent.0) {
+                parent_of[child] = parent;
+            }
+        }
+        // 0: not visited; 1: on the chain being followed; 2: known to reach no cycle.
+        let mut state = vec![0u8; parent_of.len()];
+        let mut chain = Vec::new();
+        for start in 0..parent_of.len() {
+            let mut at = start;
+            while at != usize::MAX && state[at] == 0 {
+                state[at] = 1;
+                chain.push(at);
+                at = parent_of[at];
+            }
+            if at != usize::MAX && state[at] == 1 {
+                return Err(LoadError::HierarchyCycle { entity: at, parent: parent_of[at] });
+            }
+            for visited in chain.drain(..) {
+                state[visited] = 2;
+            }
+        }
+        Ok(())
     }
 
     /// The load's remap, installed for this thread (a level switches it to
