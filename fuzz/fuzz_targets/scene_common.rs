@@ -1,5 +1,5 @@
 //! What the scene fuzz targets share: a registry of varied types (references in
-//! fields, options and vectors, strings, floats, a sparse marker, a resource), a
+//! fields, options and vectors, strings, floats, a sparse marker, parents, a resource), a
 //! world with entities, gaps and observers, and the check that a refused load leaves
 //! that world exactly as it was.
 
@@ -53,6 +53,7 @@ pub fn registry() -> SceneRegistry {
         .and_then(|r| r.component::<Links>("links"))
         .and_then(|r| r.component::<Mood>("mood"))
         .and_then(|r| r.component::<Moving>("moving"))
+        .and_then(|r| r.component::<ripple::ChildOf>("child_of"))
         .and_then(|r| r.resource::<Score>("score"))
         .expect("distinct names");
     registry
@@ -100,6 +101,9 @@ pub fn check(data: &[u8], load: impl Fn(&SceneRegistry, &mut World, &[u8]) -> Re
         Ok(loaded) => {
             assert_eq!(world.len(), before.1 + loaded.entities().len());
             assert!(loaded.entities().iter().all(|&e| world.contains(e)));
+            // Nothing the load put in was undone afterwards (a `ChildOf` cycle is
+            // refused before the commit).
+            assert!(world.failed_commands().is_empty(), "a load applied in part");
         }
         Err(error) => {
             let _ = error.to_string();
