@@ -443,3 +443,72 @@ fn members_in_new_tables_count_when_a_run_chooses_its_walk() {
     assert!(!stats.full, "60 changes among 1,000 members follow the changes: {stats:?}");
     assert_equals_full_recomputation(&mut world);
 }
+
+/// One frame's systems, added to the schedule in a random order: a mover writing
+/// locals, a gardener reparenting, spawning and despawning, and the propagation, which
+/// checks itself against a full recomputation right after it runs.
+fn frames_in_order(order: &[usize], seed: u64, frames: usize) {
+    use std::sync::{Arc, Mutex};
+    let mut world = World::new();
+    let rng = Arc::new(Mutex::new(Rng(seed | 1)));
+    forest(&mut world, &mut rng.lock().unwrap(), 6, 12);
+    let mut propagation = Some(Propagation::new(&mut world, ROOT, combine));
+    let mut schedule = ripple::Schedule::new();
+    let members =
+        |world: &mut World| world.query_filtered::<Entity, ripple::With<Local>>().iter(world).collect::<Vec<_>>();
+    for &system in order {
+        let rng = rng.clone();
+        let added = match system {
+            0 => schedule.add_system(&mut world, move |world: &mut World| {
+                let all = members(world);
+                let mut rng = rng.lock().unwrap();
+                for _ in 0..1 + rng.below(4) {
+                    let e = all[rng.below(all.len())];
+                    world.get_mut::<Local>(e).unwrap().0 = rng.below(100) as i64;
+                }
+            }),
+            1 => schedule.add_system(&mut world, move |world: &mut World| {
+                let all = members(world);
+                let mut rng = rng.lock().unwrap();
+                let (a, b) = (all[rng.below(all.len())], all[rng.below(all.len())]);
+                match rng.below(4) {
+                    0 => {
+                        let _ = world.remove_parent(a);
+                    }
+                    1 if all.len() > 20 => {
+                        world.despawn(a).unwrap();
+                    }
+                    2 => {
+                        world.spawn_child(a, (Local(rng.below(100) as i64), Global(0))).unwrap();
+                    }
+                    _ => {
+                        let _ = world.set_parent(a, b);
+                    }
+                }
+            }),
+            _ => {
+                let mut propagation = propagation.take().expect("one propagation system");
+                schedule.add_system(&mut world, move |world: &mut World| {
+                    propagation.run(world);
+                    assert_equals_full_recomputation(world);
+                })
+            }
+        };
+        added.unwrap();
+    }
+    for _ in 0..frames {
+        schedule.run(&mut world);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+    #[test]
+    fn propagation_is_exact_whatever_the_system_order(
+        order in Just(vec![0usize, 1, 2]).prop_shuffle(),
+        seed in any::<u64>(),
+        frames in 1usize..12,
+    ) {
+        frames_in_order(&order, seed, frames);
+    }
+}
