@@ -168,12 +168,11 @@ pub(super) struct Chunk<G> {
     stack: Vec<Pending<G>>,
     /// The rows of a tracked `G` this chunk wrote, stamped after the walk.
     written: Vec<(ArchetypeId, usize)>,
-    computed: usize,
 }
 
 impl<G> Default for Chunk<G> {
     fn default() -> Self {
-        Chunk { stack: Vec::new(), written: Vec::new(), computed: 0 }
+        Chunk { stack: Vec::new(), written: Vec::new() }
     }
 }
 
@@ -186,12 +185,7 @@ pub(super) fn walk_serial<L: Component, G: Component>(
     marks: &mut Marks,
     chunk: &mut Chunk<G>,
 ) -> usize {
-    let mut computed = 0;
-    for job in jobs {
-        computed +=
-            walk(world, combine, job, chunk, |archetype| tables.rows(world, archetype), |entity| marks.claim(entity));
-    }
-    computed
+    walk(world, combine, jobs, chunk, |archetype| tables.rows(world, archetype), |entity| marks.claim(entity))
 }
 
 /// Walks `jobs` in chunks spread over rayon's threads; returns how many members they
@@ -212,36 +206,31 @@ pub(super) fn walk_parallel<L: Component, G: Component>(
         chunks.resize_with(count, Chunk::default);
     }
     let per_chunk = jobs.len().div_ceil(count).max(1);
-    chunks[..count].par_iter_mut().zip(jobs.par_chunks(per_chunk)).for_each(|(chunk, jobs)| {
-        chunk.computed = 0;
-        for job in jobs {
-            chunk.computed += walk(
-                world,
-                combine,
-                job,
-                chunk,
-                |archetype| tables.taken(archetype),
-                |entity| marks.claim_shared(entity),
-            );
-        }
-    });
-    chunks[..count].iter_mut().map(|chunk| std::mem::take(&mut chunk.computed)).sum()
+    chunks[..count]
+        .par_iter_mut()
+        .zip(jobs.par_chunks(per_chunk))
+        .map(|(chunk, jobs)| {
+            walk(world, combine, jobs, chunk, |archetype| tables.taken(archetype), |entity| marks.claim_shared(entity))
+        })
+        .sum()
 }
 
-/// Computes the job's entity from its parent value and every member below it that
+/// Computes each job's entity from its parent value, and every member below it that
 /// `claim` hands over; returns how many. The walk stops at a child that is not a
 /// member.
 #[inline]
 fn walk<L: Component, G: Component>(
     world: &World,
     combine: &Combine<L, G>,
-    (start, parent): &Job<G>,
+    jobs: &[Job<G>],
     chunk: &mut Chunk<G>,
     mut rows_of: impl FnMut(ArchetypeId) -> Option<MemberRows<L, G>>,
     mut claim: impl FnMut(Entity) -> bool,
 ) -> usize {
     let mut computed = 0;
-    chunk.stack.push(Pending(*start, parent));
+    for (start, parent) in jobs.iter().rev() {
+        chunk.stack.push(Pending(*start, parent));
+    }
     while let Some(Pending(entity, parent)) = chunk.stack.pop() {
         let Some(location) = world.entities.get(entity) else { continue };
         let Some(rows) = rows_of(location.archetype) else { continue };
@@ -291,7 +280,6 @@ pub(super) fn stamp_written<G: Component>(world: &mut World, global_id: Componen
         }
         chunk.written.clear();
         chunk.stack.clear();
-        chunk.computed = 0;
     }
 }
 

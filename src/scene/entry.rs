@@ -113,7 +113,6 @@ pub(crate) fn staged_values<'a, T: Component>(
 pub(crate) struct ComponentEntry {
     pub(crate) name: Box<str>,
     pub(crate) type_name: &'static str,
-    pub(crate) type_id: std::any::TypeId,
     /// The type's id in a world, registering it if new.
     pub(crate) register_in: fn(&mut Components) -> ComponentId,
     /// Binds a column (or sparse set values) of the type for writing.
@@ -126,7 +125,6 @@ impl ComponentEntry {
         ComponentEntry {
             name: name.into(),
             type_name: type_name::<T>(),
-            type_id: std::any::TypeId::of::<T>(),
             register_in: Components::id_or_register::<T>,
             bind: |column| Box::new(ColumnValues(downcast::<T>(column))),
             new_staging: || Box::new(Staged::<T>::new()),

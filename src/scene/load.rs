@@ -2,11 +2,10 @@
 //! the entity remap, everything is checked, and only then does the world change, in
 //! one commit that cannot fail on the input.
 
-use std::collections::HashMap;
-
 use crate::change::Move;
 use crate::component::ComponentId;
 use crate::entity::{Entity, Location};
+use crate::hash::IdMap;
 use crate::hierarchy::ChildOf;
 use crate::hook::HookKind;
 use crate::storage::{ArchetypeId, Row};
@@ -347,8 +346,7 @@ impl<'r> SceneLoad<'r> {
     /// refuse once the entities were in): follows each record's chain of parents
     /// within the scene, each record once.
     fn check_hierarchy(&mut self) -> Result<(), LoadError> {
-        let child_of = std::any::TypeId::of::<ChildOf>();
-        let Some(entry) = self.registry.components.iter().position(|c| c.type_id == child_of) else {
+        let Some(entry) = self.registry.component_entry::<ChildOf>() else {
             return Ok(());
         };
         let Some(parents) = self.staging[entry].as_deref_mut().and_then(staged_values::<ChildOf>) else {
@@ -356,7 +354,7 @@ impl<'r> SceneLoad<'r> {
         };
         // The handle each record will get, and the records that name a parent in order
         // (the staged values follow them).
-        let handles: HashMap<Entity, usize> = self.remap.with(|remap| {
+        let handles: IdMap<Entity, usize> = self.remap.with(|remap| {
             self.records.iter().enumerate().map(|(i, record)| (remap.upcoming.get(record.slot as usize), i)).collect()
         });
         let mut parent_of = vec![usize::MAX; self.records.len()];

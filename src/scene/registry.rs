@@ -165,6 +165,11 @@ impl SceneRegistry {
         Ok(self)
     }
 
+    /// The entry of component type `T`, if registered.
+    pub(crate) fn component_entry<T: 'static>(&self) -> Option<usize> {
+        self.component_names.types.get(&TypeId::of::<T>()).copied()
+    }
+
     /// The registered component names, in registration order.
     pub fn component_names(&self) -> impl Iterator<Item = &str> {
         self.components.iter().map(|c| &*c.name)
