@@ -229,7 +229,7 @@ impl Entities {
         } else {
             self.meta.len() as u32
         };
-        crate::scene::Upcoming { recycled, fresh_from }
+        crate::scene::Upcoming::new(recycled, fresh_from)
     }
 
     /// Hints the processor to load `entity`'s slot.

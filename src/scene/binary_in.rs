@@ -122,6 +122,7 @@ pub(crate) fn read_scene(load: &mut SceneLoad<'_>, input: &[u8]) -> Result<(), S
     let total = reader.count("the number of entities")?;
     load.expect_records(total);
     let mut entries = Vec::new();
+    let mut entry_indices: Vec<usize> = Vec::new();
     let mut ids = Vec::new();
     while load.records() < total {
         if reader.pos == input.len() {
@@ -147,8 +148,9 @@ pub(crate) fn read_scene(load: &mut SceneLoad<'_>, input: &[u8]) -> Result<(), S
             };
             entries.push((entry, name));
         }
-        let sorted: Vec<usize> = entries.iter().map(|&(entry, _)| entry).collect();
-        let shared = load.begin_run(&sorted)?;
+        entry_indices.clear();
+        entry_indices.extend(entries.iter().map(|&(entry, _)| entry));
+        let shared = load.begin_run(&entry_indices)?;
         let count = reader.count("a run's number of entities")?;
         if count == 0 {
             return Err(reader.malformed("an empty run of entities".into()).into());

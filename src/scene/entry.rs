@@ -167,9 +167,10 @@ pub(crate) type ReadResource<E> = fn(&[u8]) -> Result<(StagedResource, usize), E
 pub(crate) struct ResourceEntry {
     pub(crate) name: Box<str>,
     pub(crate) type_name: &'static str,
-    /// Writes the world's value, if it has one; `Ok(false)` if it has none.
-    pub(crate) write_json: fn(&World, &mut JsonOut, usize) -> Result<bool, serde_json::Error>,
-    pub(crate) write_binary: fn(&World, &mut Vec<u8>) -> Result<bool, postcard::Error>,
+    /// Writes the world's value; the world has one (the save asks `has` first), and
+    /// nothing is written otherwise.
+    pub(crate) write_json: fn(&World, &mut JsonOut, usize) -> Result<(), serde_json::Error>,
+    pub(crate) write_binary: fn(&World, &mut Vec<u8>) -> Result<(), postcard::Error>,
     pub(crate) has: fn(&World) -> bool,
     pub(crate) read_json: ReadResource<serde_json::Error>,
     pub(crate) read_binary: ReadResource<postcard::Error>,
@@ -183,12 +184,12 @@ impl ResourceEntry {
             name: name.into(),
             type_name: type_name::<R>(),
             write_json: |world, out, level| match world.resource::<R>() {
-                Ok(value) => out.value(value, level).map(|()| true),
-                Err(_) => Ok(false),
+                Ok(value) => out.value(value, level),
+                Err(_) => Ok(()),
             },
             write_binary: |world, out| match world.resource::<R>() {
-                Ok(value) => super::binary::write_value(value, out).map(|()| true),
-                Err(_) => Ok(false),
+                Ok(value) => super::binary::write_value(value, out),
+                Err(_) => Ok(()),
             },
             has: World::contains_resource::<R>,
             read_json: |input| {

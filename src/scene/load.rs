@@ -5,7 +5,6 @@
 use crate::change::Move;
 use crate::component::ComponentId;
 use crate::entity::{Entity, Location};
-use crate::hash::IdMap;
 use crate::hierarchy::ChildOf;
 use crate::hook::HookKind;
 use crate::storage::{ArchetypeId, Row};
@@ -329,45 +328,42 @@ impl<'r> SceneLoad<'r> {
         if world.contains(reference) {
             // A reference to one of the world's entities, read as a reference into
             // the scene: read again, knowing which ids the scene declares.
-            let mut declared = vec![Entity::from_bits(1 << 32).expect("a valid handle"); self.records.len()];
-            self.remap.with(|remap| {
-                for slot in &remap.slots {
-                    if slot.record != NONE {
-                        declared[slot.record as usize] = slot.id;
-                    }
-                }
-            });
-            return Err(Stop::Reread(declared));
+            return Err(Stop::Reread(self.file_ids_of_records()));
         }
         Err(LoadError::DanglingEntity { reference, site: self.site(at) }.into())
+    }
+
+    /// Each record's id in the file, in record order (every record has a slot once
+    /// reading succeeded).
+    fn file_ids_of_records(&self) -> Vec<Entity> {
+        self.remap.with(|remap| self.records.iter().map(|record| remap.slots[record.slot as usize].id).collect())
     }
 
     /// Refuses a scene whose `ChildOf` values make a cycle (which the hierarchy would
     /// refuse once the entities were in): follows each record's chain of parents
     /// within the scene, each record once.
     fn check_hierarchy(&mut self) -> Result<(), LoadError> {
-        let Some(entry) = self.registry.component_entry::<ChildOf>() else {
+        let Some(entry) = self.registry.component_index_of(std::any::TypeId::of::<ChildOf>()) else {
             return Ok(());
         };
         let Some(parents) = self.staging[entry].as_deref_mut().and_then(staged_values::<ChildOf>) else {
             return Ok(());
         };
-        // The handle each record will get, and the records that name a parent in order
-        // (the staged values follow them).
-        let handles: IdMap<Entity, usize> = self.remap.with(|remap| {
-            self.records.iter().enumerate().map(|(i, record)| (remap.upcoming.get(record.slot as usize), i)).collect()
-        });
+        // The records that name a parent, in order (the staged values follow them),
+        // and the record each parent will be, if it is one of the scene's.
         let mut parent_of = vec![usize::MAX; self.records.len()];
         let children = self
             .records
             .iter()
             .enumerate()
             .filter(|(_, record)| self.entries[record.entries()].contains(&(entry as u32)));
-        for ((child, _), parent) in children.zip(parents) {
-            if let Some(&parent) = handles.get(&parent.0) {
-                parent_of[child] = parent;
+        self.remap.with(|remap| {
+            for ((child, _), parent) in children.zip(parents) {
+                if let Some(parent) = remap.record_of_upcoming(parent.0) {
+                    parent_of[child] = parent as usize;
+                }
             }
-        }
+        });
         // 0: not visited; 1: on the chain being followed; 2: known to reach no cycle.
         let mut state = vec![0u8; parent_of.len()];
         let mut chain = Vec::new();
@@ -409,10 +405,10 @@ impl<'r> SceneLoad<'r> {
         // record: then each record's entity is allocated as its table row is made,
         // otherwise all are allocated first, in slot order, and placed later.
         let in_order = self.records.iter().enumerate().all(|(i, record)| record.slot as usize == i);
-        let (mut entities, file_ids): (Vec<Entity>, Vec<Entity>) = self.remap.with(|remap| {
-            let file_ids = self.records.iter().map(|record| remap.slots[record.slot as usize].id).collect();
+        let file_ids = self.file_ids_of_records();
+        let mut entities: Vec<Entity> = self.remap.with(|remap| {
             if in_order {
-                return (Vec::with_capacity(slots), file_ids);
+                return Vec::with_capacity(slots);
             }
             let mut handles = Vec::with_capacity(slots);
             for k in 0..slots {
@@ -420,10 +416,12 @@ impl<'r> SceneLoad<'r> {
                 assert_eq!(handle, remap.upcoming.get(k), "ripple: the allocator gave the predicted handles");
                 handles.push(handle);
             }
-            (self.records.iter().map(|record| handles[record.slot as usize]).collect(), file_ids)
+            self.records.iter().map(|record| handles[record.slot as usize]).collect()
         });
         let upcoming = self.remap.with(|remap| std::mem::replace(&mut remap.upcoming, Upcoming::NONE));
         let mut ids: Vec<(usize, ComponentId)> = Vec::new();
+        // Each entry's id in the world, looked up once (runs repeat entries).
+        let mut component_ids: Vec<Option<ComponentId>> = vec![None; self.registry.components.len()];
         let mut table_ids: Vec<ComponentId> = Vec::new();
         let mut placed: Vec<(ArchetypeId, std::ops::Range<usize>, Vec<ComponentId>)> = Vec::new();
         let mut start = 0;
@@ -440,7 +438,9 @@ impl<'r> SceneLoad<'r> {
             ids.clear();
             table_ids.clear();
             for &entry in entries {
-                let id = (self.registry.components[entry as usize].register_in)(&mut world.components);
+                let id = *component_ids[entry as usize].get_or_insert_with(|| {
+                    (self.registry.components[entry as usize].register_in)(&mut world.components)
+                });
                 ids.push((entry as usize, id));
                 if !world.components.is_sparse(id) {
                     table_ids.push(id);

@@ -165,11 +165,6 @@ impl SceneRegistry {
         Ok(self)
     }
 
-    /// The entry of component type `T`, if registered.
-    pub(crate) fn component_entry<T: 'static>(&self) -> Option<usize> {
-        self.component_names.types.get(&TypeId::of::<T>()).copied()
-    }
-
     /// The registered component names, in registration order.
     pub fn component_names(&self) -> impl Iterator<Item = &str> {
         self.components.iter().map(|c| &*c.name)
@@ -195,6 +190,7 @@ impl SceneRegistry {
         self.resource_names.names.get(name).copied()
     }
 
+    /// The entry of the component type `type_id`, if registered.
     pub(crate) fn component_index_of(&self, type_id: TypeId) -> Option<usize> {
         self.component_names.types.get(&type_id).copied()
     }

@@ -12,7 +12,7 @@
 //! id gets its slot `k` the first time it is seen — as a record's id, or inside a
 //! value that refers to it — so one pass over the input suffices.
 
-use std::cell::{Cell, RefCell};
+use std::cell::{Cell, OnceCell, RefCell};
 
 use crate::entity::Entity;
 use crate::hash::IdMap;
@@ -20,14 +20,34 @@ use crate::hash::IdMap;
 /// The handles a world's next allocations will give, in order.
 pub(crate) struct Upcoming {
     /// Recycled slots first, in the order the allocator pops them.
-    pub(crate) recycled: Vec<Entity>,
+    recycled: Vec<Entity>,
     /// Then fresh indices from this one on, at generation 1.
-    pub(crate) fresh_from: u32,
+    fresh_from: u32,
+    /// Position in `recycled` by slot index, made on the first [`position`](Self::position).
+    recycled_at: OnceCell<IdMap<u32, u32>>,
 }
 
 impl Upcoming {
     /// No handles (what a finished load leaves behind).
-    pub(crate) const NONE: Upcoming = Upcoming { recycled: Vec::new(), fresh_from: u32::MAX };
+    pub(crate) const NONE: Upcoming = Upcoming::new(Vec::new(), u32::MAX);
+
+    /// `recycled` handles first, then fresh indices from `fresh_from` on.
+    pub(crate) const fn new(recycled: Vec<Entity>, fresh_from: u32) -> Upcoming {
+        Upcoming { recycled, fresh_from, recycled_at: OnceCell::new() }
+    }
+
+    /// Which allocation gives `entity`, if one does: the inverse of [`get`](Self::get).
+    pub(crate) fn position(&self, entity: Entity) -> Option<usize> {
+        if entity.index() >= self.fresh_from {
+            let k = self.recycled.len() + (entity.index() - self.fresh_from) as usize;
+            return (entity.generation() == 1).then_some(k);
+        }
+        let recycled_at = self
+            .recycled_at
+            .get_or_init(|| self.recycled.iter().enumerate().map(|(k, entity)| (entity.index(), k as u32)).collect());
+        let k = *recycled_at.get(&entity.index())? as usize;
+        (self.recycled[k] == entity).then_some(k)
+    }
 
     /// The handle of the `k`-th allocation.
     pub(crate) fn get(&self, k: usize) -> Entity {
@@ -108,7 +128,7 @@ impl EntityRemap {
 
     /// A remap of known ids to handles that exist: file id `ids[i]` is `handles[i]`.
     pub(crate) fn fixed(ids: &[Entity], handles: &[Entity]) -> Self {
-        let upcoming = Upcoming { recycled: handles.to_vec(), fresh_from: u32::MAX };
+        let upcoming = Upcoming::new(handles.to_vec(), u32::MAX);
         let mut remap = EntityRemap::new(upcoming, Mode::Known);
         remap.expect(ids.len());
         for (record, &file) in ids.iter().enumerate() {
@@ -210,14 +230,13 @@ impl EntityRemap {
 
     /// Whether `entity` is a handle this load will make alive.
     fn is_upcoming(&self, entity: Entity) -> bool {
-        let declared = self.slots.len();
-        if let Some(k) = self.upcoming.recycled.iter().position(|&e| e == entity) {
-            return k < declared;
-        }
-        entity.generation() == 1
-            && entity.index() >= self.upcoming.fresh_from
-            && ((entity.index() - self.upcoming.fresh_from) as usize)
-                < declared.saturating_sub(self.upcoming.recycled.len())
+        self.upcoming.position(entity).is_some_and(|k| k < self.slots.len())
+    }
+
+    /// The record that will become `entity`, if one will.
+    pub(crate) fn record_of_upcoming(&self, entity: Entity) -> Option<u32> {
+        let slot = self.slots.get(self.upcoming.position(entity)?)?;
+        (slot.record != NONE).then_some(slot.record)
     }
 }
 
@@ -300,8 +319,19 @@ mod tests {
     }
 
     #[test]
+    fn an_upcoming_handle_gives_back_its_allocation() {
+        let upcoming = Upcoming::new(vec![entity(3, 2), entity(7, 5)], 10);
+        for k in 0..5 {
+            assert_eq!(upcoming.position(upcoming.get(k)), Some(k));
+        }
+        assert_eq!(upcoming.position(entity(3, 1)), None, "the recycled slot's old generation");
+        assert_eq!(upcoming.position(entity(4, 2)), None, "a slot that is not recycled");
+        assert_eq!(upcoming.position(entity(10, 2)), None, "a fresh slot at another generation");
+    }
+
+    #[test]
     fn ids_get_slots_on_first_sight_and_map_to_upcoming_handles() {
-        let upcoming = Upcoming { recycled: vec![entity(3, 2)], fresh_from: 10 };
+        let upcoming = Upcoming::new(vec![entity(3, 2)], 10);
         let guard = Installed::new(EntityRemap::new(upcoming, Mode::Assign));
         // A forward reference takes the first slot, its record later finds it.
         assert_eq!(loaded(entity(7, 1)), entity(3, 2));
@@ -318,7 +348,7 @@ mod tests {
 
     #[test]
     fn ids_past_the_index_table_or_sharing_an_index_keep_their_own_slots() {
-        let mut remap = EntityRemap::new(Upcoming { recycled: vec![], fresh_from: 0 }, Mode::Assign);
+        let mut remap = EntityRemap::new(Upcoming::new(vec![], 0), Mode::Assign);
         let far = entity(u32::MAX - 1, 1);
         let ids = [entity(3, 1), entity(3, 2), far, entity(3, 7), entity(MIN_DENSE as u32 * 2, 1)];
         for (record, &id) in ids.iter().enumerate() {
@@ -336,7 +366,7 @@ mod tests {
     #[test]
     fn a_panic_uninstalls_the_remap() {
         let result = std::panic::catch_unwind(|| {
-            let _guard = Installed::new(EntityRemap::new(Upcoming { recycled: vec![], fresh_from: 0 }, Mode::Assign));
+            let _guard = Installed::new(EntityRemap::new(Upcoming::new(vec![], 0), Mode::Assign));
             panic!("user code");
         });
         assert!(result.is_err());

@@ -76,9 +76,8 @@ struct Walk<'s> {
     /// Per table, by archetype index, once a saved entity is in it.
     plans: Vec<Option<Plan<'s>>>,
     sparse: Vec<SparseValues<'s>>,
-    /// Sparse components the registry does not name.
-    skipped_sparse: Vec<&'s SparseSet>,
-    skipped_sparse_ids: Vec<ComponentId>,
+    /// Sparse components the registry does not name, with their ids.
+    skipped_sparse: Vec<(&'s SparseSet, ComponentId)>,
     /// Per component id: saved entities that had it unregistered.
     skipped: Vec<usize>,
     /// The current entity: its table's index and row, and its values (entry, where).
@@ -91,7 +90,6 @@ impl<'s> Walk<'s> {
     fn new(registry: &'s SceneRegistry, world: &'s World) -> Self {
         let mut sparse = Vec::new();
         let mut skipped_sparse = Vec::new();
-        let mut skipped_sparse_ids = Vec::new();
         for &id in world.sparse.ids() {
             let set = world.sparse.get(id).expect("ripple: a listed sparse set");
             let type_id = world.components.info(id).type_id;
@@ -101,8 +99,7 @@ impl<'s> Walk<'s> {
                     sparse.push(SparseValues { entry, set, writer });
                 }
                 None => {
-                    skipped_sparse.push(set);
-                    skipped_sparse_ids.push(id);
+                    skipped_sparse.push((set, id));
                 }
             }
         }
@@ -112,7 +109,6 @@ impl<'s> Walk<'s> {
             plans: Vec::new(),
             sparse,
             skipped_sparse,
-            skipped_sparse_ids,
             skipped: vec![0; world.components.len()],
             table: 0,
             row: 0,
@@ -151,7 +147,7 @@ impl<'s> Walk<'s> {
                 self.values.push((sparse.entry, Source::Sparse(i, dense)));
             }
         }
-        for (set, id) in self.skipped_sparse.iter().zip(&self.skipped_sparse_ids) {
+        for &(set, id) in &self.skipped_sparse {
             self.skipped[id.index()] += run.iter().filter(|&&(entity, _)| set.contains(entity)).count();
         }
         self.values.sort_unstable_by_key(|&(entry, _)| entry);
@@ -455,7 +451,8 @@ impl<'s> SceneSaver<'s> {
                 // A run: consecutive entities with the same components, written
                 // column by column.
                 let key = walk.run_key(window[start]);
-                let end = start + window[start..].iter().take_while(|&&entity| walk.run_key(entity) == key).count();
+                let end =
+                    start + 1 + window[start + 1..].iter().take_while(|&&entity| walk.run_key(entity) == key).count();
                 let run = &window[start..end];
                 walk.visit_run(run);
                 write_varint(walk.values.len() as u64, &mut out);
