@@ -418,7 +418,7 @@ impl<'r> SceneLoad<'r> {
             }
             self.records.iter().map(|record| handles[record.slot as usize]).collect()
         });
-        let upcoming = self.remap.with(|remap| std::mem::replace(&mut remap.upcoming, Upcoming::NONE));
+        let upcoming = self.remap.with(|remap| std::mem::replace(&mut remap.upcoming, Upcoming::none()));
         let mut ids: Vec<(usize, ComponentId)> = Vec::new();
         // Each entry's id in the world, looked up once (runs repeat entries).
         let mut component_ids: Vec<Option<ComponentId>> = vec![None; self.registry.components.len()];

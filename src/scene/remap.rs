@@ -29,7 +29,9 @@ pub(crate) struct Upcoming {
 
 impl Upcoming {
     /// No handles (what a finished load leaves behind).
-    pub(crate) const NONE: Upcoming = Upcoming::new(Vec::new(), u32::MAX);
+    pub(crate) fn none() -> Upcoming {
+        Upcoming::new(Vec::new(), u32::MAX)
+    }
 
     /// `recycled` handles first, then fresh indices from `fresh_from` on.
     pub(crate) const fn new(recycled: Vec<Entity>, fresh_from: u32) -> Upcoming {
