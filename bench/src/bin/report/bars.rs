@@ -289,7 +289,9 @@ const BARS: &[Bar] = &[
         20,
         "deserialize_text: ripple / best of hecs and legion",
         VariantOverBestOf { group: "deserialize_text", variant: "ripple", peers: &["hecs", "legion"] },
-        AtMost(1.0),
+        // Asked: ≤ 1. Blocked at 1.20–1.35 in issue 20's and 21's runs (0.91 once, in a
+        // run where hecs was slow); issue 20's note proposed ≤ 1.25 for the text lines.
+        Blocked { proposed: 1.25 },
     ),
     bar(
         20,
