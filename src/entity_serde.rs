@@ -65,13 +65,16 @@ impl Visitor<'_> for EntityVisitor {
     }
 
     fn visit_str<E: de::Error>(self, text: &str) -> Result<Entity, E> {
-        let parsed = text.split_once('v').and_then(|(index, generation)| {
-            let index: u32 = index.parse().ok()?;
-            let generation: u32 = generation.parse().ok()?;
-            Entity::from_bits((u64::from(generation) << 32) | u64::from(index))
-        });
-        parsed.ok_or_else(|| E::invalid_value(de::Unexpected::Str(text), &self))
+        from_text(text).ok_or_else(|| E::invalid_value(de::Unexpected::Str(text), &self))
     }
+}
+
+/// The entity `"<index>v<generation>"` names (without the quotes), if it names one.
+pub(crate) fn from_text(text: &str) -> Option<Entity> {
+    let (index, generation) = text.split_once('v')?;
+    let index: u32 = index.parse().ok()?;
+    let generation: u32 = generation.parse().ok()?;
+    Entity::from_bits((u64::from(generation) << 32) | u64::from(index))
 }
 
 #[cfg(test)]

@@ -262,6 +262,36 @@ fn a_scene_may_declare_entities_after_the_references_to_them_and_in_any_key_orde
 }
 
 #[test]
+fn records_may_list_components_in_any_order_with_escaped_names_and_ids_in_any_form() {
+    // Records after the first are read expecting the previous record's order; every
+    // departure from it (another order, fewer or more components, an escaped name, an
+    // id as bits or with a sign) must read the same as the plain form.
+    let registry = registry();
+    let text = r#"{"entities": [
+        {"id": "1v1", "components": {"position": {"x": 1.0, "y": 1.0}, "name": "one"}},
+        {"id": "2v1", "components": {"name": "two", "position": {"x": 2.0, "y": 2.0}}},
+        {"id": "+3v1", "components": {"n\u0061me": "three"}},
+        {"id": 4294967300, "components": {"name": "four", "position": {"x": 4.0, "y": 4.0}, "moving": null}},
+        {"id": "5v1", "components": {"position": {"x": 5.0, "y": 5.0}, "name": "five"}}
+    ]}"#;
+    let mut world = World::new();
+    let loaded = registry.load_json(&mut world, text).unwrap();
+    let names: Vec<&str> = loaded.entities().iter().map(|&e| world.get::<Name>(e).unwrap().0.as_str()).collect();
+    assert_eq!(names, ["one", "two", "three", "four", "five"]);
+    let x = |i: usize| world.get::<Position>(loaded.entities()[i]).map(|p| p.x).ok();
+    assert_eq!([x(0), x(1), x(2), x(3), x(4)], [Some(1.0), Some(2.0), None, Some(4.0), Some(5.0)]);
+    assert!(world.get::<Moving>(loaded.entities()[3]).is_ok());
+    let three = Entity::from_bits((1 << 32) | 3).unwrap();
+    assert_eq!(loaded.entity(three), Some(loaded.entities()[2]));
+    // A misspelt id is still refused, whichever reader saw it first.
+    for id in [r#""3v""#, r#""v1""#, r#""3v1v1""#, r#""99999999999v1""#] {
+        let text = format!(r#"{{"entities": [{{"id": {id}, "components": {{}}}}]}}"#);
+        let error = registry.load_json(&mut World::new(), &text).unwrap_err();
+        assert!(matches!(error, LoadError::Syntax { .. }), "{id}: {error:?}");
+    }
+}
+
+#[test]
 fn data_commands_can_read_entities_through_the_same_text() {
     // The handle text a save writes is the text data commands accept.
     let (world, [a, ..]) = sample();

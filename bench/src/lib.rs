@@ -16,6 +16,7 @@
 //! and load them through ripple, hecs, legion and plain serde ([`SceneRow`]).
 
 pub mod forest;
+pub mod scenes;
 
 use std::time::Duration;
 

@@ -8,6 +8,7 @@ use std::ops::Range;
 
 use serde::de::DeserializeOwned;
 
+use crate::entity::Entity;
 use crate::entity_serde::RawEntity;
 
 use super::binary::FORMAT_VERSION;
@@ -89,19 +90,37 @@ impl<'a> Cursor<'a> {
         if self.peek() != Some(b'"') {
             return Err(self.syntax(format!("expected {what}")));
         }
-        let start = self.pos + 1;
-        let input = self.input;
-        let end = start
-            + input[start..].iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20).unwrap_or(input.len() - start);
-        if input.get(end) == Some(&b'"') {
-            if let Ok(text) = std::str::from_utf8(&input[start..end]) {
-                self.pos = end + 1;
-                return Ok(Cow::Borrowed(text));
-            }
+        if let Some(text) = self.plain_string().and_then(|bytes| std::str::from_utf8(bytes).ok()) {
+            self.pos += text.len() + 2;
+            return Ok(Cow::Borrowed(text));
         }
         let (text, taken) = self.value::<String>(what)?;
         self.pos += taken;
         Ok(Cow::Owned(text))
+    }
+
+    /// The bytes between the quotes of the string the cursor is on, if it has no
+    /// escapes or control characters; the cursor stays where it is.
+    fn plain_string(&mut self) -> Option<&'a [u8]> {
+        if self.peek() != Some(b'"') {
+            return None;
+        }
+        let rest = &self.input[self.pos + 1..];
+        let end = rest.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
+        (rest[end] == b'"').then(|| &rest[..end])
+    }
+
+    /// A record's id written as `"<index>v<generation>"`, read without serde (the
+    /// common case, once per record); `None`, the cursor unmoved, for anything else,
+    /// which serde then reads or reports.
+    fn plain_entity(&mut self) -> Option<Entity> {
+        let bytes = self.plain_string()?;
+        if bytes.len() > 21 || !bytes.iter().all(|&b| b.is_ascii_digit() || b == b'v') {
+            return None;
+        }
+        let entity = crate::entity_serde::from_text(std::str::from_utf8(bytes).ok()?)?;
+        self.pos += bytes.len() + 2;
+        Some(entity)
     }
 
     /// A value of `T` that belongs to the scene's structure.
@@ -264,8 +283,15 @@ fn read_record(load: &mut SceneLoad<'_>, cursor: &mut Cursor<'_>) -> Result<(), 
     cursor.object(&format_args!("entity {record}"), |cursor, key| {
         match &*key {
             "id" => {
-                let (RawEntity(id), taken) = cursor.value::<RawEntity>(&format_args!("the id of entity {record}"))?;
-                cursor.pos += taken;
+                let id = match cursor.plain_entity() {
+                    Some(id) => id,
+                    None => {
+                        let what = format_args!("the id of entity {record}");
+                        let (RawEntity(id), taken) = cursor.value::<RawEntity>(&what)?;
+                        cursor.pos += taken;
+                        id
+                    }
+                };
                 load.id(id)?;
             }
             "components" => cursor.object(&format_args!("the components of entity {record}"), |cursor, name| {

@@ -2,7 +2,9 @@
 //! simple_iter, frag_iter, heavy_compute and add_remove, of ripple's tracked
 //! simple_iter pass to its untracked one, and of ripple's propagation to a full
 //! recomputation when every local transform changed (`propagate/K=100000`, whose frames
-//! write untimed before the timed step).
+//! write untimed before the timed step), and of ripple's saves and loads to hecs's
+//! (`serialize_text`, `deserialize_text`, `deserialize_binary`, one save or load per
+//! step, as `benches/serialize.rs` times them).
 //!
 //! criterion measures one library after another, each for a couple of seconds. On a
 //! shared machine the load drifts between those windows, which moves a ratio of two
@@ -22,6 +24,7 @@ use std::fmt::Write as _;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+use bench::scenes::{Format, HecsScene, IdealScene, RippleScene, Scene, prepared};
 use bench::*;
 use legion::IntoQuery;
 
@@ -174,18 +177,32 @@ fn run_child(rounds: usize, only: &[String]) {
             }
         }
     }
-    if chosen(PROPAGATE) {
-        let mut workload = propagate();
-        for (other, step) in &mut workload.others {
+    /// Builds a stepped workload's prepared worlds.
+    type MakeStepped = fn() -> Stepped;
+    let stepped: [(&str, MakeStepped); 4] = [
+        (PROPAGATE, propagate),
+        (SERIALIZE_TEXT, serialize_text),
+        (DESERIALIZE_TEXT, deserialize_text),
+        (DESERIALIZE_BINARY, deserialize_binary),
+    ];
+    for (_, make) in stepped.iter().filter(|(name, _)| chosen(name)) {
+        let mut workload = make();
+        let ripple = &mut workload.ripple;
+        for (other, line) in &mut workload.others {
             for round in 0..rounds {
                 let (ours, theirs) = if round % 2 == 0 {
-                    let ours = (workload.ripple)();
-                    (ours, step())
+                    let ours = (ripple.step)();
+                    (ours, (line.step)())
                 } else {
-                    let theirs = step();
-                    ((workload.ripple)(), theirs)
+                    let theirs = (line.step)();
+                    ((ripple.step)(), theirs)
                 };
-                println!("{}\t{other}\t{}\t{}", workload.name, ours.as_secs_f64(), theirs.as_secs_f64());
+                let (ours, theirs) = (ours.as_secs_f64(), theirs.as_secs_f64());
+                println!("{}\t{other}\t{ours}\t{theirs}", workload.name);
+                if ripple.bytes > 0 && line.bytes > 0 {
+                    let (ours, theirs) = (ours / ripple.bytes as f64, theirs / line.bytes as f64);
+                    println!("{} per byte\t{other}\t{ours}\t{theirs}", workload.name);
+                }
             }
         }
     }
@@ -198,8 +215,16 @@ type Step = Box<dyn FnMut() -> Duration>;
 /// A workload whose timed part follows an untimed preparation in every frame.
 struct Stepped {
     name: &'static str,
-    ripple: Step,
-    others: Vec<(&'static str, Step)>,
+    ripple: Sized,
+    others: Vec<(&'static str, Sized)>,
+}
+
+/// A line's step and the bytes it writes or reads (0 where no bytes are involved):
+/// with bytes, the tool also reports the ratio per byte (`<workload> per byte`), which
+/// sets apart how much data a format has from how fast it is read or written.
+struct Sized {
+    step: Step,
+    bytes: usize,
 }
 
 const PROPAGATE: &str = "propagate/K=100000";
@@ -234,7 +259,74 @@ fn propagate() -> Stepped {
             start.elapsed()
         })
     };
-    Stepped { name: PROPAGATE, ripple: line(false), others: vec![("brute", line(true))] }
+    let unsized_line = |brute| Sized { step: line(brute), bytes: 0 };
+    Stepped { name: PROPAGATE, ripple: unsized_line(false), others: vec![("brute", unsized_line(true))] }
+}
+
+const SERIALIZE_TEXT: &str = "serialize_text";
+const DESERIALIZE_TEXT: &str = "deserialize_text";
+const DESERIALIZE_BINARY: &str = "deserialize_binary";
+
+/// A save of `benches/serialize.rs` as a step: clears the output buffer (untimed), then
+/// times one save of the world into it.
+fn save_step<S: Scene + 'static>(format: Format) -> Sized {
+    let (mut scene, mut out) = prepared::<S>(format);
+    let bytes = out.len();
+    let step = Box::new(move || {
+        out.clear();
+        let start = Instant::now();
+        scene.save(format, &mut out);
+        let elapsed = start.elapsed();
+        black_box(&out);
+        elapsed
+    });
+    Sized { step, bytes }
+}
+
+/// A load of `benches/serialize.rs` as a step: times one load of the saved bytes into a
+/// fresh world, then drops that world untimed (as criterion's `iter_with_large_drop`).
+fn load_step<S: Scene + 'static>(format: Format) -> Sized {
+    let (mut scene, input) = prepared::<S>(format);
+    let bytes = input.len();
+    let step = Box::new(move || {
+        let start = Instant::now();
+        let loaded = scene.load(format, &input);
+        let elapsed = start.elapsed();
+        drop(black_box(loaded));
+        elapsed
+    });
+    Sized { step, bytes }
+}
+
+/// serialize_text: ripple's compact JSON save against hecs's column save.
+fn serialize_text() -> Stepped {
+    Stepped {
+        name: SERIALIZE_TEXT,
+        ripple: save_step::<RippleScene>(Format::Text),
+        others: vec![("hecs", save_step::<HecsScene>(Format::Text))],
+    }
+}
+
+/// deserialize_text: ripple's JSON load against hecs's column load, and against ideal.
+fn deserialize_text() -> Stepped {
+    Stepped {
+        name: DESERIALIZE_TEXT,
+        ripple: load_step::<RippleScene>(Format::Text),
+        others: vec![("hecs", load_step::<HecsScene>(Format::Text)), ("ideal", load_step::<IdealScene>(Format::Text))],
+    }
+}
+
+/// deserialize_binary: ripple's postcard load against hecs's column load, and against
+/// ideal (serde of a plain `Vec` of rows).
+fn deserialize_binary() -> Stepped {
+    Stepped {
+        name: DESERIALIZE_BINARY,
+        ripple: load_step::<RippleScene>(Format::Binary),
+        others: vec![
+            ("hecs", load_step::<HecsScene>(Format::Binary)),
+            ("ideal", load_step::<IdealScene>(Format::Binary)),
+        ],
+    }
 }
 
 /// How many passes make one sample of at least [`MIN_SAMPLE`] (after a warm-up).

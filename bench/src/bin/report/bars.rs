@@ -275,6 +275,15 @@ const BARS: &[Bar] = &[
     ),
     bar(
         20,
+        "serialize_text per output byte: ripple / hecs, paired",
+        // What the blocked line above leaves out: ripple's JSON (one object per entity,
+        // components keyed by name, as issue 20 asks) is 1.26× the bytes of hecs's
+        // columns; per byte written, ripple should be no slower.
+        Paired { workload: "serialize_text per byte", other: "hecs" },
+        AtMost(1.0),
+    ),
+    bar(
+        20,
         "serialize_binary: ripple / best of hecs and legion",
         VariantOverBestOf { group: "serialize_binary", variant: "ripple", peers: &["hecs", "legion"] },
         AtMost(1.0),
@@ -291,6 +300,8 @@ const BARS: &[Bar] = &[
         VariantOverBestOf { group: "deserialize_text", variant: "ripple", peers: &["hecs", "legion"] },
         // Asked: ≤ 1. Blocked at 1.20–1.35 in issue 20's and 21's runs (0.91 once, in a
         // run where hecs was slow); issue 20's note proposed ≤ 1.25 for the text lines.
+        // The format asked for is 1.26× hecs's bytes; per byte ripple reads at 0.96×
+        // hecs's time (the paired line below), so the whole ratio sits at the bar.
         Blocked { proposed: 1.25 },
     ),
     bar(
@@ -298,6 +309,13 @@ const BARS: &[Bar] = &[
         "deserialize_text: ripple / ideal (serde of a plain Vec of structs)",
         VariantOverBestOf { group: "deserialize_text", variant: "ripple", peers: &["ideal"] },
         AtMost(1.5),
+    ),
+    bar(
+        20,
+        "deserialize_text per input byte: ripple / hecs, paired",
+        // As for serialize_text: per byte read, ripple should be no slower than hecs.
+        Paired { workload: "deserialize_text per byte", other: "hecs" },
+        AtMost(1.0),
     ),
     bar(
         20,
