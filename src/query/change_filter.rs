@@ -210,6 +210,13 @@ macro_rules! impl_change_filter {
                     None => unsafe { passes(fetch, row) },
                 }
             }
+            fn matches_presence(
+                state: &ComponentRef,
+                archetype: &Archetype,
+                has_sparse: &dyn Fn(ComponentId) -> bool,
+            ) -> bool {
+                state.present(archetype, has_sparse)
+            }
             #[inline]
             unsafe fn fetch_archetype(column: usize, archetype: &Archetype, ticks: RunTicks) -> ChangeFetch {
                 if column == SPARSE_COLUMN {
@@ -297,6 +304,9 @@ unsafe impl<B: Bundle> QueryFilter for Dirty<B> {
         false
     }
     fn sparse_ids(_: &DirtyState, _: &mut Vec<ComponentId>, _: &mut Vec<ComponentId>) {}
+    fn matches_presence(_: &DirtyState, _: &Archetype, _: &dyn Fn(ComponentId) -> bool) -> bool {
+        true
+    }
     fn fetch_sparse(_: &DirtyState, _: &World, _: RunTicks) {}
     #[inline]
     unsafe fn filter_entity(_: &(), _: &(), _: Entity, _: usize) -> bool {

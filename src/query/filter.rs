@@ -108,6 +108,12 @@ pub unsafe trait QueryFilter: sealed::Sealed {
     /// As `filter_row`; `sparse` was made for the same run.
     #[doc(hidden)]
     unsafe fn filter_entity(fetch: &Self::Fetch<'_>, sparse: &Self::Sparse<'_>, entity: Entity, row: usize) -> bool;
+    /// Whether the filter, change conditions aside (a change filter asks only for its
+    /// component), passes an entity of `archetype` that has exactly the sparse
+    /// components `has_sparse` says: how a `Dirty` run tells whether an entity matched
+    /// before one of its moves.
+    #[doc(hidden)]
+    fn matches_presence(state: &Self::State, archetype: &Archetype, has_sparse: &dyn Fn(ComponentId) -> bool) -> bool;
 }
 
 /// A [`QueryFilter`] decided by an entity's components alone (no change filter):
@@ -207,6 +213,9 @@ unsafe impl<T: Component> QueryFilter for With<T> {
     unsafe fn filter_entity(_: &(), set: &SetRef<'_>, entity: Entity, _: usize) -> bool {
         set.is_none_or(|set| set.contains(entity))
     }
+    fn matches_presence(state: &ComponentRef, archetype: &Archetype, has_sparse: &dyn Fn(ComponentId) -> bool) -> bool {
+        state.present(archetype, has_sparse)
+    }
     #[inline]
     unsafe fn fetch_archetype(_: (), _: &Archetype, _: RunTicks) {}
     #[inline]
@@ -249,6 +258,9 @@ unsafe impl<T: Component> QueryFilter for Without<T> {
     #[inline]
     unsafe fn filter_entity(_: &(), set: &SetRef<'_>, entity: Entity, _: usize) -> bool {
         set.is_none_or(|set| !set.contains(entity))
+    }
+    fn matches_presence(state: &ComponentRef, archetype: &Archetype, has_sparse: &dyn Fn(ComponentId) -> bool) -> bool {
+        !state.present(archetype, has_sparse)
     }
     #[inline]
     unsafe fn fetch_archetype(_: (), _: &Archetype, _: RunTicks) {}
@@ -342,6 +354,10 @@ macro_rules! impl_filter_tuple {
                 // SAFETY: forwarded from the caller.
                 true $(&& unsafe { $name::filter_entity(&fetch.$index, &sparse.$index, entity, row) })*
             }
+            fn matches_presence(state: &Self::State, archetype: &Archetype, has_sparse: &dyn Fn(ComponentId) -> bool) -> bool {
+                let _ = (state, archetype, has_sparse);
+                true $(&& $name::matches_presence(&state.$index, archetype, has_sparse))*
+            }
         }
 
         impl<$($name: QueryFilter),*> sealed::Sealed for Or<($($name,)*)> {}
@@ -410,6 +426,10 @@ macro_rules! impl_filter_tuple {
                 let _ = (fetch, sparse, entity, row);
                 // SAFETY: forwarded from the caller, for each element that matched.
                 false $(|| fetch.$index.as_ref().is_some_and(|inner| unsafe { $name::filter_entity(inner, &sparse.$index, entity, row) }))*
+            }
+            fn matches_presence(state: &Self::State, archetype: &Archetype, has_sparse: &dyn Fn(ComponentId) -> bool) -> bool {
+                let _ = (state, archetype, has_sparse);
+                false $(|| $name::matches_presence(&state.$index, archetype, has_sparse))*
             }
         }
     };

@@ -16,6 +16,20 @@ use super::filter::QueryFilter;
 use super::state::{Candidate, Matched, QueryState};
 
 impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
+    /// Candidates for a run of a query whose filter has a `Dirty` part (see
+    /// [`gather_dirty`]).
+    pub(super) fn gather_dirty_rows(&mut self, world: &World, ticks: RunTicks) {
+        let QueryState { candidates, replay, matched, filter, required_sparse, deciding_sparse, .. } = self;
+        let dirty = F::dirty_state(filter).expect("ripple: a Dirty run has a Dirty filter");
+        let matches = |table: ArchetypeId, has: &dyn Fn(ComponentId) -> bool| {
+            matched.binary_search_by_key(&table, |m| m.archetype).is_ok()
+                && required_sparse.iter().all(|&component| has(component))
+                && F::matches_presence(filter, world.archetypes.get(table), has)
+        };
+        let deciding = Deciding { components: deciding_sparse, matches: &matches };
+        gather_dirty(candidates, matched, world, ticks, dirty, &deciding, replay);
+    }
+
     /// Candidates from the driving change filter, table by table.
     pub(super) fn gather_driven(&mut self, world: &World, ticks: RunTicks) {
         let candidates = &mut self.candidates;
@@ -37,28 +51,27 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
 /// component added or removed, or a move that may have made them start matching (into
 /// a matched table from one that is not, or a sparse component in `deciding`, whose
 /// presence decides whether the query matches, added or removed).
-pub(super) fn gather_dirty<QA, FA>(
+fn gather_dirty<QA, FA>(
     candidates: &mut Vec<Candidate>,
     matched: &[Matched<QA, FA>],
     world: &World,
     ticks: RunTicks,
     dirty: &DirtyState,
-    deciding: &[ComponentId],
+    deciding: &Deciding<'_>,
+    replay: &mut Vec<(u32, Move)>,
 ) {
     candidates.clear();
     let position = |archetype: ArchetypeId| matched.binary_search_by_key(&archetype, |m| m.archetype);
-    let mut push_entity = |entity: Entity| {
-        if let Some(location) = world.entities.get(entity) {
-            if let Ok(index) = position(location.archetype) {
-                candidates.push((index as u32, location.row.0));
-            }
-        }
+    // The candidate an entity is, if it is alive in a matched table.
+    let candidate = |entity: Entity| {
+        let location = world.entities.get(entity)?;
+        position(location.archetype).ok().map(|index| (index as u32, location.row.0))
     };
     if let Some(last_run) = ticks.last_run {
         for &component in dirty.components.iter() {
             let Some(set) = world.sparse.get(component) else { continue };
             let Some(column) = set.values.change_ticks() else { continue };
-            let mut push = |dense: usize| push_entity(set.entities()[dense]);
+            let mut push = |dense: usize| candidates.extend(candidate(set.entities()[dense]));
             // SAFETY: the set's values' ticks, one per dense row; a `Dirty` query reads
             // its listed components' ticks, so no writer of them runs meanwhile.
             unsafe { column.for_each_changed(set.len(), last_run, ticks.this_run, &mut push) };
@@ -78,12 +91,23 @@ pub(super) fn gather_dirty<QA, FA>(
         |archetype: Option<ArchetypeId>, component| archetype.is_some_and(|a| world.archetypes.get(a).has(component));
     let read = world.moves.read(&dirty.cursor);
     debug_assert_eq!(read.missed, 0, "a Dirty observer that missed moves takes every matching entity instead");
-    for Move { entity, from, to, sparse } in read.entries {
+    // Whether a table move made an entity start matching depends, once sparse
+    // components decide the match too, on which of them it had at the time: those
+    // moves are replayed entity by entity below.
+    // (Past `MAX_REPLAYED` deciding components, which no real query names, a move of
+    // any of them counts as making the entity dirty instead.)
+    let replaying = !deciding.components.is_empty() && deciding.components.len() <= MAX_REPLAYED;
+    let conservative = deciding.components.len() > MAX_REPLAYED;
+    replay.clear();
+    for (seq, mv) in (0u32..).zip(read.entries) {
+        let Move { entity, from, to, sparse } = mv;
         let Some(location) = world.entities.get(entity) else { continue };
         let dirtied = match sparse {
-            Some(component) => dirty.components.contains(&component) || deciding.contains(&component),
+            Some(component) => {
+                dirty.components.contains(&component) || (conservative && deciding.components.contains(&component))
+            }
             None => {
-                let started_matching = from.is_none_or(|from| position(from).is_err());
+                let started_matching = !replaying && from.is_none_or(|from| position(from).is_err());
                 started_matching || dirty.components.iter().any(|&c| has(from, c) != has(to, c))
             }
         };
@@ -92,7 +116,81 @@ pub(super) fn gather_dirty<QA, FA>(
                 candidates.push((index as u32, location.row.0));
             }
         }
+        if replaying && sparse.is_none_or(|component| deciding.components.contains(&component)) {
+            replay.push((seq, mv));
+        }
+    }
+    if replaying {
+        replay.sort_unstable_by_key(|&(seq, mv)| (mv.entity.to_bits(), seq));
+        for moves in replay.chunk_by(|a, b| a.1.entity == b.1.entity) {
+            let entity = moves[0].1.entity;
+            if deciding.started_matching(world, entity, moves.iter().map(|&(_, mv)| mv)) {
+                candidates.extend(candidate(entity));
+            }
+        }
     }
     candidates.sort_unstable();
     candidates.dedup();
+}
+
+/// The most deciding sparse components a `Dirty` run replays moves for (one bit each).
+const MAX_REPLAYED: usize = 128;
+
+/// The sparse components whose presence decides whether a query matches an entity
+/// (`With`, `Without`, `Or` and fetches naming them), and the query's test of a
+/// table together with which of them an entity has.
+struct Deciding<'a> {
+    components: &'a [ComponentId],
+    /// Whether an entity in the table, having the deciding components the function
+    /// says it has, matches the query.
+    matches: &'a dyn Fn(ArchetypeId, &dyn Fn(ComponentId) -> bool) -> bool,
+}
+
+impl Deciding<'_> {
+    /// Whether `entity` (alive) started matching in the course of `moves`, its moves
+    /// since the last run in the order they happened: its state before them is found
+    /// by undoing them from its state now (a table move undone puts it back in `from`,
+    /// a sparse one flips that component's presence), then they are applied again one
+    /// by one, testing the match before and after each.
+    fn started_matching(
+        &self,
+        world: &World,
+        entity: Entity,
+        moves: impl DoubleEndedIterator<Item = Move> + Clone,
+    ) -> bool {
+        let Some(location) = world.entities.get(entity) else { return false };
+        // Presence of deciding component `i` as bit `i` (a query names few).
+        let bit = |component: ComponentId| self.components.iter().position(|&c| c == component).map(|i| 1u128 << i);
+        let mut present = 0u128;
+        for &component in self.components {
+            if world.sparse.get(component).is_some_and(|set| set.contains(entity)) {
+                present |= bit(component).unwrap_or(0);
+            }
+        }
+        let mut table = Some(location.archetype);
+        for mv in moves.clone().rev() {
+            match mv.sparse {
+                Some(component) => present ^= bit(component).unwrap_or(0),
+                None => table = mv.from,
+            }
+        }
+        let matches = |table: Option<ArchetypeId>, present: u128| {
+            table.is_some_and(|table| {
+                (self.matches)(table, &|component| bit(component).is_some_and(|bit| present & bit != 0))
+            })
+        };
+        let mut before = matches(table, present);
+        for mv in moves {
+            match mv.sparse {
+                Some(component) => present ^= bit(component).unwrap_or(0),
+                None => table = mv.to,
+            }
+            let after = matches(table, present);
+            if after && !before {
+                return true;
+            }
+            before = after;
+        }
+        false
+    }
 }

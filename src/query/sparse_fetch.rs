@@ -4,7 +4,7 @@
 use crate::change::{RunTicks, Tick};
 use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
-use crate::storage::{SparseSet, TickPtrs, downcast_unchecked};
+use crate::storage::{Archetype, SparseSet, TickPtrs, downcast_unchecked};
 use crate::world::World;
 
 /// A component a query names: its id, and whether it is stored in a sparse set.
@@ -25,6 +25,12 @@ impl ComponentRef {
     /// The set of a sparse component, for a run on `world`.
     pub(crate) fn set<'w>(&self, world: &'w World) -> Option<&'w SparseSet> {
         if self.sparse { world.sparse.get(self.id) } else { None }
+    }
+
+    /// Whether an entity of `archetype` that has the sparse components `has_sparse`
+    /// says has this component.
+    pub(crate) fn present(&self, archetype: &Archetype, has_sparse: &dyn Fn(ComponentId) -> bool) -> bool {
+        if self.sparse { has_sparse(self.id) } else { archetype.has(self.id) }
     }
 
     /// Adds a sparse component to the lists of [`QueryData::sparse_ids`].

@@ -18,7 +18,6 @@ use crate::world::World;
 
 use super::fetch::QueryData;
 use super::filter::QueryFilter;
-use super::gather::gather_dirty;
 use super::state::QueryState;
 
 /// How many entities (or candidate rows) ahead a sparse run prefetches.
@@ -29,7 +28,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     pub(super) fn gather_sparse(&mut self, world: &World, ticks: RunTicks) {
         if let Some(dirty) = F::dirty_state(&self.filter) {
             if !dirty.starts_over(world, ticks.last_run) {
-                gather_dirty(&mut self.candidates, &self.matched, world, ticks, dirty, &self.deciding_sparse);
+                self.gather_dirty_rows(world, ticks);
                 return;
             }
         }

@@ -13,7 +13,6 @@ use crate::world::{World, WorldId};
 use super::access::{Access, QueryAccess};
 use super::fetch::{QueryData, ReadOnlyQueryData};
 use super::filter::QueryFilter;
-use super::gather::gather_dirty;
 use super::iter::QueryIter;
 use super::run_end::{PendingRun, RunEnd};
 
@@ -106,6 +105,8 @@ pub struct QueryState<Q: QueryData, F: QueryFilter = ()> {
     /// filter sorted, for a driving change filter grouped by table, from a sparse set in
     /// the set's order.
     pub(crate) candidates: Vec<Candidate>,
+    /// Reused by a `Dirty` run that replays moves (its order in the log, the move).
+    pub(crate) replay: Vec<(u32, crate::change::Move)>,
     /// Reused by [`QueryState::despawn_where`].
     doomed: Vec<Entity>,
     /// Every component the query's data and filter touch, once each, with whether it
@@ -157,6 +158,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             last_run: world.register_observer(),
             has_run: AtomicBool::new(false),
             candidates: Vec::new(),
+            replay: Vec::new(),
             doomed: Vec::new(),
             access,
             sparse,
@@ -226,9 +228,8 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             Mode::Tables
         } else if dirty.map_or(last_run.is_none(), |dirty| dirty.starts_over(world, last_run)) {
             Mode::FilteredTables
-        } else if let Some(dirty) = dirty {
-            let ticks = RunTicks { last_run, this_run };
-            gather_dirty(&mut self.candidates, &self.matched, world, ticks, dirty, &self.deciding_sparse);
+        } else if dirty.is_some() {
+            self.gather_dirty_rows(world, RunTicks { last_run, this_run });
             Mode::Candidates
         } else if F::DRIVES && kind == RunKind::Serial && Q::IS_READ_ONLY {
             // Streaming walks the summary while the closure runs, so only a query that
