@@ -136,6 +136,10 @@ fn gather_dirty<QA, FA>(
 /// The most deciding sparse components a `Dirty` run replays moves for (one bit each).
 const MAX_REPLAYED: usize = 128;
 
+/// A query's structural test of an entity in a table, given which sparse components
+/// it has.
+type MatchesWith<'a> = dyn Fn(ArchetypeId, &dyn Fn(ComponentId) -> bool) -> bool + 'a;
+
 /// The sparse components whose presence decides whether a query matches an entity
 /// (`With`, `Without`, `Or` and fetches naming them), and the query's test of a
 /// table together with which of them an entity has.
@@ -143,7 +147,7 @@ struct Deciding<'a> {
     components: &'a [ComponentId],
     /// Whether an entity in the table, having the deciding components the function
     /// says it has, matches the query.
-    matches: &'a dyn Fn(ArchetypeId, &dyn Fn(ComponentId) -> bool) -> bool,
+    matches: &'a MatchesWith<'a>,
 }
 
 impl Deciding<'_> {
