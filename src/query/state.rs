@@ -606,7 +606,11 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     }
 
     /// The number of entities in the tables this query matches (as of its last
-    /// update), filters on rows aside.
+    /// update), filters on rows aside: an upper bound on its items, exact for a query
+    /// without change filters or sparse components. Sparse components do not split
+    /// tables, so a query naming one (`With<S>`, `&S`, `Without<S>`) counts every entity
+    /// of the tables its table components match, with or without `S`; count the items
+    /// (its iterator's `len()`) for the exact number.
     pub fn matched_entities(&self, world: &World) -> usize {
         self.matched.iter().map(|m| world.archetypes.get(m.archetype).len()).sum()
     }

@@ -162,7 +162,9 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, '_, Q, F> {
         visited
     }
 
-    /// The number of entities in the tables this query matches.
+    /// The number of entities in the tables this query matches: an upper bound on its
+    /// items, as [`QueryState::matched_entities`] explains (sparse components do not
+    /// split tables).
     pub fn matched_entities(&mut self) -> usize {
         self.state.query.update_archetypes(self.world);
         self.state.query.matched_entities(self.world)
