@@ -215,14 +215,14 @@ type Step = Box<dyn FnMut() -> Duration>;
 /// A workload whose timed part follows an untimed preparation in every frame.
 struct Stepped {
     name: &'static str,
-    ripple: Sized,
-    others: Vec<(&'static str, Sized)>,
+    ripple: StepLine,
+    others: Vec<(&'static str, StepLine)>,
 }
 
 /// A line's step and the bytes it writes or reads (0 where no bytes are involved):
 /// with bytes, the tool also reports the ratio per byte (`<workload> per byte`), which
 /// sets apart how much data a format has from how fast it is read or written.
-struct Sized {
+struct StepLine {
     step: Step,
     bytes: usize,
 }
@@ -259,8 +259,8 @@ fn propagate() -> Stepped {
             start.elapsed()
         })
     };
-    let unsized_line = |brute| Sized { step: line(brute), bytes: 0 };
-    Stepped { name: PROPAGATE, ripple: unsized_line(false), others: vec![("brute", unsized_line(true))] }
+    let bytesless_line = |brute| StepLine { step: line(brute), bytes: 0 };
+    Stepped { name: PROPAGATE, ripple: bytesless_line(false), others: vec![("brute", bytesless_line(true))] }
 }
 
 const SERIALIZE_TEXT: &str = "serialize_text";
@@ -269,7 +269,7 @@ const DESERIALIZE_BINARY: &str = "deserialize_binary";
 
 /// A save of `benches/serialize.rs` as a step: clears the output buffer (untimed), then
 /// times one save of the world into it.
-fn save_step<S: Scene + 'static>(format: Format) -> Sized {
+fn save_step<S: Scene + 'static>(format: Format) -> StepLine {
     let (mut scene, mut out) = prepared::<S>(format);
     let bytes = out.len();
     let step = Box::new(move || {
@@ -280,12 +280,12 @@ fn save_step<S: Scene + 'static>(format: Format) -> Sized {
         black_box(&out);
         elapsed
     });
-    Sized { step, bytes }
+    StepLine { step, bytes }
 }
 
 /// A load of `benches/serialize.rs` as a step: times one load of the saved bytes into a
 /// fresh world, then drops that world untimed (as criterion's `iter_with_large_drop`).
-fn load_step<S: Scene + 'static>(format: Format) -> Sized {
+fn load_step<S: Scene + 'static>(format: Format) -> StepLine {
     let (mut scene, input) = prepared::<S>(format);
     let bytes = input.len();
     let step = Box::new(move || {
@@ -295,7 +295,7 @@ fn load_step<S: Scene + 'static>(format: Format) -> Sized {
         drop(black_box(loaded));
         elapsed
     });
-    Sized { step, bytes }
+    StepLine { step, bytes }
 }
 
 /// serialize_text: ripple's compact JSON save against hecs's column save.
