@@ -174,7 +174,10 @@ impl World {
     }
 
     /// Runs `hook` whenever a `T` is about to leave an entity: removed, or despawned
-    /// with it (also by [`World::clear`]). The value is still readable.
+    /// with it (also by [`World::clear`]). The value is still readable. A despawn (and
+    /// `clear`, entity by entity) runs the hooks of the entity's sparse-set components
+    /// first, then those of its table components; a `remove` runs them in the bundle's
+    /// order.
     pub fn on_remove<T: Component>(&mut self, hook: impl Fn(&mut HookContext<'_>) + Send + Sync + 'static) {
         self.add_hook::<T>(HookKind::Remove, Box::new(hook));
     }

@@ -105,7 +105,7 @@ impl<T: Component> SparseMut<'_, T> {
             Some(old) => drop(old),
             None => {
                 if let Some(moves) = &mut direct.moves {
-                    moves.push(Move::sparse(entity, direct.id));
+                    moves.push(Move::sparse(entity, direct.id, false));
                 }
             }
         }
@@ -131,7 +131,7 @@ impl<T: Component> SparseMut<'_, T> {
             removals.push((entity, direct.now));
         }
         if let Some(moves) = &mut direct.moves {
-            moves.push(Move::sparse(entity, direct.id));
+            moves.push(Move::sparse(entity, direct.id, false));
         }
         Ok(value)
     }

@@ -573,6 +573,11 @@ impl World {
         Self::record_removals(&mut self.removals, table.components(), entity, now);
         Self::record_removals(&mut self.removals, &self.sparse_scratch, entity, now);
         self.moves.push(Move::between(entity, Some(location.archetype), None));
+        // The sparse components it loses are logged too: an observer replaying the
+        // entity's moves needs them to know what it had before.
+        for &id in &self.sparse_scratch {
+            self.moves.push(Move::sparse(entity, id, true));
+        }
         if self.sparse_scratch.is_empty() {
             table.drop_row_values(row, now);
         } else {
@@ -599,18 +604,27 @@ impl World {
         let hooked = self.archetypes.iter().any(|table| table.hooks.has(HookKind::Remove) && !table.is_empty())
             || (self.sparse_hooks.has(HookKind::Remove) && self.sparse.iter().any(|set| set.len() > 0));
         if hooked {
+            // Entity by entity, as `despawn` runs them: its sparse components' hooks,
+            // then its table components'.
             let mut queue = std::mem::take(&mut self.hook_queue);
-            for table in self.archetypes.iter().filter(|table| table.hooks.has(HookKind::Remove)) {
+            let mut sparse = std::mem::take(&mut self.sparse_scratch);
+            let sparse_hooked = self.sparse_hooks.has(HookKind::Remove);
+            for table in self.archetypes.iter() {
+                let table_hooked = table.hooks.has(HookKind::Remove);
+                if !table_hooked && !sparse_hooked {
+                    continue;
+                }
                 for &entity in table.entities() {
-                    self.run_hooks(&mut queue, HookKind::Remove, entity, table.components(), |_| true);
+                    if sparse_hooked {
+                        self.sparse.components_of(entity, &mut sparse);
+                        self.run_hooks(&mut queue, HookKind::Remove, entity, &sparse, |_| true);
+                    }
+                    if table_hooked {
+                        self.run_hooks(&mut queue, HookKind::Remove, entity, table.components(), |_| true);
+                    }
                 }
             }
-            for &id in self.sparse.ids() {
-                let set = self.sparse.get(id).expect("listed sets exist");
-                for &entity in set.entities() {
-                    self.run_hooks(&mut queue, HookKind::Remove, entity, &[id], |_| true);
-                }
-            }
+            self.sparse_scratch = sparse;
             self.hook_queue = queue;
             // As in `despawn`: reserved entities first, then the slots are freed. The
             // entities the hooks spawned are cleared with the rest; their commands
@@ -624,6 +638,23 @@ impl World {
                 Self::record_removals(&mut self.removals, &[id], entity, now);
             }
         }
+        // Each entity's sparse components are logged after its despawn, joined to it,
+        // as `despawn` logs them (only when someone reads the log: finding them takes
+        // a look in every set).
+        let log_sparse = self.moves.is_observed() && self.sparse.iter().any(|set| set.len() > 0);
+        let mut sparse = std::mem::take(&mut self.sparse_scratch);
+        for table in self.archetypes.iter() {
+            for &entity in table.entities() {
+                self.moves.push(Move::between(entity, Some(table.id()), None));
+                if log_sparse {
+                    self.sparse.components_of(entity, &mut sparse);
+                    for &id in &sparse {
+                        self.moves.push(Move::sparse(entity, id, true));
+                    }
+                }
+            }
+        }
+        self.sparse_scratch = sparse;
         for set in self.sparse.iter_mut() {
             set.clear();
         }
@@ -631,7 +662,6 @@ impl World {
             for &entity in table.entities() {
                 self.entities.free(entity);
                 Self::record_removals(&mut self.removals, table.components(), entity, now);
-                self.moves.push(Move::between(entity, Some(table.id()), None));
             }
             table.clear();
         }
@@ -692,9 +722,11 @@ impl World {
         // element's component id, in tuple order, `SPARSE_COLUMN` for sparse ones.
         let added_sparse = unsafe { place.write(bundle, now) };
         if added_sparse != 0 {
+            let mut joined = target != source;
             for (element, &id) in info.ids.iter().enumerate() {
                 if added_sparse & (1 << element) != 0 {
-                    self.moves.push(Move::sparse(entity, id));
+                    self.moves.push(Move::sparse(entity, id, joined));
+                    joined = true;
                 }
             }
         }
@@ -783,8 +815,10 @@ impl World {
         }
         Self::record_removals(&mut self.removals, &info.ids, entity, now);
         if has_sparse {
+            let mut joined = target != source;
             for &id in info.ids.iter().filter(|&&c| self.components.is_sparse(c)) {
-                self.moves.push(Move::sparse(entity, id));
+                self.moves.push(Move::sparse(entity, id, joined));
+                joined = true;
             }
         }
         if hooked {

@@ -13,7 +13,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use proptest::prelude::*;
-use ripple::{Added, Changed, Dirty, Entity, QueryState, RemovedReader, Storage, With, Without, World};
+use ripple::{Added, Changed, Dirty, Entity, Or, QueryState, RemovedReader, Storage, With, Without, World};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct A(u8);
@@ -73,7 +73,7 @@ struct Frames {
     rates: [u8; OBSERVERS],
 }
 
-const OBSERVERS: usize = 6;
+const OBSERVERS: usize = 8;
 
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
@@ -93,7 +93,7 @@ fn op() -> impl Strategy<Value = Op> {
 
 fn frames() -> impl Strategy<Value = Frames> {
     let rate = || prop_oneof![3 => Just(1u8), 3 => 2u8..12, 1 => Just(0u8)];
-    let rates = prop::array::uniform6(rate());
+    let rates = prop::array::uniform8(rate());
     (1u8..120, any::<usize>(), 1usize..40, prop_oneof![Just(0u8), 1u8..4], any::<u8>(), rates).prop_map(
         |(count, first, stride, spawn_every, spawn_mask, rates)| Frames {
             count,
@@ -127,6 +127,8 @@ impl Model {
 }
 
 type DirtyOnC = QueryState<Entity, (With<C>, Dirty<(A, B)>)>;
+type DirtyOnBOrC = QueryState<Entity, (Or<(With<B>, With<C>)>, Dirty<(A,)>)>;
+type ChangedAOrAddedB = Or<(Changed<A>, Added<B>)>;
 
 /// The observers under test, and how the model predicts each one's report.
 struct Observers {
@@ -136,6 +138,10 @@ struct Observers {
     dirty_ab_on_c: DirtyOnC,
     dirty_c_on_a: QueryState<(Entity, &'static A), Dirty<(C,)>>,
     removed_a: RemovedReader<A>,
+    /// Whether it matches is decided by B or C, each maybe sparse: a run replays
+    /// entities' moves to find who started matching.
+    dirty_a_on_b_or_c: DirtyOnBOrC,
+    changed_a_or_added_b: QueryState<Entity, ChangedAOrAddedB>,
     /// Position in the model's log of each observer's last run (`None`: never ran).
     seen: [Option<usize>; OBSERVERS],
 }
@@ -163,7 +169,9 @@ fn run(prefill: u16, ops: Vec<Op>, sparse: [bool; 3]) {
         dirty_ab_on_c: world.query_filtered(),
         dirty_c_on_a: world.query_filtered(),
         removed_a: world.removal_reader::<A>(),
-        seen: [None, None, None, None, None, Some(0)],
+        dirty_a_on_b_or_c: world.query_filtered(),
+        changed_a_or_added_b: world.query_filtered(),
+        seen: [None, None, None, None, None, Some(0), None, None],
     };
     let pick = |issued: &[Entity], i: usize| issued.get(i % issued.len().max(1)).copied();
     for op in ops {
@@ -335,6 +343,37 @@ fn write(world: &mut World, model: &mut Model, e: Entity, v: u8) {
     }
 }
 
+/// The live entities that, at some point in `recent`, went from not matching to
+/// matching a query decided by `matches(has B, has C)`: each one's state before its
+/// changes is found by undoing them from its state now (no operation changes B and C
+/// together, other than a spawn or despawn, so change by change is operation by
+/// operation for this purpose).
+fn started_matching(model: &Model, recent: &[Change], matches: &dyn Fn(bool, bool) -> bool) -> BTreeSet<Entity> {
+    let mut changes: BTreeMap<Entity, Vec<Change>> = BTreeMap::new();
+    for change in recent.iter().filter(|c| c.kind != Kind::A && c.what != What::Changed) {
+        changes.entry(change.entity).or_default().push(*change);
+    }
+    let mut started = BTreeSet::new();
+    for (e, changes) in changes {
+        let Some(&(_, b, c)) = model.alive.get(&e) else { continue };
+        let (mut b, mut c) = (b.is_some(), c);
+        let mut after = matches(b, c);
+        for change in changes.iter().rev() {
+            let had = change.what == What::Removed;
+            match change.kind {
+                Kind::B => b = had,
+                _ => c = had,
+            }
+            let before = matches(b, c);
+            if after && !before {
+                started.insert(e);
+            }
+            after = before;
+        }
+    }
+    started
+}
+
 /// Runs observer `which` and checks its report against the model's log.
 fn observe(world: &mut World, model: &Model, obs: &mut Observers, which: usize) {
     let since = obs.seen[which];
@@ -390,11 +429,35 @@ fn observe(world: &mut World, model: &Model, obs: &mut Observers, which: usize) 
             let got: BTreeSet<Entity> = obs.dirty_c_on_a.iter(world).map(|(e, _)| e).collect();
             assert_eq!(got, want, "Dirty<(C,)> on &A");
         }
-        _ => {
+        5 => {
             let want: Vec<Entity> =
                 recent.iter().filter(|c| c.kind == Kind::A && c.what == What::Removed).map(|c| c.entity).collect();
             let got: Vec<Entity> = obs.removed_a.read(world).map(|(e, _)| e).collect();
             assert_eq!(got, want, "removals of A");
+        }
+        6 => {
+            // Query: Or<(With<B>, With<C>)>; dirty: A added/changed/removed, or started
+            // matching (gained B or C while having neither, maybe after losing them).
+            let mut dirty = touched(&[Kind::A], &[What::Added, What::Changed, What::Removed]);
+            dirty.extend(started_matching(model, recent, &|b, c| b || c));
+            let want = want(&|e| with(e, Kind::B) || with(e, Kind::C), dirty);
+            let got: BTreeSet<Entity> = obs.dirty_a_on_b_or_c.iter(world).collect();
+            assert_eq!(got, want, "(Or<(With<B>, With<C>)>, Dirty<(A,)>)");
+        }
+        _ => {
+            // Each alternative holds only for an entity that has its component.
+            let (changed_a, added_b) = (touched(&[Kind::A], &written), touched(&[Kind::B], &[What::Added]));
+            let want: BTreeSet<Entity> = model
+                .alive
+                .keys()
+                .copied()
+                .filter(|&e| {
+                    (with(e, Kind::A) && (all || changed_a.contains(&e)))
+                        || (with(e, Kind::B) && (all || added_b.contains(&e)))
+                })
+                .collect();
+            let got: BTreeSet<Entity> = obs.changed_a_or_added_b.iter(world).collect();
+            assert_eq!(got, want, "Or<(Changed<A>, Added<B>)>");
         }
     }
     obs.seen[which] = Some(model.log.len());

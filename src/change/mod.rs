@@ -39,27 +39,59 @@ pub(crate) use tree::LEAF;
 use crate::entity::Entity;
 use crate::storage::ArchetypeId;
 
-/// A structural change of one entity, for [`Dirty`](crate::Dirty) observers: it left
-/// `from` (`None` when spawned) for `to` (`None` when despawned), or it gained or lost
-/// the sparse component `sparse` (then `from` and `to` are `None`: its row stayed put).
+/// A structural change of one entity, for [`Dirty`](crate::Dirty) observers and entity
+/// callbacks: it left `from` (`None` when spawned) for `to` (`None` when despawned), or
+/// it gained or lost the sparse component `sparse` (then `from` and `to` are `None`:
+/// its row stayed put).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Move {
     pub(crate) entity: Entity,
     pub(crate) from: Option<ArchetypeId>,
     pub(crate) to: Option<ArchetypeId>,
-    pub(crate) sparse: Option<crate::component::ComponentId>,
+    sparse: SparseChange,
+}
+
+// The world's memory budget for idle observers counts 32 bytes per structural change.
+const _: () = assert!(std::mem::size_of::<Move>() == 32);
+
+/// The sparse part of a [`Move`], in one word (the log holds up to a million moves).
+#[derive(Clone, Copy, Debug)]
+enum SparseChange {
+    None,
+    Alone(crate::component::ComponentId),
+    Joined(crate::component::ComponentId),
 }
 
 impl Move {
     /// A move between tables (or into or out of the world).
     #[inline]
     pub(crate) fn between(entity: Entity, from: Option<ArchetypeId>, to: Option<ArchetypeId>) -> Move {
-        Move { entity, from, to, sparse: None }
+        Move { entity, from, to, sparse: SparseChange::None }
     }
 
-    /// `entity` gained or lost the sparse component `component`.
+    /// `entity` gained or lost the sparse component `component`, on its own or (when
+    /// `joined`) in the same operation as the move logged just before.
     #[inline]
-    pub(crate) fn sparse(entity: Entity, component: crate::component::ComponentId) -> Move {
-        Move { entity, from: None, to: None, sparse: Some(component) }
+    pub(crate) fn sparse(entity: Entity, component: crate::component::ComponentId, joined: bool) -> Move {
+        let sparse = if joined { SparseChange::Joined(component) } else { SparseChange::Alone(component) };
+        Move { entity, from: None, to: None, sparse }
+    }
+
+    /// The sparse component gained or lost, if this is such a move.
+    #[inline]
+    pub(crate) fn sparse_component(&self) -> Option<crate::component::ComponentId> {
+        match self.sparse {
+            SparseChange::None => None,
+            SparseChange::Alone(component) | SparseChange::Joined(component) => Some(component),
+        }
+    }
+
+    /// Made by the same operation as the move logged just before it (of the same
+    /// entity): one insert, remove or despawn that changes table and sparse components
+    /// logs the table move first, then each sparse component joined to it. Observers
+    /// judge an operation as a whole; the states between its moves never existed.
+    #[inline]
+    pub(crate) fn joined(&self) -> bool {
+        matches!(self.sparse, SparseChange::Joined(_))
     }
 }

@@ -22,12 +22,23 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         let QueryState { candidates, replay, matched, filter, required_sparse, deciding_sparse, .. } = self;
         let dirty = F::dirty_state(filter).expect("ripple: a Dirty run has a Dirty filter");
         let matches = |table: ArchetypeId, has: &dyn Fn(ComponentId) -> bool| {
-            matched.binary_search_by_key(&table, |m| m.archetype).is_ok()
-                && required_sparse.iter().all(|&component| has(component))
-                && F::matches_presence(filter, world.archetypes.get(table), has)
+            structurally_matches::<Q, F>(matched, required_sparse, filter, world, table, has)
         };
         let deciding = Deciding { components: deciding_sparse, matches: &matches };
         gather_dirty(candidates, matched, world, ticks, dirty, &deciding, replay);
+    }
+
+    /// Whether an entity in table `archetype` that has exactly the sparse components
+    /// `has_sparse` says it has matches the query, leaving change filters aside (for
+    /// the schedule's entity enter and exit callbacks).
+    pub(crate) fn matches_entity_in(
+        &mut self,
+        world: &World,
+        archetype: ArchetypeId,
+        has_sparse: &dyn Fn(ComponentId) -> bool,
+    ) -> bool {
+        self.update_archetypes(world);
+        structurally_matches::<Q, F>(&self.matched, &self.required_sparse, &self.filter, world, archetype, has_sparse)
     }
 
     /// Candidates from the driving change filter, table by table.
@@ -44,6 +55,21 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             }
         }
     }
+}
+
+/// The structural part of a query's match: its tables, the sparse components every
+/// match has, and the filter's test of which sparse components an entity has.
+fn structurally_matches<Q: QueryData, F: QueryFilter>(
+    matched: &[Matched<Q::ArchState, F::ArchState>],
+    required_sparse: &[ComponentId],
+    filter: &F::State,
+    world: &World,
+    table: ArchetypeId,
+    has: &dyn Fn(ComponentId) -> bool,
+) -> bool {
+    matched.binary_search_by_key(&table, |m| m.archetype).is_ok()
+        && required_sparse.iter().all(|&component| has(component))
+        && F::matches_presence(filter, world.archetypes.get(table), has)
 }
 
 /// Candidates for a `Dirty` run: rows whose listed components changed, plus
@@ -99,8 +125,15 @@ fn gather_dirty<QA, FA>(
     let replaying = !deciding.components.is_empty() && deciding.components.len() <= MAX_REPLAYED;
     let conservative = deciding.components.len() > MAX_REPLAYED;
     replay.clear();
-    for (seq, mv) in (0u32..).zip(read.entries) {
-        let Move { entity, from, to, sparse } = mv;
+    // Moves are replayed operation by operation: a number per operation, counted over
+    // every move (those not replayed too), keeps an operation's moves together.
+    let mut operation = 0u32;
+    for mv in read.entries {
+        if !mv.joined() {
+            operation = operation.wrapping_add(1);
+        }
+        let Move { entity, from, to, .. } = mv;
+        let sparse = mv.sparse_component();
         let Some(location) = world.entities.get(entity) else { continue };
         let dirtied = match sparse {
             Some(component) => {
@@ -117,14 +150,15 @@ fn gather_dirty<QA, FA>(
             }
         }
         if replaying && sparse.is_none_or(|component| deciding.components.contains(&component)) {
-            replay.push((seq, mv));
+            replay.push((operation, mv));
         }
     }
     if replaying {
-        replay.sort_unstable_by_key(|&(seq, mv)| (mv.entity.to_bits(), seq));
+        // (The moves of one operation are in any order: their effects commute.)
+        replay.sort_unstable_by_key(|&(operation, mv)| (mv.entity.to_bits(), operation));
         for moves in replay.chunk_by(|a, b| a.1.entity == b.1.entity) {
             let entity = moves[0].1.entity;
-            if deciding.started_matching(world, entity, moves.iter().map(|&(_, mv)| mv)) {
+            if deciding.started_matching(world, entity, moves.iter().copied()) {
                 candidates.extend(candidate(entity));
             }
         }
@@ -160,7 +194,7 @@ impl Deciding<'_> {
         &self,
         world: &World,
         entity: Entity,
-        moves: impl DoubleEndedIterator<Item = Move> + Clone,
+        moves: impl DoubleEndedIterator<Item = (u32, Move)> + Clone,
     ) -> bool {
         let Some(location) = world.entities.get(entity) else { return false };
         // Presence of deciding component `i` as bit `i` (a query names few).
@@ -172,8 +206,8 @@ impl Deciding<'_> {
             }
         }
         let mut table = Some(location.archetype);
-        for mv in moves.clone().rev() {
-            match mv.sparse {
+        for (_, mv) in moves.clone().rev() {
+            match mv.sparse_component() {
                 Some(component) => present ^= bit(component).unwrap_or(0),
                 None => table = mv.from,
             }
@@ -184,10 +218,14 @@ impl Deciding<'_> {
             })
         };
         let mut before = matches(table, present);
-        for mv in moves {
-            match mv.sparse {
+        let mut moves = moves.peekable();
+        while let Some((operation, mv)) = moves.next() {
+            match mv.sparse_component() {
                 Some(component) => present ^= bit(component).unwrap_or(0),
                 None => table = mv.to,
+            }
+            if moves.peek().is_some_and(|&(next, _)| next == operation) {
+                continue; // the same operation goes on: no state in between existed
             }
             let after = matches(table, present);
             if after && !before {

@@ -105,7 +105,7 @@ pub struct QueryState<Q: QueryData, F: QueryFilter = ()> {
     /// filter sorted, for a driving change filter grouped by table, from a sparse set in
     /// the set's order.
     pub(crate) candidates: Vec<Candidate>,
-    /// Reused by a `Dirty` run that replays moves (its order in the log, the move).
+    /// Reused by a `Dirty` run that replays moves (its operation's number in the log, the move).
     pub(crate) replay: Vec<(u32, crate::change::Move)>,
     /// Reused by [`QueryState::despawn_where`].
     doomed: Vec<Entity>,

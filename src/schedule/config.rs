@@ -149,6 +149,13 @@ pub trait IntoSystemConfig<Marker>: Sized {
     /// queries (spawned or changed so that it matches), at the end of the phase in
     /// which it happened (the sync point), in the order it happened.
     ///
+    /// Every change to what an entity has counts, whatever the storage of the
+    /// components involved: gaining or losing a [sparse-set](crate::Storage) component
+    /// the query requires or excludes enters or exits it like a table component does.
+    /// Change filters (`Changed`, `Added`, `Dirty`) do not take part in membership. One
+    /// operation is one change: `insert((A, S))` that leaves the entity outside the
+    /// query before and after calls nothing, whatever the storage of `A` and `S`.
+    ///
     /// Membership is the query's, not the run's: the callbacks fire while the system is
     /// disabled too, so that state kept by them (a system's own set of the entities it tracks)
     /// stays exact. Changes the system missed while disabled still reach its change

@@ -4,6 +4,7 @@
 mod clock;
 mod config;
 mod error;
+mod membership;
 mod order;
 mod plan;
 mod profiler;
@@ -24,6 +25,7 @@ pub use profiler::{ReportRow, SystemStats};
 pub use sets::SetConfig;
 
 use config::{EntityCallback, WorldCallback};
+use membership::{Membership, MembershipScratch};
 use order::Node;
 use plan::{PhaseGraph, Plan};
 use profiler::{Profiler, TraceEvent};
@@ -145,6 +147,8 @@ pub struct Schedule {
     scratch: Vec<SlotPtr>,
     /// Reused per sync point: structural changes to judge entity callbacks by.
     moves: Vec<Move>,
+    /// Reused to decide which moves an entity callback hears about.
+    membership: MembershipScratch,
 }
 
 impl Default for Schedule {
@@ -192,6 +196,7 @@ impl Schedule {
             world: None,
             scratch: Vec::new(),
             moves: Vec::new(),
+            membership: MembershipScratch::default(),
         }
     }
 
@@ -514,7 +519,7 @@ impl Schedule {
     /// The end of a phase: applies deferred commands in run order, then entity
     /// callbacks.
     fn sync_point(&mut self, world: &mut World, phase: usize) {
-        let Schedule { phases, slots, moves, .. } = self;
+        let Schedule { phases, slots, moves, membership, .. } = self;
         let phase = &phases[phase];
         for &pos in &phase.plan.order {
             let slot = slots[phase.members[pos].0 as usize].as_mut().expect("members exist");
@@ -530,13 +535,20 @@ impl Schedule {
             // if a callback panics the moves after its own wait for the next sync
             // point (and no append by a callback trims them meanwhile).
             let first = cursor.load(Ordering::Relaxed) - moves.len() as u64;
-            for (at, mv) in (first + 1..).zip(moves.iter()) {
-                cursor.store(at, Ordering::Relaxed);
-                let was = mv.from.is_some_and(|a| slot.system.matches_archetype(world, a));
-                let is = mv.to.is_some_and(|a| slot.system.matches_archetype(world, a));
-                match (was, is, &mut slot.on_enter, &mut slot.on_exit) {
-                    (false, true, Some(enter), _) => enter(world, mv.entity),
-                    (true, false, _, Some(exit)) => exit(world, mv.entity),
+            // Decided before any callback changes the world.
+            membership.decide(&mut *slot.system, world, moves);
+            let mut next = 0;
+            while next < moves.len() {
+                // One operation's moves: the first, then those joined to it.
+                let at = next;
+                next += 1;
+                while moves.get(next).is_some_and(|mv| mv.joined()) {
+                    next += 1;
+                }
+                cursor.store(first + next as u64, Ordering::Relaxed);
+                match (membership.decisions[at], &mut slot.on_enter, &mut slot.on_exit) {
+                    (Membership::Enter, Some(enter), _) => enter(world, moves[at].entity),
+                    (Membership::Exit, _, Some(exit)) => exit(world, moves[at].entity),
                     _ => {}
                 }
             }

@@ -5,6 +5,7 @@
 use std::borrow::Cow;
 use std::marker::PhantomData;
 
+use crate::component::ComponentId;
 use crate::storage::ArchetypeId;
 use crate::type_name::short_type_name;
 use crate::world::World;
@@ -20,7 +21,7 @@ use super::param::{EntityCounts, SystemMeta, SystemParam, SystemParamItem};
 /// time on other threads, trusting [`access`](System::access). An implementation
 /// must therefore touch, in [`run_shared`](System::run_shared),
 /// [`entity_counts`](System::entity_counts) and
-/// [`matches_archetype`](System::matches_archetype), only what `access()` declares
+/// [`matches_entity_in`](System::matches_entity_in), only what `access()` declares
 /// (components and resources read or written, the world's bookkeeping read-only),
 /// and must declare itself exclusive (`SystemAccess::set_exclusive`) if
 /// `run_shared` cannot run at all. Systems made with [`IntoSystem`] uphold this by
@@ -83,10 +84,16 @@ pub unsafe trait System: Send + 'static {
     /// What the system's queries matched and processed in its last run.
     fn entity_counts(&mut self, world: &World) -> EntityCounts;
 
-    /// Whether the entities of `archetype` match one of the system's queries (for
-    /// the entity enter/exit callbacks).
-    fn matches_archetype(&mut self, world: &World, archetype: ArchetypeId) -> bool {
-        let _ = (world, archetype);
+    /// Whether an entity in table `archetype` that has exactly the sparse components
+    /// `has_sparse` says it has matches one of the system's queries, change filters
+    /// aside (for the entity enter and exit callbacks).
+    fn matches_entity_in(
+        &mut self,
+        world: &World,
+        archetype: ArchetypeId,
+        has_sparse: &dyn Fn(ComponentId) -> bool,
+    ) -> bool {
+        let _ = (world, archetype, has_sparse);
         false
     }
 }
@@ -178,8 +185,13 @@ unsafe impl<Marker: 'static, F: SystemParamFunction<Marker, Out = ()>> System fo
         }
         counts
     }
-    fn matches_archetype(&mut self, world: &World, archetype: ArchetypeId) -> bool {
-        self.state.as_mut().is_some_and(|state| F::Param::matches(state, world, archetype))
+    fn matches_entity_in(
+        &mut self,
+        world: &World,
+        archetype: ArchetypeId,
+        has_sparse: &dyn Fn(ComponentId) -> bool,
+    ) -> bool {
+        self.state.as_mut().is_some_and(|state| F::Param::matches(state, world, archetype, has_sparse))
     }
 }
 

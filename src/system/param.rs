@@ -8,7 +8,7 @@ use std::ops::{Deref, DerefMut};
 pub use super::res::{Res, ResMut};
 
 use crate::change::{Removals, RemovedReader};
-use crate::component::Component;
+use crate::component::{Component, ComponentId};
 use crate::storage::ArchetypeId;
 use crate::world::World;
 
@@ -100,9 +100,16 @@ pub unsafe trait SystemParam: Sized {
         let _ = (state, world, counts);
     }
 
-    /// Whether the entities of `archetype` match this parameter (a query).
-    fn matches(state: &mut Self::State, world: &World, archetype: ArchetypeId) -> bool {
-        let _ = (state, world, archetype);
+    /// Whether an entity in table `archetype` that has exactly the sparse components
+    /// `has_sparse` says it has matches this parameter (a query), change filters
+    /// aside: for the entity enter and exit callbacks.
+    fn matches(
+        state: &mut Self::State,
+        world: &World,
+        archetype: ArchetypeId,
+        has_sparse: &dyn Fn(ComponentId) -> bool,
+    ) -> bool {
+        let _ = (state, world, archetype, has_sparse);
         false
     }
 }
@@ -216,10 +223,15 @@ macro_rules! impl_param_tuple {
                 $($name::apply($name, world);)*
             }
             #[allow(non_snake_case, reason = "elements named after their types")]
-            fn matches(state: &mut Self::State, world: &World, archetype: ArchetypeId) -> bool {
-                let _ = (&world, archetype);
+            fn matches(
+                state: &mut Self::State,
+                world: &World,
+                archetype: ArchetypeId,
+                has_sparse: &dyn Fn(ComponentId) -> bool,
+            ) -> bool {
+                let _ = (&world, archetype, has_sparse);
                 let ($($name,)*) = state;
-                false $(|| $name::matches($name, world, archetype))*
+                false $(|| $name::matches($name, world, archetype, has_sparse))*
             }
             #[allow(non_snake_case, reason = "elements named after their types")]
             fn count(state: &mut Self::State, world: &World, counts: &mut EntityCounts) {

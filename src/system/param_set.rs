@@ -1,6 +1,7 @@
 //! [`ParamSet`]: parameters that may conflict with each other, handed out one at a
 //! time.
 
+use crate::component::ComponentId;
 use crate::storage::ArchetypeId;
 use crate::world::World;
 
@@ -100,8 +101,13 @@ macro_rules! impl_param_set {
             fn count(state: &mut Self::State, world: &World, counts: &mut EntityCounts) {
                 $($param::count(&mut state.params.$index, world, counts);)*
             }
-            fn matches(state: &mut Self::State, world: &World, archetype: ArchetypeId) -> bool {
-                false $(|| $param::matches(&mut state.params.$index, world, archetype))*
+            fn matches(
+                state: &mut Self::State,
+                world: &World,
+                archetype: ArchetypeId,
+                has_sparse: &dyn Fn(ComponentId) -> bool,
+            ) -> bool {
+                false $(|| $param::matches(&mut state.params.$index, world, archetype, has_sparse))*
             }
         }
     };

@@ -1,6 +1,7 @@
 //! [`Query`]: a query as a system parameter, with its own [`QueryState`] — so its
 //! change filters and dirty sets are relative to the system's own last run.
 
+use crate::component::ComponentId;
 use crate::entity::Entity;
 use crate::error::QueryEntityError;
 use crate::query::{ArchetypeFilter, QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData};
@@ -190,9 +191,13 @@ where
     unsafe fn get<'w, 's>(state: &'s mut Self::State, world: &'w World, _: &SystemMeta) -> Query<'w, 's, Q, F> {
         Query { world, state }
     }
-    fn matches(state: &mut Self::State, world: &World, archetype: ArchetypeId) -> bool {
-        state.query.update_archetypes(world);
-        state.query.matched.binary_search_by_key(&archetype, |m| m.archetype).is_ok()
+    fn matches(
+        state: &mut Self::State,
+        world: &World,
+        archetype: ArchetypeId,
+        has_sparse: &dyn Fn(ComponentId) -> bool,
+    ) -> bool {
+        state.query.matches_entity_in(world, archetype, has_sparse)
     }
     fn count(state: &mut Self::State, world: &World, counts: &mut EntityCounts) {
         counts.matched += state.query.matched_entities(world);
