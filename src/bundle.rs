@@ -6,7 +6,8 @@
 
 use std::any::TypeId;
 
-use crate::change::Tick;
+use crate::change::log::EventLog;
+use crate::change::{Move, Tick};
 use crate::component::{Component, ComponentId, Components};
 use crate::entity::Entity;
 use crate::hash::IdMap;
@@ -100,6 +101,10 @@ pub struct BundleRow<'a> {
     entity: Entity,
     /// Bit `i` set: element `i` was added to its sparse set (the entity lacked it).
     added: u32,
+    /// Where each sparse element added is logged as it is placed (before any replaced
+    /// value is dropped, so a panicking `Drop` loses no record), and whether the next
+    /// record joins the operation's earlier ones.
+    log: Option<(&'a mut EventLog<Move>, bool)>,
 }
 
 impl<'a> BundleRow<'a> {
@@ -114,7 +119,14 @@ impl<'a> BundleRow<'a> {
         sets: &'a mut SparseSets,
         entity: Entity,
     ) -> Self {
-        BundleRow { table, row, columns, info, sets, entity, added: 0 }
+        BundleRow { table, row, columns, info, sets, entity, added: 0, log: None }
+    }
+
+    /// Logs each sparse element added in `log`, joined to a move logged just before
+    /// if `joined`.
+    #[inline]
+    pub(crate) fn logging(self, log: &'a mut EventLog<Move>, joined: bool) -> Self {
+        BundleRow { log: Some((log, joined)), ..self }
     }
 
     /// Writes `bundle` (see [`Bundle::write_at`]); returns the elements newly added to
@@ -156,6 +168,10 @@ impl<'a> BundleRow<'a> {
                 let (dense, new) = set.slot_for(self.entity);
                 if new {
                     self.added |= 1 << element;
+                    if let Some((log, joined)) = &mut self.log {
+                        log.push(Move::sparse(self.entity, self.info.ids[element], *joined));
+                        *joined = true;
+                    }
                 }
                 (&mut *set.values, dense)
             }

@@ -655,15 +655,26 @@ impl World {
             }
         }
         self.sparse_scratch = sparse;
+        // Every set and table is emptied even if a value's `Drop` panics (the first
+        // panic goes on once all are), so the world matches what was logged.
+        let mut panicked = None;
+        let mut empty = |clear: &mut dyn FnMut()| {
+            if let Err(panic) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(clear)) {
+                panicked.get_or_insert(panic);
+            }
+        };
         for set in self.sparse.iter_mut() {
-            set.clear();
+            empty(&mut || set.clear());
         }
         for table in self.archetypes.iter_mut() {
             for &entity in table.entities() {
                 self.entities.free(entity);
                 Self::record_removals(&mut self.removals, table.components(), entity, now);
             }
-            table.clear();
+            empty(&mut || table.clear());
+        }
+        if let Some(panic) = panicked {
+            std::panic::resume_unwind(panic);
         }
         if hooked {
             self.apply_hook_commands();
@@ -717,19 +728,11 @@ impl World {
         }
         let info = self.bundles.info(bundle_id);
         let hooks = to.hooks.union(self.sparse_hooks);
-        let place = BundleRow::new(&mut to.columns, row, &edge.bundle_columns, info, &mut self.sparse, entity);
+        let place = BundleRow::new(&mut to.columns, row, &edge.bundle_columns, info, &mut self.sparse, entity)
+            .logging(&mut self.moves, target != source);
         // SAFETY: the edge's `bundle_columns` hold the target column of each bundle
         // element's component id, in tuple order, `SPARSE_COLUMN` for sparse ones.
         let added_sparse = unsafe { place.write(bundle, now) };
-        if added_sparse != 0 {
-            let mut joined = target != source;
-            for (element, &id) in info.ids.iter().enumerate() {
-                if added_sparse & (1 << element) != 0 {
-                    self.moves.push(Move::sparse(entity, id, joined));
-                    joined = true;
-                }
-            }
-        }
         if hooks.adds_or_inserts() {
             self.hooks_after_write(bundle_id, entity, source, added_sparse);
         }

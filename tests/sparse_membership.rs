@@ -198,20 +198,99 @@ fn on_remove_hooks_run_in_one_order_for_despawn_and_clear() {
                 let mut world = world(storage);
                 let log = Log::default();
                 let (a, s) = (log.clone(), log.clone());
-                world.on_remove::<A>(move |_| a.lock().unwrap().push("A".into()));
-                world.on_remove::<S>(move |_| s.lock().unwrap().push("S".into()));
-                let e = world.spawn((Pos, A, S));
+                world.on_remove::<A>(move |ctx| a.lock().unwrap().push(format!("A {}", ctx.entity)));
+                world.on_remove::<S>(move |ctx| s.lock().unwrap().push(format!("S {}", ctx.entity)));
+                let entities = [world.spawn((Pos, A, S)), world.spawn((Pos, A, S))];
                 if clear {
                     world.clear();
                 } else {
-                    world.despawn(e).unwrap();
+                    for e in entities {
+                        world.despawn(e).unwrap();
+                    }
                 }
                 take(&log)
             })
             .collect();
-        assert_eq!(orders[0].len(), 2, "{storage:?}: {orders:?}");
+        assert_eq!(orders[0].len(), 4, "{storage:?}: {orders:?}");
         assert_eq!(orders[0], orders[1], "{storage:?}: despawn, then clear");
+        if storage == Storage::SparseSet {
+            // Entity by entity, the sparse component's hook first.
+            assert_eq!(orders[1], ["S 0v1", "A 0v1", "S 1v1", "A 1v1"]);
+        }
     }
+}
+
+#[test]
+fn callbacks_are_decided_before_any_of_them_changes_the_world() {
+    for storage in [Storage::Table, Storage::SparseSet] {
+        let mut world = world(storage);
+        let log = Log::default();
+        let (enter, exit) = (log.clone(), log.clone());
+        let first = std::sync::atomic::AtomicBool::new(true);
+        let mut schedule = Schedule::new();
+        schedule
+            .add_system(
+                &mut world,
+                (|_: Query<'_, '_, &Pos, With<S>>| {})
+                    .on_entity_enter(move |world, e| {
+                        enter.lock().unwrap().push(format!("enter {e}"));
+                        // The first to enter takes S from every other entity.
+                        if !first.swap(false, std::sync::atomic::Ordering::Relaxed) {
+                            return;
+                        }
+                        let others: Vec<Entity> = world.query::<Entity>().iter(world).filter(|&o| o != e).collect();
+                        for other in others {
+                            let _ = world.remove_one::<S>(other);
+                        }
+                    })
+                    .on_entity_exit(move |_, e| exit.lock().unwrap().push(format!("exit {e}"))),
+            )
+            .unwrap();
+        let e = world.spawn((Pos,));
+        let f = world.spawn((Pos,));
+        schedule.run(&mut world);
+        world.insert_one(e, S).unwrap();
+        world.insert_one(f, S).unwrap();
+        schedule.run(&mut world);
+        // f gained S before the sync point: it entered, though e's callback took S
+        // from it before f's callback ran; its exit comes at the next sync point.
+        assert_eq!(take(&log), [format!("enter {e}"), format!("enter {f}")], "{storage:?}");
+        schedule.run(&mut world);
+        assert_eq!(take(&log), [format!("exit {f}")], "{storage:?}");
+    }
+}
+
+#[test]
+fn commands_and_a_hooked_sparse_view_enter_and_exit_too() {
+    #[derive(Debug)]
+    struct Give(Entity);
+    let mut world = world(Storage::SparseSet);
+    let hooked = Log::default();
+    let seen = hooked.clone();
+    world.on_add::<S>(move |ctx| seen.lock().unwrap().push(format!("hook {}", ctx.entity)));
+    let names = Arc::default();
+    let (mut schedule, log) = watching::<&Pos, With<S>>(&mut world, &names);
+    schedule
+        .add_system(&mut world, |give: Option<Res<'_, Give>>, mut commands: Commands<'_, '_>| {
+            if let Some(give) = give {
+                commands.entity(give.0).insert_one(S);
+            }
+        })
+        .unwrap();
+    let e = world.spawn((Pos,));
+    let f = world.spawn((Pos,));
+    *names.lock().unwrap() = vec![e, f];
+    world.insert_resource(Give(e));
+    schedule.run(&mut world);
+    schedule.run(&mut world); // the command applied at the first run's sync point
+    assert_eq!(take(&log), ["enter 0"], "through Commands");
+    world.remove_resource::<Give>().unwrap();
+    // The view goes through the world when the component has hooks.
+    world.sparse_mut::<S>().unwrap().insert(f, S).unwrap();
+    world.sparse_mut::<S>().unwrap().remove(e).unwrap();
+    schedule.run(&mut world);
+    assert_eq!(take(&log), ["enter 1", "exit 0"], "through a hooked view");
+    assert_eq!(take(&hooked), [format!("hook {e}"), format!("hook {f}")]);
 }
 
 mod model {
@@ -388,5 +467,63 @@ mod model {
                 }
             }
         }
+    }
+}
+
+/// A component whose `Drop` panics when its value is 0.
+#[derive(Debug)]
+struct Fragile(u8);
+
+impl Drop for Fragile {
+    fn drop(&mut self) {
+        if self.0 == 0 && !std::thread::panicking() {
+            panic!("Fragile(0) dropped");
+        }
+    }
+}
+
+#[test]
+fn a_panicking_drop_of_a_replaced_value_loses_no_record_of_the_sparse_components_added() {
+    for storage in [Storage::Table, Storage::SparseSet] {
+        let mut world = world(storage);
+        let names = Arc::default();
+        let (mut schedule, log) = watching::<&Pos, With<S>>(&mut world, &names);
+        let e = world.spawn((Pos, Fragile(0)));
+        *names.lock().unwrap() = vec![e];
+        schedule.run(&mut world);
+        let replaced = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| world.insert(e, (Fragile(1), S))));
+        assert!(replaced.is_err(), "the old value's Drop panicked");
+        assert!(world.get::<S>(e).is_ok() && world.get::<Fragile>(e).unwrap().0 == 1, "{storage:?}: written");
+        schedule.run(&mut world);
+        assert_eq!(take(&log), ["enter 0"], "{storage:?}");
+        world.remove_one::<S>(e).unwrap();
+        schedule.run(&mut world);
+        assert_eq!(take(&log), ["exit 0"], "{storage:?}");
+    }
+}
+
+#[test]
+fn a_panicking_drop_during_clear_still_clears_everything_it_logged() {
+    for storage in [Storage::Table, Storage::SparseSet] {
+        let mut world = world(storage);
+        world.set_storage::<Fragile>(storage).unwrap();
+        let names = Arc::default();
+        let (mut schedule, log) = watching::<&Pos, With<S>>(&mut world, &names);
+        let entities = vec![world.spawn((Pos, S, Fragile(0))), world.spawn((Pos, S)), world.spawn((Pos,))];
+        *names.lock().unwrap() = entities.clone();
+        schedule.run(&mut world);
+        assert_eq!(take(&log), ["enter 0", "enter 1"]);
+        let cleared = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| world.clear()));
+        assert!(cleared.is_err(), "Fragile(0)'s Drop panicked");
+        assert_eq!(world.len(), 0, "{storage:?}: every entity went");
+        assert!(entities.iter().all(|&e| !world.contains(e)), "{storage:?}");
+        schedule.run(&mut world);
+        let mut exits = take(&log);
+        exits.sort();
+        assert_eq!(exits, ["exit 0", "exit 1"], "{storage:?}");
+        let again = world.spawn((Pos, S));
+        *names.lock().unwrap() = vec![again];
+        schedule.run(&mut world);
+        assert_eq!(take(&log), ["enter 0"], "{storage:?}: the world works on");
     }
 }

@@ -110,8 +110,8 @@ pub unsafe trait QueryFilter: sealed::Sealed {
     unsafe fn filter_entity(fetch: &Self::Fetch<'_>, sparse: &Self::Sparse<'_>, entity: Entity, row: usize) -> bool;
     /// Whether the filter, change conditions aside (a change filter asks only for its
     /// component), passes an entity of `archetype` that has exactly the sparse
-    /// components `has_sparse` says: how a `Dirty` run tells whether an entity matched
-    /// before one of its moves.
+    /// components `has_sparse` says: how a `Dirty` run, and the schedule's entity enter
+    /// and exit callbacks, tell whether an entity matched before one of its moves.
     #[doc(hidden)]
     fn matches_presence(state: &Self::State, archetype: &Archetype, has_sparse: &dyn Fn(ComponentId) -> bool) -> bool;
 }

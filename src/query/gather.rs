@@ -188,8 +188,9 @@ impl Deciding<'_> {
     /// Whether `entity` (alive) started matching in the course of `moves`, its moves
     /// since the last run in the order they happened: its state before them is found
     /// by undoing them from its state now (a table move undone puts it back in `from`,
-    /// a sparse one flips that component's presence), then they are applied again one
-    /// by one, testing the match before and after each.
+    /// a sparse one flips that component's presence), then they are applied again
+    /// operation by operation (`moves` carry their operation's number), testing the
+    /// match before and after each.
     fn started_matching(
         &self,
         world: &World,

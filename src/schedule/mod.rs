@@ -531,9 +531,9 @@ impl Schedule {
             let Some(cursor) = &slot.watch else { continue };
             moves.clear();
             moves.extend(world.moves.read(cursor).entries);
-            // The cursor stays at the first move not yet handed to a callback, so that
-            // if a callback panics the moves after its own wait for the next sync
-            // point (and no append by a callback trims them meanwhile).
+            // The cursor stays at the first operation not yet handed to a callback, so
+            // that if a callback panics the operations after its own wait for the next
+            // sync point (and no append by a callback trims them meanwhile).
             let first = cursor.load(Ordering::Relaxed) - moves.len() as u64;
             // Decided before any callback changes the world.
             membership.decide(&mut *slot.system, world, moves);
