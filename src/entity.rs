@@ -185,12 +185,6 @@ impl Entities {
         }
     }
 
-    /// Where `entity`'s slot record lives (maybe out of bounds): for a prefetch hint.
-    #[inline]
-    pub(crate) fn slot_address(&self, entity: Entity) -> *const u8 {
-        self.meta.as_ptr().wrapping_add(entity.index as usize).cast()
-    }
-
     /// The location of `entity`, or `None` if it is not alive.
     #[inline]
     pub(crate) fn get(&self, entity: Entity) -> Option<Location> {

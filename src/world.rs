@@ -575,9 +575,7 @@ impl World {
         self.moves.push(Move::between(entity, Some(location.archetype), None));
         // The sparse components it loses are logged too: an observer replaying the
         // entity's moves needs them to know what it had before.
-        for &id in &self.sparse_scratch {
-            self.moves.push(Move::sparse(entity, id, true));
-        }
+        self.moves.push_sparse(entity, self.sparse_scratch.iter().copied(), true);
         if self.sparse_scratch.is_empty() {
             table.drop_row_values(row, now);
         } else {
@@ -640,17 +638,17 @@ impl World {
         }
         // Each entity's sparse components are logged after its despawn, joined to it,
         // as `despawn` logs them (only when someone reads the log: finding them takes
-        // a look in every set).
+        // a look in every set), while the sets still hold them.
         let log_sparse = self.moves.is_observed() && self.sparse.iter().any(|set| set.len() > 0);
         let mut sparse = std::mem::take(&mut self.sparse_scratch);
         for table in self.archetypes.iter() {
             for &entity in table.entities() {
+                self.entities.free(entity);
+                Self::record_removals(&mut self.removals, table.components(), entity, now);
                 self.moves.push(Move::between(entity, Some(table.id()), None));
                 if log_sparse {
                     self.sparse.components_of(entity, &mut sparse);
-                    for &id in &sparse {
-                        self.moves.push(Move::sparse(entity, id, true));
-                    }
+                    self.moves.push_sparse(entity, sparse.iter().copied(), true);
                 }
             }
         }
@@ -667,10 +665,6 @@ impl World {
             empty(&mut || set.clear());
         }
         for table in self.archetypes.iter_mut() {
-            for &entity in table.entities() {
-                self.entities.free(entity);
-                Self::record_removals(&mut self.removals, table.components(), entity, now);
-            }
             empty(&mut || table.clear());
         }
         if let Some(panic) = panicked {
@@ -818,11 +812,8 @@ impl World {
         }
         Self::record_removals(&mut self.removals, &info.ids, entity, now);
         if has_sparse {
-            let mut joined = target != source;
-            for &id in info.ids.iter().filter(|&&c| self.components.is_sparse(c)) {
-                self.moves.push(Move::sparse(entity, id, joined));
-                joined = true;
-            }
+            let sparse = info.ids.iter().copied().filter(|&c| self.components.is_sparse(c));
+            self.moves.push_sparse(entity, sparse, target != source);
         }
         if hooked {
             self.apply_hook_commands();

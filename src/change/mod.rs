@@ -51,6 +51,22 @@ pub(crate) struct Move {
     sparse: SparseChange,
 }
 
+impl log::EventLog<Move> {
+    /// Logs that `entity` gained or lost each sparse component of `ids` in one
+    /// operation: the first joined to the move logged just before it if `joined`, the
+    /// others to the first.
+    pub(crate) fn push_sparse(
+        &mut self,
+        entity: Entity,
+        ids: impl IntoIterator<Item = crate::component::ComponentId>,
+        joined: bool,
+    ) {
+        for (i, id) in ids.into_iter().enumerate() {
+            self.push(Move::sparse(entity, id, joined || i > 0));
+        }
+    }
+}
+
 // The world's memory budget for idle observers counts 32 bytes per structural change.
 const _: () = assert!(std::mem::size_of::<Move>() == 32);
 

@@ -90,10 +90,10 @@ impl Marks {
         self.slots.get(entity.index() as usize).is_some_and(|mark| mark.swap(done, Ordering::Relaxed) != done)
     }
 
-    /// Where `entity`'s mark lives (maybe out of bounds): for a prefetch hint.
+    /// Hints the processor to load `entity`'s mark.
     #[inline]
-    pub(super) fn address(&self, entity: Entity) -> *const u8 {
-        self.slots.as_ptr().wrapping_add(entity.index() as usize).cast()
+    pub(super) fn prefetch(&self, entity: Entity) {
+        crate::hint::prefetch(self.slots.as_ptr().wrapping_add(entity.index() as usize));
     }
 }
 

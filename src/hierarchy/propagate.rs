@@ -9,7 +9,7 @@ use crate::query::{Dirty, QueryState, With, Without};
 use crate::world::{World, WorldId};
 
 use super::marks::{CLEAN, DIRTY, Marks, SKIP};
-use super::walk::{Chunk, Combine, Job, MemberTables, prefetch, stamp_written, walk_parallel, walk_serial};
+use super::walk::{Chunk, Combine, Job, MemberTables, stamp_written, walk_parallel, walk_serial};
 use super::{ChildOf, is_relation};
 
 /// What one [`Propagation::run`] did.
@@ -347,9 +347,9 @@ impl<L: Component, G: Component + Clone> Propagation<L, G> {
         self.path.extend_from_slice(&self.candidates);
         for _ in 0..WARM_LEVELS {
             for &entity in &self.path {
-                prefetch(world.entities.slot_address(entity));
-                prefetch(world.relations.slot_address(entity));
-                prefetch(self.marks.address(entity));
+                world.entities.prefetch(entity);
+                world.relations.prefetch(entity);
+                self.marks.prefetch(entity);
             }
             let mut kept = 0;
             for at in 0..self.path.len() {

@@ -34,10 +34,10 @@ impl Relations {
         }
     }
 
-    /// Where `child`'s slot record lives (maybe out of bounds): for a prefetch hint.
+    /// Hints the processor to load `child`'s slot record.
     #[inline]
-    pub(crate) fn slot_address(&self, child: Entity) -> *const u8 {
-        self.listed.as_ptr().wrapping_add(child.index() as usize).cast()
+    pub(crate) fn prefetch(&self, child: Entity) {
+        crate::hint::prefetch(self.listed.as_ptr().wrapping_add(child.index() as usize));
     }
 
     fn set(&mut self, child: Entity, parent: Entity) {

@@ -11,6 +11,7 @@ use rayon::prelude::*;
 
 use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
+use crate::hint::prefetch;
 use crate::storage::{ArchetypeId, downcast_mut, downcast_unchecked};
 use crate::world::World;
 
@@ -52,10 +53,10 @@ impl<L, G> MemberRows<L, G> {
     /// Hints the cache to load row `row`'s local, global and children.
     #[inline]
     pub(super) fn prefetch(&self, row: usize) {
-        prefetch(self.local.wrapping_add(row).cast());
-        prefetch(self.global.wrapping_add(row).cast_const().cast());
+        prefetch(self.local.wrapping_add(row));
+        prefetch(self.global.wrapping_add(row).cast_const());
         if !self.children.is_null() {
-            prefetch(self.children.wrapping_add(row).cast());
+            prefetch(self.children.wrapping_add(row));
         }
     }
 }
@@ -281,17 +282,4 @@ pub(super) fn stamp_written<G: Component>(world: &mut World, global_id: Componen
         chunk.written.clear();
         chunk.stack.clear();
     }
-}
-
-/// A hint to load the cache line at `address`; it never faults, whatever the address.
-#[inline(always)]
-pub(super) fn prefetch(address: *const u8) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch only hints the cache; it reads nothing into the program and
-    // never faults, whatever the address (SSE, which it needs, is in every x86_64).
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(address.cast());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = address;
 }
