@@ -175,7 +175,7 @@ fn main() -> ExitCode {
     let mut json = Vec::new();
     let report = registry.save(&world).to_json(&mut json).expect("saving to memory");
     let mut binary = Vec::new();
-    registry.save(&world).to_binary(&mut binary).expect("saving to memory");
+    registry.save(&world).to_binary_vec(&mut binary).expect("saving to memory");
     println!("saved: {} entities, {} bytes of JSON, {} bytes binary", report.entities, json.len(), binary.len());
 
     let expected = canonical(&json);

@@ -299,3 +299,40 @@ fn data_commands_can_read_entities_through_the_same_text() {
     assert_eq!(text, format!("\"{a}\""));
     let _ = world;
 }
+
+#[test]
+fn saving_into_a_byte_vector_writes_what_a_writer_gets_and_nothing_on_error() {
+    let registry = registry();
+    let (world, _) = sample();
+    let mut written = Vec::new();
+    let report = registry.save(&world).to_binary(&mut written).unwrap();
+    let mut appended = b"kept".to_vec();
+    let vec_report = registry.save(&world).to_binary_vec(&mut appended).unwrap();
+    assert_eq!(vec_report, report);
+    assert_eq!(vec_report.bytes, written.len() as u64);
+    assert_eq!(&appended[..4], b"kept", "the vector is appended to");
+    assert_eq!(&appended[4..], &written[..]);
+
+    // A value that cannot be written: the vector is left as it was.
+    struct Refuses;
+    impl Serialize for Refuses {
+        fn serialize<S: serde::Serializer>(&self, _: S) -> Result<S::Ok, S::Error> {
+            Err(serde::ser::Error::custom("not today"))
+        }
+    }
+    impl<'de> Deserialize<'de> for Refuses {
+        fn deserialize<D: serde::Deserializer<'de>>(_: D) -> Result<Self, D::Error> {
+            Ok(Refuses)
+        }
+    }
+    let mut registry = SceneRegistry::new();
+    registry.component::<Position>("position").unwrap();
+    registry.component::<Refuses>("refuses").unwrap();
+    let mut world = World::new();
+    world.spawn_batch((0..3000).map(|i| (Position { x: i as f32, y: 0.0 },)));
+    world.spawn((Position { x: -1.0, y: 0.0 }, Refuses));
+    let mut out = b"kept".to_vec();
+    let error = registry.save(&world).to_binary_vec(&mut out).unwrap_err();
+    assert!(error.to_string().contains("`refuses` of entity 3000v1"), "{error}");
+    assert_eq!(out, b"kept");
+}

@@ -59,7 +59,8 @@ impl Scene for RippleScene {
             // Compact, as serde_json::to_writer writes for the peers (ripple's default is
             // pretty).
             Format::Text => self.registry.save(&self.world).compact().to_json(&mut *out).unwrap(),
-            Format::Binary => self.registry.save(&self.world).to_binary(&mut *out).unwrap(),
+            // Straight into the vector, as the peers' postcard calls write.
+            Format::Binary => self.registry.save(&self.world).to_binary_vec(out).unwrap(),
         };
     }
 

@@ -1,6 +1,7 @@
 //! Saving: [`SceneSaver`] walks the selected entities once and writes each value
 //! straight from its column to the output, JSON or binary. Nothing is copied but the
-//! bytes themselves, which go to the caller's writer a chunk at a time.
+//! bytes themselves, which go to the caller's writer a chunk at a time (or, saving
+//! into a byte vector, straight into it).
 
 use std::io::Write;
 
@@ -426,23 +427,64 @@ impl<'s> SceneSaver<'s> {
     /// # Errors
     /// As [`to_json`](Self::to_json).
     pub fn to_binary(self, writer: impl Write) -> Result<SaveReport, SaveError> {
-        let selected = self.selected()?;
         let mut writer = Counted { inner: writer, bytes: 0 };
         let mut out = Vec::with_capacity(CHUNK + 4096);
+        let spill = |out: &mut Vec<u8>| -> Result<(), SaveError> {
+            if out.len() >= CHUNK {
+                writer.write_all(out)?;
+                out.clear();
+            }
+            Ok(())
+        };
+        let mut report = self.write_binary(&mut out, spill)?;
+        writer.write_all(&out)?;
+        report.bytes = writer.bytes;
+        Ok(report)
+    }
+
+    /// Appends the scene in the binary format (as [`to_binary`](Self::to_binary)
+    /// writes it) to `out`, with no chunk copied on the way: the fastest way to save
+    /// into memory. On an error `out` is left as it was.
+    ///
+    /// # Errors
+    /// As [`to_json`](Self::to_json).
+    pub fn to_binary_vec(self, out: &mut Vec<u8>) -> Result<SaveReport, SaveError> {
+        let start = out.len();
+        match self.write_binary(out, |_| Ok(())) {
+            Ok(mut report) => {
+                report.bytes = (out.len() - start) as u64;
+                Ok(report)
+            }
+            Err(error) => {
+                out.truncate(start);
+                Err(error)
+            }
+        }
+    }
+
+    /// Appends the binary form to `out`, handing `out` to `spill` whenever more has
+    /// been written (which may empty it into a writer). The report's `bytes` is
+    /// left for the caller to fill in.
+    fn write_binary(
+        self,
+        out: &mut Vec<u8>,
+        mut spill: impl FnMut(&mut Vec<u8>) -> Result<(), SaveError>,
+    ) -> Result<SaveReport, SaveError> {
+        let selected = self.selected()?;
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-        write_varint(self.registry.components.len() as u64, &mut out);
+        write_varint(self.registry.components.len() as u64, out);
         for entry in &self.registry.components {
-            write_str(&entry.name, &mut out);
+            write_str(&entry.name, out);
         }
         let present: Vec<_> = self.resources().collect();
-        write_varint(present.len() as u64, &mut out);
+        write_varint(present.len() as u64, out);
         for entry in &present {
-            write_str(&entry.name, &mut out);
-            (entry.write_binary)(self.world, &mut out).map_err(|e| value_error(None, &entry.name, e))?;
+            write_str(&entry.name, out);
+            (entry.write_binary)(self.world, out).map_err(|e| value_error(None, &entry.name, e))?;
         }
         let count = self.count(&selected);
-        write_varint(count as u64, &mut out);
+        write_varint(count as u64, out);
         let mut walk = Walk::new(self.registry, self.world);
         let mut rows = Vec::with_capacity(WINDOW);
         self.for_each_window(&selected, |window| {
@@ -455,15 +497,15 @@ impl<'s> SceneSaver<'s> {
                     start + 1 + window[start + 1..].iter().take_while(|&&entity| walk.run_key(entity) == key).count();
                 let run = &window[start..end];
                 walk.visit_run(run);
-                write_varint(walk.values.len() as u64, &mut out);
+                write_varint(walk.values.len() as u64, out);
                 for &(entry, _) in &walk.values {
-                    write_varint(entry as u64, &mut out);
+                    write_varint(entry as u64, out);
                 }
-                write_varint(run.len() as u64, &mut out);
+                write_varint(run.len() as u64, out);
                 let mut previous = run[0].0.to_bits();
-                write_varint(previous, &mut out);
+                write_varint(previous, out);
                 for &(entity, _) in &run[1..] {
-                    write_varint(id_delta(previous, entity.to_bits()), &mut out);
+                    write_varint(id_delta(previous, entity.to_bits()), out);
                     previous = entity.to_bits();
                 }
                 for value in 0..walk.values.len() {
@@ -474,22 +516,18 @@ impl<'s> SceneSaver<'s> {
                     // A few rows at a time, so that the buffer stays small and in
                     // cache on its way to the writer.
                     for (part, rows) in rows.chunks(ROWS_PER_WRITE).enumerate() {
-                        values.binary_rows(rows, &mut out).map_err(|(i, e)| {
+                        values.binary_rows(rows, out).map_err(|(i, e)| {
                             let entity = run[part * ROWS_PER_WRITE + i].0;
                             value_error(Some(entity), &self.registry.components[entry].name, e)
                         })?;
-                        if out.len() >= CHUNK {
-                            writer.write_all(&out)?;
-                            out.clear();
-                        }
+                        spill(out)?;
                     }
                 }
                 start = end;
             }
             Ok(())
         })?;
-        writer.write_all(&out)?;
-        Ok(walk.report(count, present.len(), writer.bytes))
+        Ok(walk.report(count, present.len(), 0))
     }
 }
 

@@ -23,7 +23,8 @@
 //! `mremap`, without a copy). The counting's atomic adds are paid by both sides alike.
 //!
 //! Usage: `cargo run -p bench --release --bin persist_scale [entities]` (default
-//! 1,000,000). Prints one `name value` line per figure.
+//! 1,000,000). Prints one `name value` line per figure, and at the default size keeps
+//! them in bench/PERSIST_SCALE.md for the report.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
@@ -134,7 +135,7 @@ fn main() {
     // Memory, on each side's first save, into a new buffer.
     let mut ripple_bytes: Vec<u8> = Vec::new();
     let ripple_peak = peak_during(|| {
-        let _ = registry.save(&world).to_binary(&mut ripple_bytes).unwrap();
+        let _ = registry.save(&world).to_binary_vec(&mut ripple_bytes).unwrap();
     });
     let mut ideal_bytes: Vec<u8> = Vec::new();
     let ideal_peak = peak_during(|| {
@@ -153,7 +154,7 @@ fn main() {
 
     // The timed saves' buffers, their pages touched by one untimed save each.
     let mut ripple_out: Vec<u8> = Vec::new();
-    let _ = registry.save(&world).to_binary(&mut ripple_out).unwrap();
+    let _ = registry.save(&world).to_binary_vec(&mut ripple_out).unwrap();
     let mut ideal_out: Vec<u8> = Vec::new();
     postcard::to_io(&rows, &mut ideal_out).unwrap();
 
@@ -165,7 +166,7 @@ fn main() {
             if ripple_turn {
                 ripple_out.clear();
                 let start = Instant::now();
-                let _ = registry.save(&world).to_binary(&mut ripple_out).unwrap();
+                let _ = registry.save(&world).to_binary_vec(&mut ripple_out).unwrap();
                 ripple_save.push(start.elapsed().as_secs_f64());
                 black_box(&ripple_out);
             } else {
@@ -198,34 +199,54 @@ fn main() {
     let (ripple_save, ideal_save) = (median(&mut ripple_save), median(&mut ideal_save));
     let (ripple_load, ideal_load) = (median(&mut ripple_load), median(&mut ideal_load));
     let allowance = component_bytes / 10;
-    println!("entities {n}");
-    println!("rounds {ROUNDS}");
-    println!("component_bytes {component_bytes}");
-    println!("ripple_binary_bytes {}", ripple_bytes.len());
-    println!("ideal_binary_bytes {}", ideal_bytes.len());
-    println!("ripple_save_ms {:.3}", ripple_save * 1e3);
-    println!("ideal_save_ms {:.3}", ideal_save * 1e3);
-    println!("ripple_save_mb_s {:.1}", mb_s(ripple_bytes.len(), ripple_save));
-    println!("ideal_save_mb_s {:.1}", mb_s(ideal_bytes.len(), ideal_save));
-    println!("save_time_ratio_ripple_over_ideal {:.3}", ripple_save / ideal_save);
-    println!("ripple_load_ms {:.3}", ripple_load * 1e3);
-    println!("ideal_load_ms {:.3}", ideal_load * 1e3);
-    println!("ripple_load_mb_s {:.1}", mb_s(ripple_bytes.len(), ripple_load));
-    println!("ideal_load_mb_s {:.1}", mb_s(ideal_bytes.len(), ideal_load));
-    println!("load_time_ratio_ripple_over_ideal {:.3}", ripple_load / ideal_load);
-    println!("ripple_save_peak_bytes {ripple_peak}");
-    println!("ripple_save_output_len {}", ripple_bytes.len());
-    println!("ripple_save_output_capacity {}", ripple_bytes.capacity());
-    println!("ripple_save_peak_minus_output_capacity {}", ripple_peak as i64 - ripple_bytes.capacity() as i64);
-    println!(
+    // Each figure as a `name value` line, printed and (for the default size) kept in
+    // bench/PERSIST_SCALE.md, where the report reads the issue's bars from.
+    let mut lines = String::new();
+    macro_rules! line {
+        ($($arg:tt)*) => {{
+            use std::fmt::Write as _;
+            let _ = writeln!(lines, $($arg)*);
+        }};
+    }
+    line!("entities {n}");
+    line!("rounds {ROUNDS}");
+    line!("component_bytes {component_bytes}");
+    line!("ripple_binary_bytes {}", ripple_bytes.len());
+    line!("ideal_binary_bytes {}", ideal_bytes.len());
+    line!("ripple_save_ms {:.3}", ripple_save * 1e3);
+    line!("ideal_save_ms {:.3}", ideal_save * 1e3);
+    line!("ripple_save_mb_s {:.1}", mb_s(ripple_bytes.len(), ripple_save));
+    line!("ideal_save_mb_s {:.1}", mb_s(ideal_bytes.len(), ideal_save));
+    line!("save_time_ratio_ripple_over_ideal {:.3}", ripple_save / ideal_save);
+    line!("ripple_load_ms {:.3}", ripple_load * 1e3);
+    line!("ideal_load_ms {:.3}", ideal_load * 1e3);
+    line!("ripple_load_mb_s {:.1}", mb_s(ripple_bytes.len(), ripple_load));
+    line!("ideal_load_mb_s {:.1}", mb_s(ideal_bytes.len(), ideal_load));
+    line!("load_time_ratio_ripple_over_ideal {:.3}", ripple_load / ideal_load);
+    line!("ripple_save_peak_bytes {ripple_peak}");
+    line!("ripple_save_output_len {}", ripple_bytes.len());
+    line!("ripple_save_output_capacity {}", ripple_bytes.capacity());
+    line!("ripple_save_peak_minus_output_capacity {}", ripple_peak as i64 - ripple_bytes.capacity() as i64);
+    line!(
         "ripple_save_peak_minus_output_capacity_pct_of_component_bytes {:.2}",
         (ripple_peak as f64 - ripple_bytes.capacity() as f64) / component_bytes as f64 * 100.0
     );
-    println!("ideal_save_peak_bytes {ideal_peak}");
-    println!("ideal_save_output_capacity {}", ideal_bytes.capacity());
-    println!("ripple_save_peak_le_output_len_plus_10pct_components {}", ripple_peak <= ripple_bytes.len() + allowance);
-    println!(
+    line!("ideal_save_peak_bytes {ideal_peak}");
+    line!("ideal_save_output_capacity {}", ideal_bytes.capacity());
+    line!("ripple_save_peak_le_output_len_plus_10pct_components {}", ripple_peak <= ripple_bytes.len() + allowance);
+    line!(
         "ripple_save_peak_le_output_capacity_plus_10pct_components {}",
         ripple_peak <= ripple_bytes.capacity() + allowance
     );
+    print!("{lines}");
+    if n == 1_000_000 {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/PERSIST_SCALE.md");
+        let text = format!(
+            "# persist_scale\n\nWritten by `cargo run -p bench --release --bin persist_scale` \
+             (1,000,000 entities; medians of {ROUNDS} rounds, ripple and the floor alternating). \
+             The report's standing bars read the figures below.\n\n```text\n{lines}```\n"
+        );
+        std::fs::write(path, text).expect("writing bench/PERSIST_SCALE.md");
+        eprintln!("wrote {path}");
+    }
 }

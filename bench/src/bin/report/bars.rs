@@ -35,6 +35,9 @@ enum Measure {
     MergeVsMap,
     /// A ratio from the paired tool's table (bench/PAIRED.md).
     Paired { workload: &'static str, other: &'static str },
+    /// A figure of the last `persist_scale` run (bench/PERSIST_SCALE.md), shown with
+    /// the figures named in `with`.
+    Scale { figure: &'static str, with: &'static [&'static str] },
     /// A ripple variant's median over the best of `peers` in `group`.
     VariantOverBestOf { group: &'static str, variant: &'static str, peers: &'static [&'static str] },
 }
@@ -362,7 +365,41 @@ const BARS: &[Bar] = &[
         Paired { workload: "propagate/K=100000", other: "brute" },
         AtMost(1.1),
     ),
+    bar(
+        20,
+        "1,000,000 entities: binary save / ideal (persist_scale)",
+        Scale {
+            figure: "save_time_ratio_ripple_over_ideal",
+            with: &["ripple_save_ms", "ideal_save_ms", "ripple_save_mb_s"],
+        },
+        AtMost(1.5),
+    ),
+    bar(
+        20,
+        "1,000,000 entities: binary load / ideal (persist_scale)",
+        Scale {
+            figure: "load_time_ratio_ripple_over_ideal",
+            with: &["ripple_load_ms", "ideal_load_ms", "ripple_load_mb_s"],
+        },
+        AtMost(1.5),
+    ),
+    bar(
+        20,
+        "1,000,000 entities: heap a save holds beyond its output buffer, % of the world's component bytes",
+        // The output buffer is the caller's vector, whose capacity grows by doubling as
+        // any Vec's does (the floor's too); what the save itself holds is the rest.
+        Scale {
+            figure: "ripple_save_peak_minus_output_capacity_pct_of_component_bytes",
+            with: &["ripple_save_output_len", "ripple_save_output_capacity"],
+        },
+        AtMost(10.0),
+    ),
 ];
+
+/// The `name value` figures of the last `persist_scale` run.
+fn scale_figure(scale: &str, name: &str) -> Option<f64> {
+    scale.lines().find_map(|line| line.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
+}
 
 /// A measured value and how it reads.
 struct Value {
@@ -376,7 +413,7 @@ fn median(tables: &[Table], group: &str, function: &str) -> Option<f64> {
     table.rows.iter().find(|m| m.function == function).map(|m| m.median_ns)
 }
 
-fn measure(tables: &[Table], paired: &str, measure: Measure) -> Result<Value, String> {
+fn measure(tables: &[Table], paired: &str, scale: &str, measure: Measure) -> Result<Value, String> {
     let ratio = |value: f64, detail: String| Value { value, shown: format!("{} ({detail})", fmt_ratio(value)) };
     let need = |group: &str, function: &str| {
         median(tables, group, function).ok_or_else(|| format!("no {function} in {group}"))
@@ -461,6 +498,12 @@ fn measure(tables: &[Table], paired: &str, measure: Measure) -> Result<Value, St
                 .ok_or_else(|| format!("no peer in {group}"))?;
             Ok(ratio(v / best.1, format!("{} vs {} at {}", fmt_ns(v), best.0, fmt_ns(best.1))))
         }
+        Scale { figure, with } => {
+            let value = scale_figure(scale, figure).ok_or_else(|| format!("no {figure} in PERSIST_SCALE.md"))?;
+            let detail: Vec<String> =
+                with.iter().filter_map(|name| scale_figure(scale, name).map(|v| format!("{name} {v}"))).collect();
+            Ok(ratio(value, format!("{}; bench/PERSIST_SCALE.md", detail.join(", "))))
+        }
         Paired { workload, other } => {
             // `| workload | other | ripple median | other median | **ratio** | ...`
             let row = paired
@@ -477,18 +520,20 @@ fn measure(tables: &[Table], paired: &str, measure: Measure) -> Result<Value, St
 /// The standing list, as a markdown section.
 pub(super) fn render(tables: &[Table], manifest_dir: &Path) -> String {
     let paired = std::fs::read_to_string(manifest_dir.join("PAIRED.md")).unwrap_or_default();
+    let scale = std::fs::read_to_string(manifest_dir.join("PERSIST_SCALE.md")).unwrap_or_default();
     let mut s = String::new();
     let _ = writeln!(s, "## Standing bars\n");
     let _ = writeln!(
         s,
         "Every acceptance line so far that a benchmark measures, in this run (paired lines: \
-         the last `paired` run, bench/PAIRED.md). A bar once met stays met.\n"
+         the last `paired` run, bench/PAIRED.md; scale lines: the last `persist_scale` run, \
+         bench/PERSIST_SCALE.md). A bar once met stays met.\n"
     );
     let _ = writeln!(s, "| issue | line | measured | bar | holds |");
     let _ = writeln!(s, "|---:|---|---|---|---|");
     let (mut held, mut total, mut blocked_held) = (0, 0, 0);
     for bar in BARS {
-        let (shown, verdict) = match measure(tables, &paired, bar.measure) {
+        let (shown, verdict) = match measure(tables, &paired, &scale, bar.measure) {
             Ok(value) => {
                 let (ok, proposed) = match bar.limit {
                     AtMost(limit) => (value.value <= limit, None),
