@@ -32,6 +32,14 @@ mod sealed {
 /// let (vel,) = world.remove::<(Vel,)>(e).unwrap();
 /// assert_eq!(vel.0, 1.0);
 /// ```
+///
+/// Sealed: the storage a bundle writes into is private to ripple, so only its own
+/// tuples implement it.
+///
+/// ```compile_fail,E0277
+/// struct Mine;
+/// impl ripple::Bundle for Mine {}
+/// ```
 pub trait Bundle: sealed::Sealed + Send + Sync + Sized + 'static {
     /// Column handles held while spawning many bundles into one archetype.
     #[doc(hidden)]

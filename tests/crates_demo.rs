@@ -25,6 +25,7 @@ fn both_runs_draw_the_same_and_the_change_driven_one_visits_only_what_changed() 
     let mut driven = Game::new(CRATES, Mode::ChangeDriven);
     let mut before = HashMap::new();
     let mut redrawn_total = 0;
+    let (mut driven_collisions, mut brute_collisions) = (0, 0);
     for frame in 0..FRAMES {
         brute.step();
         driven.step();
@@ -53,6 +54,16 @@ fn both_runs_draw_the_same_and_the_change_driven_one_visits_only_what_changed() 
                 .count();
             assert_eq!(driven_work.animator, playing as u64, "frame {frame}: animator");
             assert!(brute_work.animator >= now.len() as u64);
+            // The collision detector visits the shapes that changed or went away and
+            // the crates in the grid cells next to the movers: never the whole level.
+            assert!(
+                driven_work.collision < brute_work.collision / 4,
+                "frame {frame}: collision visited {} change-driven, {} brute force",
+                driven_work.collision,
+                brute_work.collision
+            );
+            driven_collisions += driven_work.collision;
+            brute_collisions += brute_work.collision;
         }
         assert_eq!(driven_work.movement, MOVERS);
         assert_eq!(driven_work.combat, brute_work.combat, "frame {frame}: the same contacts");
@@ -61,4 +72,8 @@ fn both_runs_draw_the_same_and_the_change_driven_one_visits_only_what_changed() 
     assert!(brute.score() > 0, "crates were destroyed: the game exercised flashes, deaths and despawns");
     assert!(redrawn_total > FRAMES * MOVERS as usize, "the game moved things");
     assert!(redrawn_total < FRAMES * CRATES / 20, "yet redrew far less than everything");
+    assert!(
+        driven_collisions < brute_collisions / 10,
+        "collision: {driven_collisions} visits change-driven against {brute_collisions} brute force"
+    );
 }

@@ -477,3 +477,34 @@ fn a_partial_read_of_a_bounded_queue_counts_drops_once() {
     assert_eq!(world.read_events(&mut cursor).copied().collect::<Vec<_>>(), [Ping(4), Ping(5), Ping(6)]);
     assert_eq!(cursor.missed(), 2, "the drops were counted once");
 }
+
+/// A merge key; its event's amount is the number of sends merged into it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Keyed {
+    key: u64,
+    amount: u32,
+}
+
+#[test]
+fn merge_keys_crafted_to_collide_still_merge_exactly_frame_after_frame() {
+    // `i · 0xf1de83e19937733d` undoes the multiplier of an unsalted Fibonacci hash: every
+    // key would start in one probe chain. Keys from data (a network, a level file) may
+    // be chosen like this; the sends must still merge exactly, key by key, in the order
+    // each key was first sent (the time bound is the `merge_flood` benchmark's).
+    let crafted: Vec<u64> = (0..20_000u64).map(|i| i.wrapping_mul(0xf1de_83e1_9937_733d)).collect();
+    let mut world = World::new();
+    world.merge_events_by(|k: &Keyed| k.key, |sum: &mut Keyed, k| sum.amount += k.amount);
+    let mut cursor = world.event_cursor::<Keyed>();
+    for frame in 0..3u32 {
+        // Each frame sends every key twice, and a third time for every seventh key.
+        let thrice = crafted.iter().step_by(7);
+        world.send_events(crafted.iter().chain(&crafted).chain(thrice).map(|&key| Keyed { key, amount: 1 }));
+        world.deliver_events();
+        let got: Vec<Keyed> = world.read_events(&mut cursor).copied().collect();
+        assert_eq!(got.len(), crafted.len(), "frame {frame}: one event per key");
+        for (i, (event, &key)) in got.iter().zip(&crafted).enumerate() {
+            let expected = if i % 7 == 0 { 3 } else { 2 };
+            assert_eq!(*event, Keyed { key, amount: expected }, "frame {frame}, key {i}");
+        }
+    }
+}

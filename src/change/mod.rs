@@ -3,7 +3,8 @@
 //! removals.
 //!
 //! The world owns a *change tick* that advances once per observer run (each iteration
-//! of a [`QueryState`](crate::QueryState) with a change filter). A tracked column
+//! of a [`QueryState`](crate::QueryState) with a change filter or a
+//! [`Ref`](crate::Ref) fetch). A tracked column
 //! stores, per row, the tick at which the value was added and last changed; beside the
 //! rows, a summary lists the rows written recently, one segment per tick, and keeps a
 //! tree of per-block maxima (64 rows per leaf, 16 entries per parent, …) for what the
@@ -12,8 +13,8 @@
 //! frame with no changes costs one comparison per matched table.
 //!
 //! Tracking is opt-in per component type ([`World::track`](crate::World::track), or a
-//! query that asks with [`Changed`](crate::Changed), [`Added`](crate::Added) or
-//! [`Dirty`](crate::Dirty)); untracked columns carry no tick memory and `&mut T` access
+//! query that asks with [`Changed`](crate::Changed), [`Added`](crate::Added),
+//! [`Dirty`](crate::Dirty) or [`Ref`](crate::Ref)); untracked columns carry no tick memory and `&mut T` access
 //! to them writes straight through.
 
 mod change_list;

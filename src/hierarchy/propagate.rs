@@ -34,9 +34,8 @@ const WARM_CANDIDATES: usize = 4096;
 const WARM_LEVELS: usize = 8;
 /// A walk of every tree goes parallel from this many members, and a walk of changed
 /// subtrees from this many subtrees: runs of a few milliseconds, where the second
-/// thread clearly pays (on the bench machine, on a pool thread, a full walk of 100,000
-/// members took 0.6 of one thread's time, while walks of 1,000 changed subtrees came
-/// out anywhere from 25% faster to 33% slower in parallel from run to run).
+/// thread clearly pays for waking it (the measurements behind both are in the
+/// changelog).
 const PARALLEL_MEMBERS: usize = 32_768;
 const PARALLEL_JOBS: usize = 4096;
 
@@ -188,9 +187,9 @@ impl<L: Component, G: Component + Clone> Propagation<L, G> {
     /// independent subtrees in parallel: the calling thread walks its share at once
     /// and idle workers steal the rest. Called from a thread outside the pool, a run
     /// stays on that thread: it would otherwise hand the whole walk to workers that may
-    /// be asleep and wait for them (on the two-core bench machine that made runs of
-    /// 100,000 members up to 18% slower than one thread). A game loop that wants
-    /// parallel propagation runs inside `rayon::ThreadPool::install`.
+    /// be asleep and wait for them, which can cost more than the second thread gains.
+    /// A game loop that wants parallel propagation runs inside
+    /// `rayon::ThreadPool::install`.
     ///
     /// If `combine` panics, the panic is passed on after the values written so far are
     /// recorded as changed, and the next run computes every member again.

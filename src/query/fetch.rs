@@ -79,7 +79,13 @@ impl<T: Component> ColumnPtr<T> {
 ///
 /// # Safety
 /// Implementations (all inside ripple) must report every component they access in
-/// `access`, and `fetch` may only touch the columns reported there.
+/// `access`, and `fetch` may only touch the columns reported there. Code outside
+/// ripple cannot implement it, even with `unsafe`:
+///
+/// ```compile_fail,E0277
+/// struct Mine;
+/// unsafe impl ripple::QueryData for Mine {}
+/// ```
 pub unsafe trait QueryData: sealed::Sealed {
     /// What the query yields per entity; borrows the world for `'w`.
     type Item<'w>;

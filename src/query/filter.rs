@@ -28,7 +28,13 @@ use super::fetch::ComponentRef;
 ///
 /// # Safety
 /// Implementations (all inside ripple) read no component in `filter_row` other than
-/// through columns they were given in `fetch_archetype`, and only read.
+/// through columns they were given in `fetch_archetype`, and only read. Code outside
+/// ripple cannot implement it, even with `unsafe`:
+///
+/// ```compile_fail,E0277
+/// struct Mine;
+/// unsafe impl ripple::QueryFilter for Mine {}
+/// ```
 pub unsafe trait QueryFilter: sealed::Sealed {
     /// True if the filter decides per archetype only; then `filter_row` is never called.
     #[doc(hidden)]

@@ -13,9 +13,19 @@ use crate::error::CommandError;
 use crate::world::World;
 
 /// A change to the world, applied later with exclusive access.
+///
+/// Safe to implement: a command gets the world as `&mut World` at a sync point, when
+/// no system runs, so nothing it does can race with anything, and the schedule
+/// trusts nothing a command declares.
+///
+/// If `apply` panics, the commands queued after it are dropped unapplied (entities
+/// their spawns reserved are freed) and the panic goes on to the caller of the sync
+/// point; what the command changed before panicking stays, seen by observers as any
+/// change.
 pub trait Command: Send + 'static {
-    /// Applies the command. Failures are recorded with
-    /// [`World::record_failed_command`], never panics.
+    /// Applies the command. Failures should be recorded with
+    /// [`World::record_failed_command`] rather than panicking (ripple's own
+    /// commands never panic).
     fn apply(self, world: &mut World);
 }
 

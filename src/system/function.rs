@@ -51,6 +51,14 @@ use super::param::{EntityCounts, SystemMeta, SystemParam, SystemParamItem};
 ///     fn entity_counts(&mut self, _: &World) -> EntityCounts { EntityCounts::default() }
 /// }
 /// ```
+///
+/// # Panics
+/// A system may panic. The schedule lets the systems running beside it finish, then
+/// passes the panic on from [`Schedule::run`](crate::Schedule::run); the world and the
+/// schedule stay usable, and the commands the phase queued are applied at the next
+/// sync point. A system made with [`IntoSystem`] keeps its queries' memory from before
+/// the failed run, so its next run sees again the changes the failed one had not
+/// finished; a hand-written system should do the same with its own observers.
 pub unsafe trait System: Send + 'static {
     /// The system's name (unique within a schedule).
     fn name(&self) -> &str;

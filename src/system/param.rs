@@ -74,6 +74,38 @@ pub struct EntityCounts {
 /// `init` must declare in `meta` every access that `get`, `count` and `matches`
 /// make through the shared world (the world's bookkeeping may always be read); the
 /// schedule relies on it to keep writers apart from readers.
+///
+/// That promise is what a parallel stage trusts, so implementing the trait takes
+/// `unsafe`. A parameter that declares nothing and reads nothing is sound:
+///
+/// ```
+/// use ripple::{SystemMeta, SystemParam, World};
+/// struct Nothing;
+/// // SAFETY: `get` reads nothing through the world, and `init` declares nothing.
+/// unsafe impl SystemParam for Nothing {
+///     type State = ();
+///     type Item<'w, 's> = Nothing;
+///     fn init(_: &mut World, _: &mut SystemMeta) {}
+///     unsafe fn get<'w, 's>(_: &'s mut (), _: &'w World, _: &SystemMeta) -> Nothing {
+///         Nothing
+///     }
+/// }
+/// ```
+///
+/// and the same implementation without `unsafe` does not compile:
+///
+/// ```compile_fail,E0200
+/// use ripple::{SystemMeta, SystemParam, World};
+/// struct Nothing;
+/// impl SystemParam for Nothing {
+///     type State = ();
+///     type Item<'w, 's> = Nothing;
+///     fn init(_: &mut World, _: &mut SystemMeta) {}
+///     unsafe fn get<'w, 's>(_: &'s mut (), _: &'w World, _: &SystemMeta) -> Nothing {
+///         Nothing
+///     }
+/// }
+/// ```
 pub unsafe trait SystemParam: Sized {
     /// What the parameter keeps between runs (a query's cache, a local value).
     type State: Send + 'static;
