@@ -18,6 +18,7 @@
 //! to them writes straight through.
 
 mod change_list;
+pub(crate) mod history;
 pub(crate) mod log;
 mod mut_ref;
 mod removals;

@@ -4,6 +4,9 @@
 //!
 //! [`Dirty`]: crate::Dirty
 
+use std::ops::ControlFlow;
+
+use crate::change::history::for_each_operation_back;
 use crate::change::{Move, RunTicks};
 use crate::component::ComponentId;
 use crate::entity::Entity;
@@ -19,13 +22,13 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     /// Candidates for a run of a query whose filter has a `Dirty` part (see
     /// [`gather_dirty`]).
     pub(super) fn gather_dirty_rows(&mut self, world: &World, ticks: RunTicks) {
-        let QueryState { candidates, replay, matched, filter, required_sparse, deciding_sparse, .. } = self;
+        let QueryState { candidates, replay, flipped, matched, filter, required_sparse, deciding_sparse, .. } = self;
         let dirty = F::dirty_state(filter).expect("ripple: a Dirty run has a Dirty filter");
         let matches = |table: ArchetypeId, has: &dyn Fn(ComponentId) -> bool| {
             structurally_matches::<Q, F>(matched, required_sparse, filter, world, table, has)
         };
         let deciding = Deciding { components: deciding_sparse, matches: &matches };
-        gather_dirty(candidates, matched, world, ticks, dirty, &deciding, replay);
+        gather_dirty(candidates, matched, world, ticks, dirty, &deciding, (replay, flipped));
     }
 
     /// Whether an entity in table `archetype` that has exactly the sparse components
@@ -84,7 +87,7 @@ fn gather_dirty<QA, FA>(
     ticks: RunTicks,
     dirty: &DirtyState,
     deciding: &Deciding<'_>,
-    replay: &mut Vec<(u32, Move)>,
+    (replay, flipped): (&mut Vec<(u32, Move)>, &mut Vec<ComponentId>),
 ) {
     candidates.clear();
     let position = |archetype: ArchetypeId| matched.binary_search_by_key(&archetype, |m| m.archetype);
@@ -118,27 +121,16 @@ fn gather_dirty<QA, FA>(
     let read = world.moves.read(&dirty.cursor);
     debug_assert_eq!(read.missed, 0, "a Dirty observer that missed moves takes every matching entity instead");
     // Whether a table move made an entity start matching depends, once sparse
-    // components decide the match too, on which of them it had at the time: those
-    // moves are replayed entity by entity below.
-    // (Past `MAX_REPLAYED` deciding components, which no real query names, a move of
-    // any of them counts as making the entity dirty instead.)
-    let replaying = !deciding.components.is_empty() && deciding.components.len() <= MAX_REPLAYED;
-    let conservative = deciding.components.len() > MAX_REPLAYED;
+    // components decide the match too, on which of them it had at the time: then each
+    // entity's moves are replayed below, in log order (a move's position in the read).
+    let replaying = !deciding.components.is_empty();
     replay.clear();
-    // Moves are replayed operation by operation: a number per operation, counted over
-    // every move (those not replayed too), keeps an operation's moves together.
-    let mut operation = 0u32;
-    for mv in read.entries {
-        if !mv.joined() {
-            operation = operation.wrapping_add(1);
-        }
+    for (at, mv) in read.entries.enumerate() {
         let Move { entity, from, to, .. } = mv;
         let sparse = mv.sparse_component();
         let Some(location) = world.entities.get(entity) else { continue };
         let dirtied = match sparse {
-            Some(component) => {
-                dirty.components.contains(&component) || (conservative && deciding.components.contains(&component))
-            }
+            Some(component) => dirty.components.contains(&component),
             None => {
                 let started_matching = !replaying && from.is_none_or(|from| position(from).is_err());
                 started_matching || dirty.components.iter().any(|&c| has(from, c) != has(to, c))
@@ -149,16 +141,15 @@ fn gather_dirty<QA, FA>(
                 candidates.push((index as u32, location.row.0));
             }
         }
-        if replaying && sparse.is_none_or(|component| deciding.components.contains(&component)) {
-            replay.push((operation, mv));
+        if replaying {
+            replay.push((at as u32, mv));
         }
     }
     if replaying {
-        // (The moves of one operation are in any order: their effects commute.)
-        replay.sort_unstable_by_key(|&(operation, mv)| (mv.entity.to_bits(), operation));
+        replay.sort_unstable_by_key(|&(at, mv)| (mv.entity.to_bits(), at));
         for moves in replay.chunk_by(|a, b| a.1.entity == b.1.entity) {
             let entity = moves[0].1.entity;
-            if deciding.started_matching(world, entity, moves.iter().copied()) {
+            if deciding.started_matching(world, entity, moves, flipped) {
                 candidates.extend(candidate(entity));
             }
         }
@@ -166,9 +157,6 @@ fn gather_dirty<QA, FA>(
     candidates.sort_unstable();
     candidates.dedup();
 }
-
-/// The most deciding sparse components a `Dirty` run replays moves for (one bit each).
-const MAX_REPLAYED: usize = 128;
 
 /// A query's structural test of an entity in a table, given which sparse components
 /// it has.
@@ -186,54 +174,31 @@ struct Deciding<'a> {
 
 impl Deciding<'_> {
     /// Whether `entity` (alive) started matching in the course of `moves`, its moves
-    /// since the last run in the order they happened: its state before them is found
-    /// by undoing them from its state now (a table move undone puts it back in `from`,
-    /// a sparse one flips that component's presence), then they are applied again
-    /// operation by operation (`moves` carry their operation's number), testing the
-    /// match before and after each.
+    /// since the last run in the order they happened, judged an operation at a time
+    /// (see [`for_each_operation_back`]).
     fn started_matching(
         &self,
         world: &World,
         entity: Entity,
-        moves: impl DoubleEndedIterator<Item = (u32, Move)> + Clone,
+        moves: &[(u32, Move)],
+        flipped: &mut Vec<ComponentId>,
     ) -> bool {
         let Some(location) = world.entities.get(entity) else { return false };
-        // Presence of deciding component `i` as bit `i` (a query names few).
-        let bit = |component: ComponentId| self.components.iter().position(|&c| c == component).map(|i| 1u128 << i);
-        let mut present = 0u128;
-        for &component in self.components {
-            if world.sparse.get(component).is_some_and(|set| set.contains(entity)) {
-                present |= bit(component).unwrap_or(0);
-            }
-        }
-        let mut table = Some(location.archetype);
-        for (_, mv) in moves.clone().rev() {
-            match mv.sparse_component() {
-                Some(component) => present ^= bit(component).unwrap_or(0),
-                None => table = mv.from,
-            }
-        }
-        let matches = |table: Option<ArchetypeId>, present: u128| {
-            table.is_some_and(|table| {
-                (self.matches)(table, &|component| bit(component).is_some_and(|bit| present & bit != 0))
-            })
+        let has_now = |component: ComponentId| world.sparse.get(component).is_some_and(|set| set.contains(entity));
+        let matches = |table: Option<ArchetypeId>, flipped: &[ComponentId]| {
+            table.is_some_and(|table| (self.matches)(table, &|c| has_now(c) != flipped.contains(&c)))
         };
-        let mut before = matches(table, present);
-        let mut moves = moves.peekable();
-        while let Some((operation, mv)) = moves.next() {
-            match mv.sparse_component() {
-                Some(component) => present ^= bit(component).unwrap_or(0),
-                None => table = mv.to,
-            }
-            if moves.peek().is_some_and(|&(next, _)| next == operation) {
-                continue; // the same operation goes on: no state in between existed
-            }
-            let after = matches(table, present);
-            if after && !before {
-                return true;
-            }
-            before = after;
-        }
-        false
+        let mut started = false;
+        for_each_operation_back(
+            moves.iter().copied(),
+            Some(location.archetype),
+            flipped,
+            matches,
+            |_, before, after| {
+                started = after && !before;
+                if started { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
+            },
+        );
+        started
     }
 }

@@ -105,8 +105,11 @@ pub struct QueryState<Q: QueryData, F: QueryFilter = ()> {
     /// filter sorted, for a driving change filter grouped by table, from a sparse set in
     /// the set's order.
     pub(crate) candidates: Vec<Candidate>,
-    /// Reused by a `Dirty` run that replays moves (its operation's number in the log, the move).
+    /// Reused by a `Dirty` run that replays moves (its position in the read, the move).
     pub(crate) replay: Vec<(u32, crate::change::Move)>,
+    /// Reused while replaying an entity's moves: the sparse components whose presence
+    /// then differs from now.
+    pub(crate) flipped: Vec<crate::component::ComponentId>,
     /// Reused by [`QueryState::despawn_where`].
     doomed: Vec<Entity>,
     /// Every component the query's data and filter touch, once each, with whether it
@@ -159,6 +162,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             has_run: AtomicBool::new(false),
             candidates: Vec::new(),
             replay: Vec::new(),
+            flipped: Vec::new(),
             doomed: Vec::new(),
             access,
             sparse,

@@ -1,18 +1,16 @@
 //! Which structural changes make an entity start or stop matching a system, for its
 //! entity enter and exit callbacks.
 //!
-//! A table move alone does not tell: once a query names sparse components (`With<S>`,
-//! `Without<S>`, `&S`), whether an entity matches also depends on which of them it
-//! had at the time, and gaining or losing one moves no row. Every decision is made
-//! before any callback runs, from the moves read and the world as it is: an entity's
-//! state before its moves is found by undoing them from its state now (a table move
-//! undone puts it back in `from`, a sparse one flips that component's presence; a
-//! despawn logs the loss of each sparse component it had), then each move is judged by
-//! the match before and after it. The moves one operation logs (an insert, remove or
-//! despawn changing table and sparse components together) are judged as one, at the
-//! first of them: the states between them never existed.
+//! Every decision is made before any callback runs, from the moves read and the world
+//! as it is, each entity's moves judged an operation at a time by
+//! [`for_each_operation_back`] (a despawn logs the loss of each sparse component the
+//! entity had, so a dead entity has none now). An operation's decision is kept at its
+//! first move.
+
+use std::ops::ControlFlow;
 
 use crate::change::Move;
+use crate::change::history::for_each_operation_back;
 use crate::component::ComponentId;
 use crate::entity::Entity;
 use crate::storage::ArchetypeId;
@@ -83,32 +81,17 @@ impl MembershipScratch {
         by_entity.sort_unstable_by_key(|&at| (moves[at as usize].entity.to_bits(), at));
         for group in by_entity.chunk_by(|&a, &b| moves[a as usize].entity == moves[b as usize].entity) {
             let entity = moves[group[0] as usize].entity;
-            let mut table = world.entities.get(entity).map(|location| location.archetype);
-            let alive = table.is_some();
-            flipped.clear();
-            let mut matches = |table: Option<ArchetypeId>, flipped: &[ComponentId]| {
+            let now = world.entities.get(entity).map(|location| location.archetype);
+            let alive = now.is_some();
+            let matches = |table: Option<ArchetypeId>, flipped: &[ComponentId]| {
                 let has = |component| has_now(entity, alive, component) != flipped.contains(&component);
                 table.is_some_and(|table| system.matches_entity_in(world, table, &has))
             };
-            let mut after = matches(table, flipped);
-            for (position, &at) in group.iter().enumerate().rev() {
-                let mv = moves[at as usize];
-                match mv.sparse_component() {
-                    Some(component) => match flipped.iter().position(|&c| c == component) {
-                        Some(i) => {
-                            flipped.swap_remove(i);
-                        }
-                        None => flipped.push(component),
-                    },
-                    None => table = mv.from,
-                }
-                if mv.joined() && position > 0 {
-                    continue; // judged with the move that began its operation
-                }
-                let before = matches(table, flipped);
-                decisions[at as usize] = Membership::of(before, after);
-                after = before;
-            }
+            let history = group.iter().map(|&at| (at as usize, moves[at as usize]));
+            for_each_operation_back(history, now, flipped, matches, |at, before, after| {
+                decisions[at] = Membership::of(before, after);
+                ControlFlow::Continue(())
+            });
         }
     }
 }
