@@ -60,12 +60,23 @@ impl Relations {
 pub(crate) fn install(world: &mut World) {
     assert_eq!(world.components.id_or_register::<ChildOf>(), CHILD_OF, "ChildOf is registered first");
     assert_eq!(world.components.id_or_register::<Children>(), CHILDREN, "Children is registered second");
+    // The checked calls put the lists in step before they insert or remove `ChildOf`
+    // (`set_parent` links, `remove_parent` unlists): their hooks find nothing to do and
+    // queue nothing. Only direct inserts and removals, and despawns, need a command.
     world.on_insert::<ChildOf>(|ctx| {
         let child = ctx.entity;
+        if let Ok(&ChildOf(parent)) = ctx.world.get::<ChildOf>(child)
+            && ctx.world.relations.parent_of(child) == Some(parent)
+        {
+            return;
+        }
         ctx.commands.add(move |world: &mut World| world.follow_child_of(child));
     });
     world.on_remove::<ChildOf>(|ctx| {
         let child = ctx.entity;
+        if ctx.world.relations.parent_of(child).is_none() {
+            return;
+        }
         ctx.commands.add(move |world: &mut World| world.unlist(child));
     });
     world.on_insert::<Children>(|ctx| {
