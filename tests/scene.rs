@@ -336,3 +336,34 @@ fn saving_into_a_byte_vector_writes_what_a_writer_gets_and_nothing_on_error() {
     assert!(error.to_string().contains("`refuses` of entity 3000v1"), "{error}");
     assert_eq!(out, b"kept");
 }
+
+#[test]
+fn a_refused_selection_or_resource_leaves_the_byte_vector_as_it_was() {
+    let registry = registry();
+    let (mut world, [a, _, c]) = sample();
+    world.despawn(c).unwrap();
+    let mut out = b"kept".to_vec();
+    let error = registry.save(&world).entities([a, c]).to_binary_vec(&mut out).unwrap_err();
+    assert!(matches!(error, ripple::SaveError::NoSuchEntity(e) if e == c), "{error}");
+    assert_eq!(out, b"kept");
+
+    // A resource whose value cannot be written.
+    struct Refuses;
+    impl Serialize for Refuses {
+        fn serialize<S: serde::Serializer>(&self, _: S) -> Result<S::Ok, S::Error> {
+            Err(serde::ser::Error::custom("not today"))
+        }
+    }
+    impl<'de> Deserialize<'de> for Refuses {
+        fn deserialize<D: serde::Deserializer<'de>>(_: D) -> Result<Self, D::Error> {
+            Ok(Refuses)
+        }
+    }
+    let mut registry = SceneRegistry::new();
+    registry.resource::<Refuses>("refuses").unwrap();
+    let mut world = World::new();
+    world.insert_resource(Refuses);
+    let error = registry.save(&world).to_binary_vec(&mut out).unwrap_err();
+    assert!(error.to_string().contains("refuses"), "{error}");
+    assert_eq!(out, b"kept");
+}

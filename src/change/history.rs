@@ -19,7 +19,8 @@ use crate::storage::ArchetypeId;
 use super::Move;
 
 /// Walks one entity's `moves` (tagged by the caller, oldest first, as the log holds
-/// them) back from its state now, `now` being its table (`None` if it is not alive),
+/// them, or a subset of them whose joined flags say which continue the operation of
+/// the move before; see [`Move::rejoined`]) back from its state now, `now` being its table (`None` if it is not alive),
 /// and hands `judge` each operation, newest first: the tag of the operation's first
 /// move and whether the entity matched before and after it, until `judge` breaks.
 ///

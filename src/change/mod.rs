@@ -112,4 +112,22 @@ impl Move {
     pub(crate) fn joined(&self) -> bool {
         matches!(self.sparse, SparseChange::Joined(_))
     }
+
+    /// This move marked as joined to the one before it or not: for a subset of the log
+    /// whose first kept move of an operation is not the operation's first. A table
+    /// move always begins its operation.
+    #[inline]
+    pub(crate) fn rejoined(self, joined: bool) -> Move {
+        let sparse = match self.sparse {
+            SparseChange::None => {
+                debug_assert!(!joined, "a table move begins its operation");
+                SparseChange::None
+            }
+            SparseChange::Alone(component) | SparseChange::Joined(component) if joined => {
+                SparseChange::Joined(component)
+            }
+            SparseChange::Alone(component) | SparseChange::Joined(component) => SparseChange::Alone(component),
+        };
+        Move { sparse, ..self }
+    }
 }

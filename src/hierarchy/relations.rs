@@ -62,7 +62,8 @@ pub(crate) fn install(world: &mut World) {
     assert_eq!(world.components.id_or_register::<Children>(), CHILDREN, "Children is registered second");
     // The checked calls put the lists in step before they insert or remove `ChildOf`
     // (`set_parent` links, `remove_parent` unlists): their hooks find nothing to do and
-    // queue nothing. Only direct inserts and removals, and despawns, need a command.
+    // queue nothing. Only a hook that finds the lists out of step (a direct insert or
+    // removal, a despawn of a listed child) queues a command.
     world.on_insert::<ChildOf>(|ctx| {
         let child = ctx.entity;
         if let Ok(&ChildOf(parent)) = ctx.world.get::<ChildOf>(child)

@@ -22,13 +22,13 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     /// Candidates for a run of a query whose filter has a `Dirty` part (see
     /// [`gather_dirty`]).
     pub(super) fn gather_dirty_rows(&mut self, world: &World, ticks: RunTicks) {
-        let QueryState { candidates, replay, flipped, matched, filter, required_sparse, deciding_sparse, .. } = self;
+        let QueryState { candidates, replay, matched, filter, required_sparse, deciding_sparse, .. } = self;
         let dirty = F::dirty_state(filter).expect("ripple: a Dirty run has a Dirty filter");
         let matches = |table: ArchetypeId, has: &dyn Fn(ComponentId) -> bool| {
             structurally_matches::<Q, F>(matched, required_sparse, filter, world, table, has)
         };
         let deciding = Deciding { components: deciding_sparse, matches: &matches };
-        gather_dirty(candidates, matched, world, ticks, dirty, &deciding, (replay, flipped));
+        gather_dirty(candidates, matched, world, ticks, dirty, &deciding, replay);
     }
 
     /// Whether an entity in table `archetype` that has exactly the sparse components
@@ -87,7 +87,7 @@ fn gather_dirty<QA, FA>(
     ticks: RunTicks,
     dirty: &DirtyState,
     deciding: &Deciding<'_>,
-    (replay, flipped): (&mut Vec<(u32, Move)>, &mut Vec<ComponentId>),
+    replay: &mut Replay,
 ) {
     candidates.clear();
     let position = |archetype: ArchetypeId| matched.binary_search_by_key(&archetype, |m| m.archetype);
@@ -122,10 +122,18 @@ fn gather_dirty<QA, FA>(
     debug_assert_eq!(read.missed, 0, "a Dirty observer that missed moves takes every matching entity instead");
     // Whether a table move made an entity start matching depends, once sparse
     // components decide the match too, on which of them it had at the time: then each
-    // entity's moves are replayed below, in log order (a move's position in the read).
+    // entity's table moves and moves of deciding components are replayed below, in log
+    // order (a move's position in the read). A move of a sparse component the query
+    // does not name changes no match: it is left out, and the next kept move of its
+    // operation, if any, begins it instead.
     let replaying = !deciding.components.is_empty();
-    replay.clear();
+    let Replay { moves: replayed, flipped } = replay;
+    replayed.clear();
+    let mut operation_kept = false;
     for (at, mv) in read.entries.enumerate() {
+        if !mv.joined() {
+            operation_kept = false;
+        }
         let Move { entity, from, to, .. } = mv;
         let sparse = mv.sparse_component();
         let Some(location) = world.entities.get(entity) else { continue };
@@ -141,13 +149,14 @@ fn gather_dirty<QA, FA>(
                 candidates.push((index as u32, location.row.0));
             }
         }
-        if replaying {
-            replay.push((at as u32, mv));
+        if replaying && sparse.is_none_or(|component| deciding.components.contains(&component)) {
+            replayed.push((at as u32, mv.rejoined(operation_kept)));
+            operation_kept = true;
         }
     }
     if replaying {
-        replay.sort_unstable_by_key(|&(at, mv)| (mv.entity.to_bits(), at));
-        for moves in replay.chunk_by(|a, b| a.1.entity == b.1.entity) {
+        replayed.sort_unstable_by_key(|&(at, mv)| (mv.entity.to_bits(), at));
+        for moves in replayed.chunk_by(|a, b| a.1.entity == b.1.entity) {
             let entity = moves[0].1.entity;
             if deciding.started_matching(world, entity, moves, flipped) {
                 candidates.extend(candidate(entity));
@@ -156,6 +165,17 @@ fn gather_dirty<QA, FA>(
     }
     candidates.sort_unstable();
     candidates.dedup();
+}
+
+/// Scratch a `Dirty` run keeps for replaying moves (capacity kept, so steady runs
+/// allocate nothing).
+#[derive(Default)]
+pub(crate) struct Replay {
+    /// The moves replayed: their position in the read, and the move.
+    moves: Vec<(u32, Move)>,
+    /// While one entity's moves are undone: the sparse components whose presence then
+    /// differs from now.
+    flipped: Vec<ComponentId>,
 }
 
 /// A query's structural test of an entity in a table, given which sparse components

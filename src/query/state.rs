@@ -105,11 +105,8 @@ pub struct QueryState<Q: QueryData, F: QueryFilter = ()> {
     /// filter sorted, for a driving change filter grouped by table, from a sparse set in
     /// the set's order.
     pub(crate) candidates: Vec<Candidate>,
-    /// Reused by a `Dirty` run that replays moves (its position in the read, the move).
-    pub(crate) replay: Vec<(u32, crate::change::Move)>,
-    /// Reused while replaying an entity's moves: the sparse components whose presence
-    /// then differs from now.
-    pub(crate) flipped: Vec<crate::component::ComponentId>,
+    /// Reused by a `Dirty` run that replays moves.
+    pub(crate) replay: super::gather::Replay,
     /// Reused by [`QueryState::despawn_where`].
     doomed: Vec<Entity>,
     /// Every component the query's data and filter touch, once each, with whether it
@@ -161,8 +158,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             last_run: world.register_observer(),
             has_run: AtomicBool::new(false),
             candidates: Vec::new(),
-            replay: Vec::new(),
-            flipped: Vec::new(),
+            replay: Default::default(),
             doomed: Vec::new(),
             access,
             sparse,

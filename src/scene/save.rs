@@ -444,7 +444,9 @@ impl<'s> SceneSaver<'s> {
 
     /// Appends the scene in the binary format (as [`to_binary`](Self::to_binary)
     /// writes it) to `out`, with no chunk copied on the way: the fastest way to save
-    /// into memory. On an error `out` is left as it was.
+    /// into memory. On an error the contents of `out` are left as they were (its
+    /// capacity may have grown); if a value's `Serialize` panics, the bytes written
+    /// before it stay.
     ///
     /// # Errors
     /// As [`to_json`](Self::to_json).
@@ -462,9 +464,9 @@ impl<'s> SceneSaver<'s> {
         }
     }
 
-    /// Appends the binary form to `out`, handing `out` to `spill` whenever more has
-    /// been written (which may empty it into a writer). The report's `bytes` is
-    /// left for the caller to fill in.
+    /// Appends the binary form to `out`, handing `out` to `spill` after each chunk of
+    /// rows (which may empty it into a writer). The report's `bytes` is left for the
+    /// caller to fill in.
     fn write_binary(
         self,
         out: &mut Vec<u8>,
@@ -513,8 +515,9 @@ impl<'s> SceneSaver<'s> {
                     rows.clear();
                     rows.extend(run.iter().map(|&(entity, location)| walk.row_of(source, entity, location)));
                     let (values, _) = walk.writer(source);
-                    // A few rows at a time, so that the buffer stays small and in
-                    // cache on its way to the writer.
+                    // A few rows at a time: writing to an `io::Write`, the chunk
+                    // buffer stays small and in cache on its way to the writer; and
+                    // a failing value is found within its chunk.
                     for (part, rows) in rows.chunks(ROWS_PER_WRITE).enumerate() {
                         values.binary_rows(rows, out).map_err(|(i, e)| {
                             let entity = run[part * ROWS_PER_WRITE + i].0;

@@ -24,8 +24,10 @@ use crate::world::World;
 /// change.
 pub trait Command: Send + 'static {
     /// Applies the command. Failures should be recorded with
-    /// [`World::record_failed_command`] rather than panicking (ripple's own
-    /// commands never panic).
+    /// [`World::record_failed_command`] rather than panicking, as ripple's own
+    /// commands record those they can detect (a stale entity, a missing component);
+    /// what an operation documents as a panic (a bundle naming a type twice, a
+    /// panicking hook or `Drop`) still panics.
     fn apply(self, world: &mut World);
 }
 

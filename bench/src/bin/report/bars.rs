@@ -385,7 +385,7 @@ const BARS: &[Bar] = &[
     ),
     bar(
         20,
-        "1,000,000 entities: heap a save holds beyond its output buffer, % of the world's component bytes",
+        "1,000,000 entities: heap a save holds beyond its output buffer's capacity, in % of the world's component bytes",
         // The output buffer is the caller's vector, whose capacity grows by doubling as
         // any Vec's does (the floor's too); what the save itself holds is the rest.
         Scale {
