@@ -595,6 +595,34 @@ mod tests {
     }
 
     #[test]
+    fn a_write_that_overflows_its_own_ticks_list_reaches_the_tree() {
+        // One tick writes more rows than the list holds: once the tick's own segment is
+        // folded, the write that found no room goes to the tree. Make that write the
+        // only one of its leaf: nothing else would raise the leaf's maximum.
+        let dense = |column: &mut Column, writes: usize| (0..writes).for_each(|row| column.write(row));
+        let fresh = || {
+            let mut column = Column::new(4096);
+            let last_run = column.read(Tick(9));
+            column.now = Tick(11);
+            (column, last_run)
+        };
+        // How many dense writes the list takes before the tick's own segment is folded.
+        let (mut probe, _) = fresh();
+        let mut taken = 0;
+        while probe.summary.folded() != probe.now {
+            probe.write(taken);
+            taken += 1;
+        }
+        assert!(taken < 4096 - LEAF, "the list overflowed within the first rows");
+        let (mut column, last_run) = fresh();
+        dense(&mut column, taken - 1);
+        let lone = 4096 - 1;
+        column.write(lone);
+        assert_eq!(column.summary.folded(), column.now, "the lone write overflowed the list");
+        column.read(last_run);
+    }
+
+    #[test]
     fn a_reader_that_runs_every_frame_reads_only_the_list() {
         // 1,000 rows, 100 scattered writes a frame: the list (125 entries) holds a frame,
         // and a reader that ran after the last fold never needs the tree.
