@@ -35,6 +35,21 @@ struct Score(u32);
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 struct Leader(Entity);
 
+/// A value that cannot be written.
+struct Refuses;
+
+impl Serialize for Refuses {
+    fn serialize<S: serde::Serializer>(&self, _: S) -> Result<S::Ok, S::Error> {
+        Err(serde::ser::Error::custom("not today"))
+    }
+}
+
+impl<'de> Deserialize<'de> for Refuses {
+    fn deserialize<D: serde::Deserializer<'de>>(_: D) -> Result<Self, D::Error> {
+        Ok(Refuses)
+    }
+}
+
 fn registry() -> SceneRegistry {
     let mut registry = SceneRegistry::new();
     registry
@@ -314,17 +329,6 @@ fn saving_into_a_byte_vector_writes_what_a_writer_gets_and_nothing_on_error() {
     assert_eq!(&appended[4..], &written[..]);
 
     // A value that cannot be written: the vector is left as it was.
-    struct Refuses;
-    impl Serialize for Refuses {
-        fn serialize<S: serde::Serializer>(&self, _: S) -> Result<S::Ok, S::Error> {
-            Err(serde::ser::Error::custom("not today"))
-        }
-    }
-    impl<'de> Deserialize<'de> for Refuses {
-        fn deserialize<D: serde::Deserializer<'de>>(_: D) -> Result<Self, D::Error> {
-            Ok(Refuses)
-        }
-    }
     let mut registry = SceneRegistry::new();
     registry.component::<Position>("position").unwrap();
     registry.component::<Refuses>("refuses").unwrap();
@@ -348,17 +352,6 @@ fn a_refused_selection_or_resource_leaves_the_byte_vector_as_it_was() {
     assert_eq!(out, b"kept");
 
     // A resource whose value cannot be written.
-    struct Refuses;
-    impl Serialize for Refuses {
-        fn serialize<S: serde::Serializer>(&self, _: S) -> Result<S::Ok, S::Error> {
-            Err(serde::ser::Error::custom("not today"))
-        }
-    }
-    impl<'de> Deserialize<'de> for Refuses {
-        fn deserialize<D: serde::Deserializer<'de>>(_: D) -> Result<Self, D::Error> {
-            Ok(Refuses)
-        }
-    }
     let mut registry = SceneRegistry::new();
     registry.resource::<Refuses>("refuses").unwrap();
     let mut world = World::new();
