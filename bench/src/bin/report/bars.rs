@@ -324,16 +324,18 @@ const BARS: &[Bar] = &[
         20,
         "deserialize_binary: ripple / best of hecs and legion",
         VariantOverBestOf { group: "deserialize_binary", variant: "ripple", peers: &["hecs", "legion"] },
-        // Asked: ≤ 1. Blocked at 1.27–1.28 in issue 20's runs (the load is all-or-nothing
-        // and remaps entity references; hecs' does neither); proposed ≤ 1.3.
-        Blocked { proposed: 1.3 },
+        // Asked: ≤ 1. Blocked at 1.20–1.36 under criterion and 1.31–1.33 paired over the
+        // sessions since (the load is all-or-nothing, staging every value before it
+        // commits, and remaps entity references; hecs' does neither); proposed ≤ 1.4.
+        Blocked { proposed: 1.4 },
     ),
     bar(
         20,
         "deserialize_binary: ripple / ideal (serde of a plain Vec of structs)",
         VariantOverBestOf { group: "deserialize_binary", variant: "ripple", peers: &["ideal"] },
-        // Asked: ≤ 1.5. Blocked at 1.87–1.95 in issue 20's runs, as above; proposed ≤ 2.
-        Blocked { proposed: 2.0 },
+        // Asked: ≤ 1.5. Blocked at 1.82–2.00 under criterion and 1.94 paired, as above;
+        // proposed ≤ 2.1.
+        Blocked { proposed: 2.1 },
     ),
     bar(
         21,
