@@ -211,3 +211,29 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         visited
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{Storage, With, World};
+
+    struct Position(f32);
+    struct Moving;
+
+    #[test]
+    fn a_run_requiring_a_sparse_component_visits_its_set_not_the_tables() {
+        let mut world = World::new();
+        world.set_storage::<Moving>(Storage::SparseSet).unwrap();
+        let all: Vec<_> = world.spawn_batch((0..10_000).map(|i| (Position(i as f32),))).collect();
+        for &e in all.iter().step_by(1_000) {
+            world.insert_one(e, Moving).unwrap();
+        }
+        let mut movers = world.query_filtered::<&Position, With<Moving>>();
+        let mut sum = 0.0;
+        movers.for_each(&world, |p| sum += p.0);
+        assert_eq!(sum, (0..10).map(|i| (i * 1_000) as f32).sum::<f32>());
+        assert_eq!(movers.candidates.len(), 10, "the run's candidates are the set's entities, not 10,000 rows");
+        let mut all_rows = world.query_filtered::<&Position, crate::Without<Moving>>();
+        all_rows.for_each(&world, |_| {});
+        assert_eq!(all_rows.candidates.len(), 10_000, "without a required set, every row is a candidate");
+    }
+}

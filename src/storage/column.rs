@@ -154,6 +154,13 @@ impl<T: Send + Sync + 'static> TypedColumn<T> {
         self.ticks.as_ref().map(ColumnTicks::ptrs)
     }
 
+    /// The values' capacity (`usize::MAX` for zero-sized values, which never
+    /// allocate).
+    #[cfg(test)]
+    pub(crate) fn data_capacity(&self) -> usize {
+        self.data.capacity()
+    }
+
     /// Shared access to the value at `row`.
     #[inline]
     pub(crate) fn get(&self, row: usize) -> &T {

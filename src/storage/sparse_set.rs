@@ -332,4 +332,21 @@ mod tests {
         set.clear();
         assert_eq!((set.len(), value(&set, entity(9))), (0, None));
     }
+
+    #[test]
+    fn zero_sized_values_take_no_memory_beyond_the_index_and_the_entity_list() {
+        struct Marker;
+        let mut set = SparseSet::new(Box::new(TypedColumn::<Marker>::default()));
+        let mut typed = set.typed_mut::<Marker>();
+        for i in 0..10_000 {
+            assert!(typed.insert(entity(i * 3), Marker, Tick(1)).is_none());
+        }
+        for i in 0..5_000 {
+            assert!(typed.remove(entity(i * 6), Tick(1)).is_some());
+        }
+        assert_eq!(typed.len(), 5_000);
+        assert_eq!(Column::len(typed.values), 5_000);
+        assert_eq!(typed.values.data_capacity(), usize::MAX, "a vector of zero-sized values never allocates");
+        assert_eq!(set.tracking_bytes(), 0, "an untracked set keeps no ticks");
+    }
 }
