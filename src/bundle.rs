@@ -11,6 +11,7 @@ use crate::change::{Move, Tick};
 use crate::component::{Component, ComponentId, Components};
 use crate::entity::Entity;
 use crate::hash::IdMap;
+use crate::hook::HookFlags;
 use crate::storage::{ArchetypeId, Column, SparseSets, TypedColumn, downcast_mut_unchecked};
 
 mod sealed {
@@ -327,6 +328,10 @@ pub(crate) struct BundleInfo {
     pub(crate) sorted: Box<[ComponentId]>,
     /// Whether some element is stored in a sparse set.
     pub(crate) has_sparse: bool,
+    /// The kinds of hook some element has (kept up to date as hooks are added): an
+    /// insert or remove of this bundle runs hooks only if these say so, whatever
+    /// else the entity's table holds.
+    pub(crate) hooks: HookFlags,
     /// Filled on the first spawn of this bundle.
     pub(crate) spawn: Option<SpawnTarget>,
 }
@@ -369,9 +374,10 @@ impl Bundles {
             );
         }
         let has_sparse = sorted.iter().any(|&c| components.is_sparse(c));
+        let hooks = ids.iter().fold(HookFlags::NONE, |flags, &c| flags.union(components.info(c).hooks.flags()));
         let sorted = sorted.iter().copied().filter(|&c| !components.is_sparse(c)).collect();
         let id = BundleId(self.infos.len() as u32);
-        self.infos.push(BundleInfo { ids, sorted, has_sparse, spawn: None });
+        self.infos.push(BundleInfo { ids, sorted, has_sparse, hooks, spawn: None });
         self.by_type.insert(TypeId::of::<B>(), id);
         id
     }
@@ -384,5 +390,13 @@ impl Bundles {
     #[inline]
     pub(crate) fn info_mut(&mut self, id: BundleId) -> &mut BundleInfo {
         &mut self.infos[id.0 as usize]
+    }
+
+    /// Records that `component` gained hooks of the kinds `flags`, in every bundle
+    /// that holds it.
+    pub(crate) fn add_hook_flags(&mut self, component: ComponentId, flags: HookFlags) {
+        for info in self.infos.iter_mut().filter(|info| info.ids.contains(&component)) {
+            info.hooks = info.hooks.union(flags);
+        }
     }
 }

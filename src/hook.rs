@@ -191,6 +191,7 @@ impl World {
             HookKind::Remove => hooks.on_remove.push(hook),
         }
         let flags = HookFlags(HookFlags::bit(kind));
+        self.bundles.add_hook_flags(id, flags);
         if self.components.is_sparse(id) {
             self.sparse_hooks = self.sparse_hooks.union(flags);
             return;

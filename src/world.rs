@@ -715,13 +715,15 @@ impl World {
             // SAFETY: the edge's `bundle_columns` hold the target column of each bundle
             // element's component id, in tuple order, all in the table.
             unsafe { bundle.write_at(&mut to.columns, &edge.bundle_columns, row, now) };
-            if to.hooks.adds_or_inserts() {
+            // Only the bundle's own hooks run: a hooked component elsewhere in the
+            // table (a `ChildOf`, say) costs this insert nothing.
+            if self.bundles.info(bundle_id).hooks.adds_or_inserts() {
                 self.hooks_after_write(bundle_id, entity, source, 0);
             }
             return Ok(());
         }
         let info = self.bundles.info(bundle_id);
-        let hooks = to.hooks.union(self.sparse_hooks);
+        let hooks = info.hooks;
         let place = BundleRow::new(&mut to.columns, row, &edge.bundle_columns, info, &mut self.sparse, entity)
             .logging(&mut self.moves, target != source);
         // SAFETY: the edge's `bundle_columns` hold the target column of each bundle
@@ -769,8 +771,8 @@ impl World {
         {
             return Err(error);
         }
-        let hooked = self.archetypes.get(source).hooks.has(HookKind::Remove)
-            || (has_sparse && self.sparse_hooks.has(HookKind::Remove));
+        // Only the bundle's own `on_remove` hooks run (see `insert`).
+        let hooked = self.bundles.info(bundle_id).hooks.has(HookKind::Remove);
         let edge = if hooked {
             self.hooks_before_removal(entity, RemovedIds::Bundle(bundle_id));
             // Looked up again only because the hooks borrow the world; they see it

@@ -228,3 +228,36 @@ fn hooks_that_trigger_each_other_are_cut_off_and_reported() {
     let f = world.spawn((Marker,));
     assert!(world.contains(f), "the world stays usable");
 }
+
+#[test]
+fn only_the_bundles_own_hooks_run_and_hooks_added_after_a_bundle_was_used_still_run() {
+    for storage in [ripple::Storage::Table, ripple::Storage::SparseSet] {
+        let mut world = World::new();
+        world.set_storage::<B>(storage).unwrap();
+        let log: Arc<Mutex<Vec<String>>> = Arc::default();
+        // A hooked component in the entity's table: inserting and removing B runs none
+        // of its hooks.
+        let a_log = log.clone();
+        world.on_insert::<A>(move |ctx| a_log.lock().unwrap().push(format!("insert A {}", ctx.entity)));
+        let a_log = log.clone();
+        world.on_remove::<A>(move |ctx| a_log.lock().unwrap().push(format!("remove A {}", ctx.entity)));
+        let e = world.spawn((A(1),));
+        world.insert(e, (B(1),)).unwrap();
+        world.remove::<(B,)>(e).unwrap();
+        assert_eq!(*log.lock().unwrap(), [format!("insert A {e}")], "{storage:?}");
+        // Hooks added to B after its bundles were first used run from then on.
+        let b_log = log.clone();
+        world.on_add::<B>(move |ctx| b_log.lock().unwrap().push(format!("add B {}", ctx.entity)));
+        let b_log = log.clone();
+        world.on_remove::<B>(move |ctx| b_log.lock().unwrap().push(format!("remove B {}", ctx.entity)));
+        log.lock().unwrap().clear();
+        world.insert(e, (B(2),)).unwrap();
+        world.remove::<(B,)>(e).unwrap();
+        world.insert(e, (B(3), Marker)).unwrap();
+        assert_eq!(
+            *log.lock().unwrap(),
+            [format!("add B {e}"), format!("remove B {e}"), format!("add B {e}")],
+            "{storage:?}"
+        );
+    }
+}
