@@ -118,16 +118,12 @@ impl Move {
     /// move always begins its operation.
     #[inline]
     pub(crate) fn rejoined(self, joined: bool) -> Move {
-        let sparse = match self.sparse {
-            SparseChange::None => {
+        match self.sparse_component() {
+            Some(component) => Move::sparse(self.entity, component, joined),
+            None => {
                 debug_assert!(!joined, "a table move begins its operation");
-                SparseChange::None
+                self
             }
-            SparseChange::Alone(component) | SparseChange::Joined(component) if joined => {
-                SparseChange::Joined(component)
-            }
-            SparseChange::Alone(component) | SparseChange::Joined(component) => SparseChange::Alone(component),
-        };
-        Move { sparse, ..self }
+        }
     }
 }

@@ -115,9 +115,6 @@ impl<'a> Cursor<'a> {
     /// which serde then reads or reports.
     fn plain_entity(&mut self) -> Option<Entity> {
         let bytes = self.plain_string()?;
-        if bytes.len() > 21 || !bytes.iter().all(|&b| b.is_ascii_digit() || b == b'v') {
-            return None;
-        }
         let entity = crate::entity_serde::from_text(std::str::from_utf8(bytes).ok()?)?;
         self.pos += bytes.len() + 2;
         Some(entity)

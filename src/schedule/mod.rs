@@ -538,17 +538,14 @@ impl Schedule {
             // Decided before any callback changes the world.
             membership.decide(&mut *slot.system, world, moves);
             let mut next = 0;
-            while next < moves.len() {
-                // One operation's moves: the first, then those joined to it.
+            // One operation's moves: the first, then those joined to it.
+            for operation in moves.chunk_by(|_, later| later.joined()) {
                 let at = next;
-                next += 1;
-                while moves.get(next).is_some_and(|mv| mv.joined()) {
-                    next += 1;
-                }
+                next += operation.len();
                 cursor.store(first + next as u64, Ordering::Relaxed);
                 match (membership.decisions[at], &mut slot.on_enter, &mut slot.on_exit) {
-                    (Membership::Enter, Some(enter), _) => enter(world, moves[at].entity),
-                    (Membership::Exit, _, Some(exit)) => exit(world, moves[at].entity),
+                    (Membership::Enter, Some(enter), _) => enter(world, operation[0].entity),
+                    (Membership::Exit, _, Some(exit)) => exit(world, operation[0].entity),
                     _ => {}
                 }
             }
