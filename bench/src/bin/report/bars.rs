@@ -301,11 +301,12 @@ const BARS: &[Bar] = &[
         20,
         "deserialize_text: ripple / best of hecs and legion",
         VariantOverBestOf { group: "deserialize_text", variant: "ripple", peers: &["hecs", "legion"] },
-        // Asked: ≤ 1. Blocked at 1.20–1.35 in issue 20's and 21's runs (0.91 once, in a
-        // run where hecs was slow); issue 20's note proposed ≤ 1.25 for the text lines.
-        // The format asked for is 1.26× hecs's bytes; per byte ripple reads at 0.96×
-        // hecs's time (the paired line below), so the whole ratio sits at the bar.
-        Blocked { proposed: 1.25 },
+        // Asked: ≤ 1. Blocked at 1.19–1.35 under criterion over issues 20 to 25 (0.91
+        // once, in a run where hecs was slow) and 1.20–1.21 paired. The format asked for
+        // is 1.26× hecs's bytes and per byte ripple reads at 0.96× hecs's time (the
+        // paired line below), so the whole ratio sits near 1.21 and criterion's swings
+        // of hecs's window carry it past 1.25; proposed ≤ 1.35.
+        Blocked { proposed: 1.35 },
     ),
     bar(
         20,
