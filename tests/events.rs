@@ -455,11 +455,42 @@ fn a_world_cursor_reads_past_what_it_yielded_and_a_panicking_fold_loses_nothing_
     events.next();
     assert_eq!(events.count(), 2);
     assert_eq!(world.read_events(&mut cursor).len(), 0);
-    // A forgotten iterator reads nothing.
-    world.send_event(Ping(13));
+    // A forgotten iterator has read what it yielded, and nothing more.
+    world.send_events((13..16).map(Ping));
     world.deliver_events();
     std::mem::forget(world.read_events(&mut cursor));
-    assert_eq!(world.read_events(&mut cursor).copied().collect::<Vec<_>>(), [Ping(13)]);
+    let mut events = world.read_events(&mut cursor);
+    assert_eq!(events.next(), Some(&Ping(13)));
+    std::mem::forget(events);
+    assert_eq!(world.read_events(&mut cursor).copied().collect::<Vec<_>>(), [Ping(14), Ping(15)]);
+}
+
+/// The iterator's borrow of its reader ends at its last use (it commits as it goes,
+/// with no `Drop`): this did not compile while the iterator moved the cursor on drop.
+#[test]
+fn a_reader_is_free_again_after_the_iterators_last_use() {
+    let mut world = World::new();
+    let mut schedule = Schedule::new();
+    schedule
+        .add_system(&mut world, (|mut out: EventWriter<Ping>| out.send_batch((0..3).map(Ping))).in_phase(PRE_UPDATE))
+        .unwrap();
+    let seen = Seen::default();
+    let record = seen.clone();
+    schedule
+        .add_system(&mut world, move |mut reader: EventReader<Ping>| {
+            let mut events = reader.read();
+            let first = events.next().copied();
+            // `events` is not used again: the reader can be asked at once.
+            let left = reader.len();
+            let empty = reader.is_empty();
+            record.lock().unwrap().extend(first.map(|p| (left as u32, p)));
+            assert_eq!(empty, left == 0);
+            reader.clear();
+        })
+        .unwrap();
+    schedule.run(&mut world);
+    schedule.run(&mut world);
+    assert_eq!(*seen.lock().unwrap(), [(2, Ping(0)), (2, Ping(0))]);
 }
 
 #[test]

@@ -98,24 +98,57 @@ impl<E: Event> std::fmt::Debug for EventCursor<E> {
 /// The events a reader had not read, oldest first. Made by
 /// [`EventReader::read`](crate::EventReader::read) and [`World::read_events`].
 ///
-/// The reader has read exactly the events the iterator yielded: when the iterator is
-/// dropped part-way (a `break`, `take(n)`, `find`, a single `next()`), the events it
-/// did not yield wait for the reader's next read. Asking the length
+/// The reader has read exactly the events the iterator yielded: the reader's cursor
+/// moves past each event as it is yielded, so when the iterator is dropped part-way
+/// (a `break`, `take(n)`, `find`, a single `next()`) or forgotten, the events it did
+/// not yield wait for the reader's next read. Asking the length
 /// ([`ExactSizeIterator::len`]) reads nothing; [`count`](Iterator::count) reads all of
-/// them. An iterator that is forgotten (`std::mem::forget`) leaves every event unread.
+/// them.
+///
+/// The iterator has no `Drop`, so its borrow of the reader ends at its last use, as
+/// any borrow does:
+///
+/// ```
+/// use ripple::{EventReader, EventWriter, IntoSystemConfig, PRE_UPDATE, Schedule, World};
+/// struct Ping(u32);
+/// let mut world = World::new();
+/// let mut schedule = Schedule::new();
+/// let send = |mut pings: EventWriter<Ping>| pings.send_batch([Ping(1), Ping(2)]);
+/// schedule.add_system(&mut world, send.in_phase(PRE_UPDATE)).unwrap();
+/// let peek = |mut pings: EventReader<Ping>| {
+///     let mut unread = pings.read();
+///     if let Some(first) = unread.next() {
+///         assert_eq!(first.0, 1);
+///         // `unread` is not used again: the reader is free, and one event is left.
+///         assert_eq!(pings.len(), 1);
+///     }
+/// };
+/// schedule.add_system(&mut world, peek).unwrap();
+/// schedule.run(&mut world);
+/// ```
 pub struct EventIter<'a, E> {
     pub(crate) events: std::collections::vec_deque::Iter<'a, E>,
-    /// The reader's position, moved on drop to just past the last event yielded.
+    /// The reader's position, moved past each event as it is yielded.
     pub(crate) cursor: &'a AtomicU64,
     /// The position just past the last readable event.
     pub(crate) end: u64,
+}
+
+impl<E> EventIter<'_, E> {
+    /// Moves the reader's cursor to just past the last event yielded.
+    #[inline]
+    fn commit(&self) {
+        self.cursor.store(self.end - self.events.len() as u64, Ordering::Relaxed);
+    }
 }
 
 impl<'a, E> Iterator for EventIter<'a, E> {
     type Item = &'a E;
     #[inline]
     fn next(&mut self) -> Option<&'a E> {
-        self.events.next()
+        let event = self.events.next()?;
+        self.commit();
+        Some(event)
     }
     #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -123,27 +156,31 @@ impl<'a, E> Iterator for EventIter<'a, E> {
     }
     #[inline]
     fn nth(&mut self, n: usize) -> Option<&'a E> {
-        self.events.nth(n)
+        let event = self.events.nth(n);
+        self.commit();
+        event
     }
     /// Counts the events and reads them all, in O(1).
     #[inline]
     fn count(mut self) -> usize {
         let count = self.events.len();
         self.events = Default::default();
+        self.commit();
         count
     }
     #[inline]
     fn fold<B, F: FnMut(B, &'a E) -> B>(mut self, init: B, f: F) -> B {
-        // Through the inner iterator's own `try_fold`, which moves it past each event
-        // before `f` sees it: if `f` panics, the events it was given count as read.
-        self.events.by_ref().fold(init, f)
-    }
-}
-
-impl<E> Drop for EventIter<'_, E> {
-    #[inline]
-    fn drop(&mut self) {
-        self.cursor.store(self.end - self.events.len() as u64, Ordering::Relaxed);
+        /// Commits on the way out, also if `f` panics: the events it was given count
+        /// as read (the inner iterator moves past each event before `f` sees it).
+        struct CommitOnExit<'i, 'a, E>(&'i mut EventIter<'a, E>);
+        impl<E> Drop for CommitOnExit<'_, '_, E> {
+            #[inline]
+            fn drop(&mut self) {
+                self.0.commit();
+            }
+        }
+        let guard = CommitOnExit(&mut self);
+        guard.0.events.by_ref().fold(init, f)
     }
 }
 
