@@ -111,7 +111,7 @@ pub use spawn_batch::SpawnBatch;
 pub use storage::ArchetypeId;
 pub use system::{
     Command, CommandQueue, Commands, Condition, EntityCommands, EntityCounts, ExclusiveSystem, FunctionSystem,
-    IntoCondition, IntoSystem, Local, OneShotError, OneShotId, ParamSet, Query, QueryParamIter, ReadOnlySystemParam,
+    IntoCondition, IntoSystem, Local, ONE_SHOT_RECURSION_LIMIT, OneShotError, OneShotId, ParamSet, Query, QueryParamIter, ReadOnlySystemParam,
     Removed, Res, ResMut, System, SystemAccess, SystemMeta, SystemParam, SystemParamFunction, SystemParamItem,
     any_match, not, on_event, resource_added, resource_changed, resource_exists,
 };

@@ -133,6 +133,19 @@ impl CommandQueue {
         Commands { queue: self, world }
     }
 
+    /// Moves every command of `other` to the end of this queue, in order, leaving
+    /// `other` empty (with its capacity).
+    pub fn append(&mut self, other: &mut CommandQueue) {
+        let shift = self.bytes.len();
+        // The bytes move as they are: a command is moved, not copied, because `other`
+        // forgets it below (its lengths are zeroed, and `MaybeUninit` bytes and `Entry`
+        // values drop nothing).
+        self.bytes.extend_from_slice(&other.bytes);
+        self.entries.extend(other.entries.iter().map(|entry| Entry { offset: entry.offset + shift, ..*entry }));
+        other.bytes.clear();
+        other.entries.clear();
+    }
+
     /// Drops every queued command unapplied, keeping the queue's capacity.
     pub fn clear(&mut self) {
         self.consume_all(None);
@@ -353,6 +366,29 @@ mod tests {
         queue.push(move |_: &mut World| drop(counted));
         drop(queue);
         assert_eq!(drops.load(Ordering::Relaxed), 6);
+    }
+
+    #[test]
+    fn an_appended_queue_moves_its_commands_behind_the_others_and_each_drops_once() {
+        let drops = Arc::new(AtomicUsize::new(0));
+        let order = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let (mut first, mut second) = (CommandQueue::default(), CommandQueue::default());
+        for (queue, range) in [(&mut first, 0..2u8), (&mut second, 2..5u8)] {
+            for i in range {
+                let (order, counted) = (order.clone(), Counted(drops.clone(), [i; 3]));
+                queue.push(move |_: &mut World| {
+                    let counted = counted; // the whole value, not the copied field
+                    order.lock().unwrap().push(counted.1[0]);
+                });
+            }
+        }
+        first.append(&mut second);
+        assert_eq!((first.len(), second.len()), (5, 0));
+        drop(second);
+        assert_eq!(drops.load(Ordering::Relaxed), 0, "the moved commands belong to `first` now");
+        first.apply(&mut World::new());
+        assert_eq!(*order.lock().unwrap(), [0, 1, 2, 3, 4]);
+        assert_eq!(drops.load(Ordering::Relaxed), 5);
     }
 
     #[test]

@@ -11,6 +11,7 @@ use crate::type_name::short_type_name;
 use crate::world::World;
 
 use super::access::SystemAccess;
+use super::commands::CommandQueue;
 use super::param::{EntityCounts, SystemMeta, SystemParam, SystemParamItem};
 
 /// Something the schedule can run. Made from functions by [`IntoSystem`]; implement
@@ -88,6 +89,14 @@ pub unsafe trait System: Send + 'static {
 
     /// At the sync point: applies what the system deferred (its commands).
     fn apply_deferred(&mut self, world: &mut World);
+
+    /// Moves the commands the system deferred to the end of `queue`; whatever else it
+    /// deferred stays for [`apply_deferred`](Self::apply_deferred), called right
+    /// after. [`World::run_system`] uses it to put a one-shot system back before its
+    /// commands run. The default moves nothing (`apply_deferred` then applies all).
+    fn queue_deferred(&mut self, queue: &mut CommandQueue) {
+        let _ = queue;
+    }
 
     /// What the system's queries matched and processed in its last run.
     fn entity_counts(&mut self, world: &World) -> EntityCounts;
@@ -184,6 +193,11 @@ unsafe impl<Marker: 'static, F: SystemParamFunction<Marker, Out = ()>> System fo
     fn apply_deferred(&mut self, world: &mut World) {
         if let Some(state) = &mut self.state {
             F::Param::apply(state, world);
+        }
+    }
+    fn queue_deferred(&mut self, queue: &mut CommandQueue) {
+        if let Some(state) = &mut self.state {
+            F::Param::queue(state, queue);
         }
     }
     fn entity_counts(&mut self, world: &World) -> EntityCounts {

@@ -6,7 +6,14 @@ use std::sync::Mutex;
 
 use crate::world::World;
 
+use super::commands::CommandQueue;
 use super::function::{IntoSystem, System};
+
+/// How deep one-shot runs may nest (a system whose commands run a system whose
+/// commands run a system...) before [`World::run_system`] refuses with
+/// [`OneShotError::RecursionLimit`]: deep enough for any design, shallow enough that
+/// a runaway recursion stops long before the stack runs out.
+pub const ONE_SHOT_RECURSION_LIMIT: usize = 64;
 
 /// Identifies a system registered with [`World::register_system`]. Never reused, so
 /// a handle to an unregistered system stays invalid.
@@ -25,8 +32,18 @@ pub enum OneShotError {
     },
     /// The handle names a system that was unregistered (or never registered here).
     NoSuchSystem(OneShotId),
-    /// The system is running: it asked to run itself.
+    /// The system is running: it asked to run itself from inside its own run (its
+    /// commands may run it again: they apply once it is back).
     AlreadyRunning(OneShotId),
+    /// One-shot runs nested [`ONE_SHOT_RECURSION_LIMIT`] deep (say a system whose
+    /// commands run it again, every time): this run was refused, and the runs already
+    /// under way finish normally.
+    RecursionLimit {
+        /// The system that was refused.
+        system: OneShotId,
+        /// The nesting limit.
+        limit: usize,
+    },
 }
 
 impl std::fmt::Display for OneShotError {
@@ -37,6 +54,9 @@ impl std::fmt::Display for OneShotError {
             }
             OneShotError::NoSuchSystem(id) => write!(f, "one-shot system {id:?} is not registered (unregistered?)"),
             OneShotError::AlreadyRunning(id) => write!(f, "one-shot system {id:?} is already running"),
+            OneShotError::RecursionLimit { system, limit } => {
+                write!(f, "one-shot system {system:?} refused: one-shot runs already nest {limit} deep")
+            }
         }
     }
 }
@@ -55,6 +75,11 @@ enum Entry {
 #[derive(Default)]
 pub(crate) struct OneShotSystems {
     entries: Mutex<Vec<Entry>>,
+    /// How many runs are under way, one inside another's commands.
+    depth: usize,
+    /// Queues for the commands of runs under way, kept for their capacity (one per
+    /// nesting level): a steady stream of runs allocates nothing.
+    spare_queues: Vec<CommandQueue>,
 }
 
 impl OneShotSystems {
@@ -105,15 +130,50 @@ impl World {
     /// applies its commands. Events it sends are delivered at the next sync point of
     /// a schedule (or [`deliver_events`](Self::deliver_events)).
     ///
+    /// The system is put back before its commands apply, so a command may run it
+    /// again (as bevy_ecs does): that run sees what the commands before it changed,
+    /// and its own commands apply before the rest of the first run's. Runs nest at most
+    /// [`ONE_SHOT_RECURSION_LIMIT`] deep.
+    ///
+    /// ```
+    /// use ripple::{Commands, OneShotId, ResMut, World};
+    /// struct Countdown(u32);
+    /// struct Me(OneShotId);
+    ///
+    /// let mut world = World::new();
+    /// world.insert_resource(Countdown(5));
+    /// let id = world
+    ///     .register_system(|mut count: ResMut<Countdown>, mut commands: Commands| {
+    ///         count.0 -= 1;
+    ///         if count.0 > 0 {
+    ///             // Runs this system again once this run's commands apply.
+    ///             commands.add(|world: &mut World| {
+    ///                 let me = world.resource::<Me>().unwrap().0;
+    ///                 world.run_system(me).unwrap();
+    ///             });
+    ///         }
+    ///     })
+    ///     .unwrap();
+    /// world.insert_resource(Me(id));
+    /// world.run_system(id).unwrap();
+    /// assert_eq!(world.resource::<Countdown>().unwrap().0, 0);
+    /// ```
+    ///
     /// If the system panics, the commands it queued before the panic are applied,
     /// it stays registered (its queries keep their memory from before the failed
     /// call), and the panic continues to the caller.
     ///
     /// # Errors
     /// [`OneShotError::NoSuchSystem`] if it is not registered;
-    /// [`OneShotError::AlreadyRunning`] if called from the system itself.
+    /// [`OneShotError::AlreadyRunning`] if called from the system itself while it
+    /// runs; [`OneShotError::RecursionLimit`] if one-shot runs already nest
+    /// [`ONE_SHOT_RECURSION_LIMIT`] deep.
     pub fn run_system(&mut self, id: OneShotId) -> Result<(), OneShotError> {
+        let depth = self.one_shot.depth;
         let entry = self.one_shot.entries().get_mut(id.0 as usize).ok_or(OneShotError::NoSuchSystem(id))?;
+        if matches!(entry, Entry::Idle(_)) && depth >= ONE_SHOT_RECURSION_LIMIT {
+            return Err(OneShotError::RecursionLimit { system: id, limit: ONE_SHOT_RECURSION_LIMIT });
+        }
         let mut system = match std::mem::replace(entry, Entry::Running) {
             Entry::Idle(system) => system,
             other => {
@@ -125,19 +185,28 @@ impl World {
                 return Err(error);
             }
         };
+        self.one_shot.depth += 1;
+        let mut commands = self.one_shot.spare_queues.pop().unwrap_or_default();
         self.flush();
         self.maintain_ticks();
         let ran = catch_unwind(AssertUnwindSafe(|| system.run_exclusive(self)));
-        let applied = catch_unwind(AssertUnwindSafe(|| {
-            system.apply_deferred(self);
-            self.flush();
-        }));
+        // Its commands move out, and anything else it deferred applies, while it is
+        // still out; then it goes back, and only then do its commands run.
+        system.queue_deferred(&mut commands);
+        let applied_in_place = catch_unwind(AssertUnwindSafe(|| system.apply_deferred(self)));
         // Put back before any panic continues: a system that panicked stays usable.
         let entries = self.one_shot.entries();
         if let Some(entry @ Entry::Running) = entries.get_mut(id.0 as usize) {
             *entry = Entry::Idle(system);
         }
-        if let Err(panic) = ran.and(applied) {
+        let applied = catch_unwind(AssertUnwindSafe(|| {
+            commands.apply(self);
+            self.flush();
+        }));
+        // A panicking command dropped the rest: the queue is empty either way.
+        self.one_shot.spare_queues.push(commands);
+        self.one_shot.depth -= 1;
+        if let Err(panic) = ran.and(applied_in_place).and(applied) {
             resume_unwind(panic);
         }
         Ok(())

@@ -127,6 +127,15 @@ pub unsafe trait SystemParam: Sized {
         let _ = (state, world);
     }
 
+    /// Moves the commands the parameter deferred to the end of `queue`, to be applied
+    /// later with the rest (a one-shot system hands its commands over this way, so it
+    /// can be put back before they run and a command may run it again). A parameter
+    /// that defers something other than commands keeps it for [`apply`](Self::apply),
+    /// which runs right after.
+    fn queue(state: &mut Self::State, queue: &mut CommandQueue) {
+        let _ = (state, queue);
+    }
+
     /// Adds what the parameter matched and processed in the last run.
     fn count(state: &mut Self::State, world: &World, counts: &mut EntityCounts) {
         let _ = (state, world, counts);
@@ -196,6 +205,9 @@ unsafe impl SystemParam for Commands<'_, '_> {
     fn apply(state: &mut CommandQueue, world: &mut World) {
         state.apply(world);
     }
+    fn queue(state: &mut CommandQueue, queue: &mut CommandQueue) {
+        queue.append(state);
+    }
 }
 
 /// The removals of component `T` since this system last read them (a system
@@ -253,6 +265,12 @@ macro_rules! impl_param_tuple {
                 let _ = &world;
                 let ($($name,)*) = state;
                 $($name::apply($name, world);)*
+            }
+            #[allow(non_snake_case, reason = "elements named after their types")]
+            fn queue(state: &mut Self::State, queue: &mut CommandQueue) {
+                let _ = &queue;
+                let ($($name,)*) = state;
+                $($name::queue($name, queue);)*
             }
             #[allow(non_snake_case, reason = "elements named after their types")]
             fn matches(
