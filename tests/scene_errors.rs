@@ -265,6 +265,50 @@ fn json_content_errors_name_the_entity_and_component() {
     );
 }
 
+/// Failed before the fix: a record with two ids tripped a debug assertion (in release
+/// it loaded, leaving an entity allocated that no query finds), and a resource named
+/// twice loaded with the last value.
+#[test]
+fn a_key_or_resource_written_twice_is_refused() {
+    let _serial = one_at_a_time();
+    assert_eq!(
+        json(r#"{"entities": [{"id": "1v1", "id": "2v1", "components": {"position": {"x": 1, "y": 2}}}]}"#),
+        "entity 0 has the key \"id\" twice (at line 1, column 29)"
+    );
+    assert_eq!(
+        json(r#"{"entities": [{"id": "1v1", "components": {"flag": null}, "components": {"score": 1}}]}"#),
+        "entity 0 has the key \"components\" twice (at line 1, column 59)"
+    );
+    assert_eq!(
+        json(r#"{"entities": [{"id": "1v1"}], "entities": [{"id": "2v1"}]}"#),
+        "the scene has the key \"entities\" twice (at line 1, column 31)"
+    );
+    assert_eq!(
+        json(r#"{"version": 1, "format": "ripple-scene", "version": 1, "entities": []}"#),
+        "the scene has the key \"version\" twice (at line 1, column 42)"
+    );
+    assert_eq!(json(r#"{"resources": {"score": 1, "score": 2}}"#), "the scene holds resource `score` twice");
+    assert_eq!(
+        json(r#"{"resources": {"score": 1}, "entities": [], "resources": {}}"#),
+        "the scene has the key \"resources\" twice (at line 1, column 45)"
+    );
+    // The binary format names resources by name too.
+    let mut binary = b"RPLSCENE\x01\x00".to_vec();
+    binary.extend([0, 2]); // no component names; two resources
+    for value in [1, 2] {
+        binary.push(5);
+        binary.extend(b"score");
+        binary.push(value);
+    }
+    binary.push(0); // no entities
+    assert_eq!(refused(Format::Binary, &binary), "the scene holds resource `score` twice");
+    // The same file with one resource loads.
+    let mut once = b"RPLSCENE\x01\x00\x00\x01\x05score\x07\x00".to_vec();
+    let mut world = World::new();
+    registry().load_binary(&mut world, &once).unwrap();
+    assert_eq!(world.resource::<Score>().unwrap().0, 7);
+}
+
 #[test]
 fn binary_errors_say_what_and_where() {
     let _serial = one_at_a_time();

@@ -223,6 +223,21 @@ pub enum LoadError {
         /// The component's name.
         name: String,
     },
+    /// A JSON object of the scene's structure (the scene itself or an entity record)
+    /// has one key twice, such as two `"id"`s in a record.
+    DuplicateKey {
+        /// The key.
+        key: String,
+        /// The object: `the scene` or `entity <index in the file>`.
+        object: String,
+        /// Where the second one is.
+        at: InputPosition,
+    },
+    /// A scene that holds one resource twice.
+    DuplicateResource {
+        /// The resource's name.
+        name: String,
+    },
     /// A value refers to an entity that is neither in the scene nor alive in the world.
     DanglingEntity {
         /// The entity referred to.
@@ -266,6 +281,8 @@ impl fmt::Display for LoadError {
                 write!(f, "entity {entity} has the id {id} of entity {first}")
             }
             LoadError::DuplicateComponent { entity, name } => write!(f, "entity {entity} names `{name}` twice"),
+            LoadError::DuplicateKey { key, object, at } => write!(f, "{object} has the key \"{key}\" twice (at {at})"),
+            LoadError::DuplicateResource { name } => write!(f, "the scene holds resource `{name}` twice"),
             LoadError::DanglingEntity { reference, site } => {
                 write!(f, "{site} refers to entity {reference}, which is neither in the scene nor alive in the world")
             }

@@ -218,6 +218,34 @@ impl<'a> Cursor<'a> {
     }
 }
 
+/// Which of its known keys an object of the scene's structure (the scene itself, an
+/// entity record) has had so far, to refuse one written twice: JSON leaves a repeated
+/// key's meaning open, and taking either value silently would load something the
+/// file's author may not have meant. Keys not in `known` are left to the caller.
+struct SeenKeys {
+    known: &'static [&'static str],
+    seen: u32,
+}
+
+impl SeenKeys {
+    fn new(known: &'static [&'static str]) -> Self {
+        SeenKeys { known, seen: 0 }
+    }
+
+    fn first_time(&mut self, cursor: &Cursor<'_>, key: &str, object: &dyn fmt::Display) -> Result<(), LoadError> {
+        let Some(index) = self.known.iter().position(|&known| known == key) else { return Ok(()) };
+        if self.seen & (1 << index) != 0 {
+            return Err(LoadError::DuplicateKey {
+                key: key.to_owned(),
+                object: object.to_string(),
+                at: cursor.position(cursor.key_at),
+            });
+        }
+        self.seen |= 1 << index;
+        Ok(())
+    }
+}
+
 /// An upper bound on the entity records in `input`: each takes at least `{"id":1}`.
 pub(crate) fn max_records(input: &[u8]) -> usize {
     input.len() / 8 + 1
@@ -233,7 +261,9 @@ pub(crate) fn read_scene(load: &mut SceneLoad<'_>, input: &[u8], commands: bool)
         );
     }
     let mut command_range = None;
+    let mut seen = SeenKeys::new(&["format", "version", "resources", "entities", "commands"]);
     cursor.object(&"the scene", |cursor, key| {
+        seen.first_time(cursor, &key, &"the scene")?;
         match &*key {
             "format" => {
                 let format = cursor.string(&"the format's name")?;
@@ -277,7 +307,9 @@ pub(crate) fn read_scene(load: &mut SceneLoad<'_>, input: &[u8], commands: bool)
 /// Reads one entity record: `{"id": ..., "components": {...}}`.
 fn read_record(load: &mut SceneLoad<'_>, cursor: &mut Cursor<'_>) -> Result<(), Stop> {
     let record = load.begin_record();
+    let mut seen = SeenKeys::new(&["id", "components"]);
     cursor.object(&format_args!("entity {record}"), |cursor, key| {
+        seen.first_time(cursor, &key, &format_args!("entity {record}"))?;
         match &*key {
             "id" => {
                 let id = match cursor.plain_entity() {

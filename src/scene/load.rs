@@ -278,12 +278,13 @@ impl<'r> SceneLoad<'r> {
                 closest: self.registry.closest_resource(name),
             });
         };
+        if self.resources.iter().any(|&(other, _)| other == entry) {
+            return Err(LoadError::DuplicateResource { name: name.to_owned() });
+        }
         super::remap::set_site((RESOURCE, entry as u32));
         let result = read(&self.registry.resources[entry]);
         self.note_world_references();
         Ok(result.map(|(value, taken)| {
-            // A resource named twice: the last value wins, as in a JSON object.
-            self.resources.retain(|(other, _)| *other != entry);
             self.resources.push((entry, value));
             taken
         }))
