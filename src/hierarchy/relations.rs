@@ -22,6 +22,10 @@ pub(crate) struct Relations {
     listed: Vec<Option<(Entity, Entity)>>,
     /// The entities of a subtree being despawned (kept for its capacity).
     doomed: Vec<Entity>,
+    /// Ancestors visited by cycle checks, for tests that bound the work (only with
+    /// the `test-support` feature).
+    #[cfg(feature = "test-support")]
+    steps: std::sync::atomic::AtomicU64,
 }
 
 impl Relations {
@@ -101,6 +105,13 @@ impl World {
     /// another parent it leaves that one's list. Attaching a child to the parent it
     /// already has changes nothing.
     ///
+    /// # Complexity
+    /// The cycle check is O(1) when `child` has no children (a leaf, or an entity
+    /// just spawned); otherwise it walks up from `parent`, O(depth of `parent`).
+    /// Leaving the old parent's list costs O(its children) (the list is searched from
+    /// the end, so the last-attached child leaves in O(1)); joining the new list is
+    /// amortised O(1), plus one table move the first time `parent` gets a child.
+    ///
     /// # Errors
     /// [`HierarchyError`] if either entity is dead, `child == parent`, or `parent`
     /// descends from `child`. Nothing is changed.
@@ -119,6 +130,9 @@ impl World {
     /// Detaches `child` from its parent, which it leaves as a root; returns the parent
     /// it had (`None` if it had none, and nothing changes).
     ///
+    /// O(children of the parent) to take `child` off the list (searched from the end),
+    /// plus one table move; independent of depth.
+    ///
     /// # Errors
     /// [`HierarchyError::NoSuchEntity`] if `child` is not alive.
     pub fn remove_parent(&mut self, child: Entity) -> Result<Option<Entity>, HierarchyError> {
@@ -132,6 +146,10 @@ impl World {
     }
 
     /// Spawns an entity with `bundle` as the last child of `parent`.
+    ///
+    /// O(1) whatever the depth of `parent` (a new entity has no descendants, so no
+    /// cycle check walks the tree), plus the spawn and, the first time `parent` gets
+    /// a child, one table move.
     ///
     /// # Errors
     /// [`HierarchyError::NoSuchEntity`] if `parent` is not alive; nothing is spawned.
@@ -160,6 +178,13 @@ impl World {
         Ok(detached)
     }
 
+    /// How many ancestors the hierarchy's cycle checks have visited in this world's
+    /// life: a measure of their work for tests; only with the `test-support` feature.
+    #[cfg(feature = "test-support")]
+    pub fn cycle_check_steps_for_tests(&self) -> u64 {
+        self.relations.steps.load(Ordering::Relaxed)
+    }
+
     /// The parent of `entity`, or `None` for a root or a dead entity.
     #[inline]
     pub fn parent(&self, entity: Entity) -> Option<Entity> {
@@ -180,6 +205,10 @@ impl World {
     }
 
     /// Why `child` cannot be attached to `parent`, if it cannot.
+    ///
+    /// O(1) when `child` has no children (a new entity, a leaf: it cannot be an
+    /// ancestor of anything); otherwise O(depth of `parent`), the walk up from `parent`
+    /// looking for `child`.
     fn check_parent(&self, child: Entity, parent: Entity) -> Result<(), HierarchyError> {
         if !self.contains(child) {
             return Err(HierarchyError::NoSuchEntity(child));
@@ -190,14 +219,28 @@ impl World {
         if !self.contains(parent) {
             return Err(HierarchyError::DeadParent { child, parent });
         }
+        if self.children(child).is_ok_and(<[Entity]>::is_empty) {
+            return Ok(());
+        }
         let mut above = parent;
         while let Some(up) = self.relations.parent_of(above) {
+            #[cfg(feature = "test-support")]
+            self.relations.steps.fetch_add(1, Ordering::Relaxed);
             if up == child {
                 return Err(HierarchyError::Cycle { child, parent });
             }
             above = up;
         }
         Ok(())
+    }
+
+    /// Attaches a child a scene load just placed (with its `ChildOf` naming `parent`)
+    /// at the end of `parent`'s list, before the load's hooks run, so its `ChildOf`
+    /// hook finds the lists in step. No cycle check: the load refused cycles among its
+    /// own records, and a new entity has no descendants in the world.
+    pub(crate) fn link_loaded(&mut self, child: Entity, parent: Entity) {
+        debug_assert!(self.relations.parent_of(child).is_none(), "a loaded child is in no list yet");
+        self.link(child, parent, None);
     }
 
     /// Moves `child` from `old`'s list (if any) to the end of `parent`'s.

@@ -5,7 +5,7 @@
 use crate::change::Move;
 use crate::component::ComponentId;
 use crate::entity::{Entity, Location};
-use crate::hierarchy::ChildOf;
+use crate::hierarchy::{CHILD_OF, ChildOf};
 use crate::hook::HookKind;
 use crate::storage::{ArchetypeId, Row};
 use crate::world::World;
@@ -119,6 +119,7 @@ impl<'r> SceneLoad<'r> {
         let upcoming: Upcoming = world.entities.upcoming(max_records);
         let mode = if known.is_some() { Mode::Known } else { Mode::Assign };
         let mut remap = EntityRemap::new(upcoming, mode);
+        remap.expect(known.map_or(0, <[Entity]>::len));
         for (record, &id) in known.unwrap_or(&[]).iter().enumerate() {
             let _ = remap.declare(id, record as u32);
         }
@@ -502,6 +503,7 @@ impl<'r> SceneLoad<'r> {
         for (entry, value) in self.resources.drain(..) {
             (self.registry.resources[entry].insert)(world, value);
         }
+        link_children(world, &placed, &entities);
         run_add_hooks(world, &placed, &entities);
         let mut by_file_id = Vec::new();
         if !file_ids.is_sorted() {
@@ -519,6 +521,25 @@ fn declare(remap: &mut EntityRemap, id: Entity, record: usize) -> Result<u32, Lo
         // A reread declared every id up front, this one for this very record.
         Err(first) if first as usize == record => Ok(remap.lookup(id).expect("ripple: a declared id has a slot")),
         Err(first) => Err(LoadError::DuplicateEntity { id, entity: record, first: first as usize }),
+    }
+}
+
+/// Puts every loaded child on its parent's children list, in file order, before any
+/// hook runs (so `ChildOf`'s own hook finds nothing to follow). O(loaded children):
+/// the load already refused cycles, so no link walks the tree.
+fn link_children(
+    world: &mut World,
+    placed: &[(ArchetypeId, std::ops::Range<usize>, Vec<ComponentId>)],
+    entities: &[Entity],
+) {
+    for (archetype, records, sparse) in placed {
+        if !world.archetypes.get(*archetype).components().contains(&CHILD_OF) && !sparse.contains(&CHILD_OF) {
+            continue;
+        }
+        for &child in &entities[records.clone()] {
+            let &ChildOf(parent) = world.get::<ChildOf>(child).expect("ripple: a loaded ChildOf was placed");
+            world.link_loaded(child, parent);
+        }
     }
 }
 

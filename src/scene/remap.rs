@@ -168,11 +168,15 @@ impl EntityRemap {
                 self.dense.resize(len, 0);
             }
             match self.dense[index] {
-                0 => {
+                // New, unless it went to `overflow` while the table's limit was lower
+                // (a load that reread its records declared them before the input's
+                // count raised the limit).
+                0 if self.overflow.is_empty() || !self.overflow.contains_key(&id.to_bits()) => {
                     self.dense[index] = next + 1;
                     self.push_slot(id);
                     return next;
                 }
+                0 => {}
                 slot if self.slots[(slot - 1) as usize].id == id => return slot - 1,
                 // Another id (another generation) holds the index.
                 _ => {}
@@ -363,6 +367,22 @@ mod tests {
         assert_eq!(remap.lookup(entity(3, 3)), None);
         assert_eq!(remap.lookup(entity(4, 1)), None);
         assert!(remap.dense.len() <= MIN_DENSE, "a far index does not grow the table");
+    }
+
+    /// Failed before the fix: an id that went to `overflow` while the limit was low
+    /// got a second slot once `expect` raised it (a reread load declares its records
+    /// before it reads the input's count).
+    #[test]
+    fn an_id_declared_past_the_limit_keeps_its_slot_when_the_limit_grows() {
+        let mut remap = EntityRemap::new(Upcoming::new(vec![], 0), Mode::Assign);
+        let past = entity(MIN_DENSE as u32 + 5, 1);
+        assert_eq!(remap.declare(past, 0), Ok(0));
+        remap.expect(10 * MIN_DENSE);
+        assert_eq!(remap.declare(past, 1), Err(0), "the same id, the same slot");
+        assert_eq!(remap.lookup(past), Some(0));
+        assert_eq!(remap.slots.len(), 1);
+        // A new id at an index the table now covers takes the table as usual.
+        assert_eq!(remap.declare(entity(MIN_DENSE as u32 + 6, 1), 1), Ok(1));
     }
 
     #[test]
