@@ -303,7 +303,7 @@ fn a_key_or_resource_written_twice_is_refused() {
     binary.push(0); // no entities
     assert_eq!(refused(Format::Binary, &binary), "the scene holds resource `score` twice");
     // The same file with one resource loads.
-    let mut once = b"RPLSCENE\x01\x00\x00\x01\x05score\x07\x00".to_vec();
+    let once = b"RPLSCENE\x01\x00\x00\x01\x05score\x07\x00".to_vec();
     let mut world = World::new();
     registry().load_binary(&mut world, &once).unwrap();
     assert_eq!(world.resource::<Score>().unwrap().0, 7);
