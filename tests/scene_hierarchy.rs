@@ -108,3 +108,53 @@ fn a_scene_whose_parents_make_a_cycle_is_refused() {
     assert_eq!(world.parent(mid), Some(outside));
     assert_eq!(world.descendants(outside).count(), 2);
 }
+
+/// Failed before the fix: children attached as [4, 1, 5, 0, 3, 2] came back as
+/// [0, 1, 2, 3, 4, 5] (records were written by ascending index, and a load appends
+/// children in file order).
+#[test]
+fn children_keep_their_order_through_a_save_and_load() {
+    let mut world = World::new();
+    let parent = world.spawn((Name("parent".into()),));
+    // Children in two tables (some with a size), so a binary scene splits them into runs.
+    let kids: Vec<Entity> = (0..6)
+        .map(|i| match i % 2 {
+            0 => world.spawn((Name(format!("kid {i}")),)),
+            _ => world.spawn((Name(format!("kid {i}")), Size(i))),
+        })
+        .collect();
+    for i in [4, 1, 5, 0, 3, 2] {
+        world.set_parent(kids[i], parent).unwrap();
+    }
+    // A grandchild list in an order of its own, under a child attached late.
+    let grandkids: Vec<Entity> = (0..3).map(|i| world.spawn((Name(format!("grandkid {i}")),))).collect();
+    for i in [2, 0, 1] {
+        world.set_parent(grandkids[i], kids[3]).unwrap();
+    }
+    let names = |world: &World, of: Entity| -> Vec<String> {
+        world.children(of).unwrap().iter().map(|&c| name(world, c).to_owned()).collect()
+    };
+    let want_kids = names(&world, parent);
+    let want_grandkids = names(&world, kids[3]);
+    assert_eq!(want_kids, ["kid 4", "kid 1", "kid 5", "kid 0", "kid 3", "kid 2"]);
+    let registry = registry();
+    // A whole-world save, and a selection listing the entities in yet another order.
+    let mut selection: Vec<Entity> = kids.iter().chain(&grandkids).rev().copied().collect();
+    selection.push(parent);
+    for (saved, whole) in [("whole world", true), ("selection", false)] {
+        let saver = || if whole { registry.save(&world) } else { registry.save(&world).entities(selection.clone()) };
+        let mut json = Vec::new();
+        saver().to_json(&mut json).unwrap();
+        let mut binary = Vec::new();
+        saver().to_binary(&mut binary).unwrap();
+        for (format, input, binary) in [("json", &json, false), ("binary", &binary, true)] {
+            let mut into = World::new();
+            into.spawn((Name("already here".into()),));
+            let loaded = if binary { registry.load_binary(&mut into, input) } else { registry.load_json(&mut into, input) }
+                .unwrap_or_else(|error| panic!("{saved}, {format}: {error}"));
+            let parent = loaded.entity(parent).unwrap();
+            assert_eq!(names(&into, parent), want_kids, "{saved}, {format}");
+            assert_eq!(names(&into, loaded.entity(kids[3]).unwrap()), want_grandkids, "{saved}, {format}");
+        }
+    }
+}

@@ -20,6 +20,7 @@ mod load;
 mod registry;
 pub(crate) mod remap;
 mod save;
+mod sibling_order;
 
 pub use error::{InputPosition, LoadError, RegistryError, SaveError, ValueSite};
 pub use load::Loaded;

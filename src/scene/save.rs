@@ -7,6 +7,7 @@ use std::io::Write;
 
 use crate::component::ComponentId;
 use crate::entity::{Entity, Location};
+use crate::hierarchy::ChildOf;
 use crate::storage::{ArchetypeId, SparseSet};
 use crate::world::World;
 
@@ -15,6 +16,7 @@ use super::entry::ValueWriter;
 use super::error::SaveError;
 use super::json_out::JsonOut;
 use super::registry::SceneRegistry;
+use super::sibling_order::SiblingOrder;
 
 /// What a save wrote, and what it left out.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -258,6 +260,10 @@ impl<'s> SceneSaver<'s> {
     /// Saves only these entities, in this order (a query's output, say), instead of
     /// every entity by ascending index, and no resources: a part of a world, such as
     /// a prefab, is not its state. Each entity must be alive and named once.
+    ///
+    /// Either way, when the registry saves [`ChildOf`], the children of one parent
+    /// are written in the order of its [`Children`](crate::Children) list (all of
+    /// them where the first comes up), so a load gives the parent the same order.
     pub fn entities(mut self, entities: impl IntoIterator<Item = Entity>) -> Self {
         self.selection = Some(entities.into_iter().collect());
         self
@@ -295,16 +301,33 @@ impl<'s> SceneSaver<'s> {
 
     /// Hands the entities to save to `each`, a window of at most `WINDOW` at a time:
     /// the checked selection, or every live entity by ascending index (gathered a
-    /// window at a time, so saving a whole world holds no list of it).
+    /// window at a time, so saving a whole world holds no list of it). When `ChildOf`
+    /// is saved, siblings go in their parent's list order (see [`SiblingOrder`]), so
+    /// a load rebuilds the lists as they were.
     fn for_each_window(
         &self,
         selected: &Option<Vec<(Entity, Location)>>,
         mut each: impl FnMut(&[(Entity, Location)]) -> Result<(), SaveError>,
     ) -> Result<(), SaveError> {
+        let mut window = Vec::with_capacity(WINDOW);
+        if self.registry.component_index_of(std::any::TypeId::of::<ChildOf>()).is_some() {
+            let source: Box<dyn Iterator<Item = (Entity, Location)>> = match selected {
+                Some(selected) => Box::new(selected.iter().copied()),
+                None => Box::new(self.world.entities.iter_alive()),
+            };
+            let mut ordered = SiblingOrder::new(self.world, source, selected.as_deref());
+            loop {
+                window.clear();
+                window.extend(ordered.by_ref().take(WINDOW));
+                if window.is_empty() {
+                    return Ok(());
+                }
+                each(&window)?;
+            }
+        }
         if let Some(selected) = selected {
             return selected.chunks(WINDOW).try_for_each(each);
         }
-        let mut window = Vec::with_capacity(WINDOW);
         let mut alive = self.world.entities.iter_alive();
         loop {
             window.clear();
