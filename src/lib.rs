@@ -99,8 +99,8 @@ pub use query::{
     With, Without,
 };
 pub use scene::{
-    InputPosition, LoadError, Loaded, RegistryError, SaveError, SaveReport, SceneRegistry, SceneSaver,
-    SkippedComponent, ValueSite,
+    InputPosition, LoadError, Loaded, NESTING_LIMIT, RegistryError, SaveError, SaveReport, SceneRegistry,
+    SceneSaver, SkippedComponent, ValueSite,
 };
 pub use schedule::{
     IntoSystemConfig, POST_UPDATE, PRE_UPDATE, ReportRow, Schedule, ScheduleError, SetConfig, SystemConfig, SystemId,

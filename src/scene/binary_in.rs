@@ -5,6 +5,7 @@ use crate::entity::Entity;
 use super::binary::{FORMAT_VERSION, MAGIC, id_after, read_varint};
 use super::error::{InputPosition, LoadError, ValueSite};
 use super::load::{SceneLoad, Stop};
+use super::nesting::ReadError;
 
 /// An upper bound on the entity records in `input`: each takes at least two bytes.
 pub(crate) fn max_records(input: &[u8]) -> usize {
@@ -74,15 +75,18 @@ impl<'a> Reader<'a> {
     fn value_result(
         &mut self,
         site: impl FnOnce() -> ValueSite,
-        result: Result<usize, postcard::Error>,
+        result: Result<usize, ReadError>,
     ) -> Result<(), LoadError> {
         match result {
             Ok(taken) => {
                 self.pos += taken;
                 Ok(())
             }
-            Err(postcard::Error::DeserializeUnexpectedEnd) => Err(LoadError::Truncated { reading: site().to_string() }),
-            Err(error) => Err(LoadError::MalformedValue {
+            Err(ReadError::TooDeep) => Err(LoadError::TooDeep { site: site(), at: InputPosition::Offset(self.pos) }),
+            Err(ReadError::Value(postcard::Error::DeserializeUnexpectedEnd)) => {
+                Err(LoadError::Truncated { reading: site().to_string() })
+            }
+            Err(ReadError::Value(error)) => Err(LoadError::MalformedValue {
                 site: site(),
                 message: error.to_string(),
                 at: InputPosition::Offset(self.pos),

@@ -16,7 +16,9 @@ use crate::entity::Entity;
 use crate::storage::{Column, SparseSet, TypedColumn, downcast, downcast_mut};
 use crate::world::World;
 
+use super::checked_write::{WriteError, write_checked};
 use super::json_out::JsonOut;
+use super::nesting::{ReadError, read_binary};
 
 /// Values of one component type read from a scene, waiting for the load to commit,
 /// in the order they were read.
@@ -27,7 +29,7 @@ pub(crate) trait Staging: Send {
     /// they took, or which one failed and why.
     /// Values `k` are those of records `site.0 + k`, for reports of where an entity
     /// reference was read.
-    fn read_binary(&mut self, input: &[u8], count: usize, site: (u32, u32)) -> Result<usize, (usize, postcard::Error)>;
+    fn read_binary(&mut self, input: &[u8], count: usize, site: (u32, u32)) -> Result<usize, (usize, ReadError)>;
     /// Moves the next `count` values to the end of `column` (a column of the type),
     /// added at `tick`.
     fn push_into(&mut self, column: &mut dyn Column, count: usize, tick: Tick);
@@ -67,17 +69,17 @@ impl<T: Component + DeserializeOwned> Staging for Staged<T> {
         Ok(taken)
     }
 
-    fn read_binary(&mut self, input: &[u8], count: usize, site: (u32, u32)) -> Result<usize, (usize, postcard::Error)> {
+    fn read_binary(&mut self, input: &[u8], count: usize, site: (u32, u32)) -> Result<usize, (usize, ReadError)> {
         // Every value takes a byte at least (zero-sized ones excepted): a corrupt
         // count cannot reserve more than the input could fill.
         self.read.reserve(count.min(input.len()));
         let mut values = postcard::Deserializer::from_bytes(input);
         for i in 0..count {
             super::remap::set_site((site.0 + i as u32, site.1));
-            let value = T::deserialize(&mut values).map_err(|error| (i, error))?;
+            let value = read_binary::<T, _>(&mut values).map_err(|error| (i, error))?;
             self.read.push(UnsafeCell::new(value));
         }
-        let rest = values.finalize().map_err(|error| (count, error))?;
+        let rest = values.finalize().map_err(|error| (count, ReadError::Value(error)))?;
         Ok(input.len() - rest.len())
     }
 
@@ -135,22 +137,23 @@ impl ComponentEntry {
 /// Writes the values of one column, its type resolved once per table.
 pub(crate) trait ValueWriter {
     /// Writes row `row` as JSON whose first line sits at `level`.
-    fn json(&self, row: usize, out: &mut JsonOut, level: usize) -> Result<(), serde_json::Error>;
+    fn json(&self, row: usize, out: &mut JsonOut, level: usize) -> Result<(), WriteError>;
     /// Appends the values at `rows`, in order, in postcard; on failure, the position
     /// in `rows` that failed.
-    fn binary_rows(&self, rows: &[usize], out: &mut Vec<u8>) -> Result<(), (usize, postcard::Error)>;
+    fn binary_rows(&self, rows: &[usize], out: &mut Vec<u8>) -> Result<(), (usize, WriteError)>;
 }
 
 struct ColumnValues<'a, T>(&'a TypedColumn<T>);
 
 impl<T: Component + Serialize> ValueWriter for ColumnValues<'_, T> {
-    fn json(&self, row: usize, out: &mut JsonOut, level: usize) -> Result<(), serde_json::Error> {
-        out.value(self.0.get(row), level)
+    fn json(&self, row: usize, out: &mut JsonOut, level: usize) -> Result<(), WriteError> {
+        write_checked(self.0.get(row), true, |value| out.value(value, level))
     }
 
-    fn binary_rows(&self, rows: &[usize], out: &mut Vec<u8>) -> Result<(), (usize, postcard::Error)> {
+    fn binary_rows(&self, rows: &[usize], out: &mut Vec<u8>) -> Result<(), (usize, WriteError)> {
         for (i, &row) in rows.iter().enumerate() {
-            super::binary::write_value(self.0.get(row), out).map_err(|error| (i, error))?;
+            write_checked(self.0.get(row), false, |value| super::binary::write_value(value, out))
+                .map_err(|error| (i, error))?;
         }
         Ok(())
     }
@@ -169,11 +172,11 @@ pub(crate) struct ResourceEntry {
     pub(crate) type_name: &'static str,
     /// Writes the world's value; the world has one (the save asks `has` first), and
     /// nothing is written otherwise.
-    pub(crate) write_json: fn(&World, &mut JsonOut, usize) -> Result<(), serde_json::Error>,
-    pub(crate) write_binary: fn(&World, &mut Vec<u8>) -> Result<(), postcard::Error>,
+    pub(crate) write_json: fn(&World, &mut JsonOut, usize) -> Result<(), WriteError>,
+    pub(crate) write_binary: fn(&World, &mut Vec<u8>) -> Result<(), WriteError>,
     pub(crate) has: fn(&World) -> bool,
     pub(crate) read_json: ReadResource<serde_json::Error>,
-    pub(crate) read_binary: ReadResource<postcard::Error>,
+    pub(crate) read_binary: ReadResource<ReadError>,
     /// Inserts a value read by `read_*` (replacing the world's).
     pub(crate) insert: fn(&mut World, StagedResource),
 }
@@ -184,11 +187,11 @@ impl ResourceEntry {
             name: name.into(),
             type_name: type_name::<R>(),
             write_json: |world, out, level| match world.resource::<R>() {
-                Ok(value) => out.value(value, level),
+                Ok(value) => write_checked(value, true, |value| out.value(value, level)),
                 Err(_) => Ok(()),
             },
             write_binary: |world, out| match world.resource::<R>() {
-                Ok(value) => super::binary::write_value(value, out),
+                Ok(value) => write_checked(value, false, |value| super::binary::write_value(value, out)),
                 Err(_) => Ok(()),
             },
             has: World::contains_resource::<R>,
@@ -197,7 +200,9 @@ impl ResourceEntry {
                 Ok((Box::new(value), taken))
             },
             read_binary: |input| {
-                let (value, rest) = postcard::take_from_bytes::<R>(input)?;
+                let mut values = postcard::Deserializer::from_bytes(input);
+                let value = read_binary::<R, _>(&mut values)?;
+                let rest = values.finalize().map_err(ReadError::Value)?;
                 Ok((Box::new(value), input.len() - rest.len()))
             },
             insert: |world, value| {

@@ -66,6 +66,25 @@ pub enum SaveError {
         /// The serializer's message.
         message: String,
     },
+    /// A float that JSON cannot hold (NaN or an infinity) in a value saved as JSON:
+    /// serde_json would write `null`, which would not load back. (Binary scenes keep
+    /// such floats bit for bit.) Nothing more is written.
+    NotFinite {
+        /// The entity, or `None` for a resource.
+        entity: Option<Entity>,
+        /// The component's or resource's registered name.
+        name: String,
+        /// The float.
+        value: f64,
+    },
+    /// A value that nests deeper than [`NESTING_LIMIT`](crate::NESTING_LIMIT) levels,
+    /// which no load would accept.
+    TooDeep {
+        /// The entity, or `None` for a resource.
+        entity: Option<Entity>,
+        /// The component's or resource's registered name.
+        name: String,
+    },
     /// The writer failed.
     Io(std::io::Error),
 }
@@ -79,8 +98,25 @@ impl fmt::Display for SaveError {
                 write!(f, "cannot save `{name}` of entity {entity}: {message}")
             }
             SaveError::Value { entity: None, name, message } => write!(f, "cannot save resource `{name}`: {message}"),
+            SaveError::NotFinite { entity, name, value } => {
+                write!(f, "cannot save {}: {value} cannot be written in JSON", saved_value(*entity, name))
+            }
+            SaveError::TooDeep { entity, name } => write!(
+                f,
+                "cannot save {}: it nests deeper than {} levels",
+                saved_value(*entity, name),
+                super::NESTING_LIMIT
+            ),
             SaveError::Io(error) => write!(f, "cannot write the scene: {error}"),
         }
+    }
+}
+
+/// "`name` of entity E" or "resource `name`".
+fn saved_value(entity: Option<Entity>, name: &str) -> String {
+    match entity {
+        Some(entity) => format!("`{name}` of entity {entity}"),
+        None => format!("resource `{name}`"),
     }
 }
 
@@ -202,6 +238,15 @@ pub enum LoadError {
         /// Where.
         at: InputPosition,
     },
+    /// A value nests deeper than [`NESTING_LIMIT`](crate::NESTING_LIMIT) levels
+    /// (JSON: deeper than serde_json's limit of 127 arrays and objects). Refused
+    /// before reading further, so no input can exhaust the stack.
+    TooDeep {
+        /// The value.
+        site: ValueSite,
+        /// Where.
+        at: InputPosition,
+    },
     /// An entity record without an `"id"`.
     MissingId {
         /// The entity's index in the file.
@@ -276,6 +321,9 @@ impl fmt::Display for LoadError {
                 did_you_mean(f, closest.as_deref())
             }
             LoadError::MalformedValue { site, message, at } => write!(f, "cannot read {site} at {at}: {message}"),
+            LoadError::TooDeep { site, at } => {
+                write!(f, "cannot read {site} at {at}: it nests deeper than {} levels", super::NESTING_LIMIT)
+            }
             LoadError::MissingId { entity } => write!(f, "entity {entity} has no \"id\""),
             LoadError::DuplicateEntity { id, entity, first } => {
                 write!(f, "entity {entity} has the id {id} of entity {first}")

@@ -207,6 +207,9 @@ impl<'a> Cursor<'a> {
         result.map_err(|error| {
             if error.is_eof() {
                 LoadError::Truncated { reading: site().to_string() }
+            } else if error.to_string().starts_with("recursion limit exceeded") {
+                // serde_json's own limit (its error kind is not public).
+                LoadError::TooDeep { site: site(), at: self.relative_position(&error) }
             } else {
                 LoadError::MalformedValue {
                     site: site(),

@@ -11,12 +11,14 @@
 
 mod binary;
 mod binary_in;
+mod checked_write;
 mod entry;
 mod error;
 mod json_in;
 mod json_out;
 mod level;
 mod load;
+mod nesting;
 mod registry;
 pub(crate) mod remap;
 mod save;
@@ -24,6 +26,7 @@ mod sibling_order;
 
 pub use error::{InputPosition, LoadError, RegistryError, SaveError, ValueSite};
 pub use load::Loaded;
+pub use nesting::NESTING_LIMIT;
 pub use registry::SceneRegistry;
 pub(crate) use remap::Upcoming;
 pub use save::{SaveReport, SceneSaver, SkippedComponent};

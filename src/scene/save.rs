@@ -12,6 +12,7 @@ use crate::storage::{ArchetypeId, SparseSet};
 use crate::world::World;
 
 use super::binary::{FORMAT_VERSION, MAGIC, id_delta, write_str, write_varint};
+use super::checked_write::{Refusal, WriteError};
 use super::entry::ValueWriter;
 use super::error::SaveError;
 use super::json_out::JsonOut;
@@ -557,6 +558,11 @@ impl<'s> SceneSaver<'s> {
     }
 }
 
-fn value_error(entity: Option<Entity>, name: &str, error: impl std::fmt::Display) -> SaveError {
-    SaveError::Value { entity, name: name.to_owned(), message: error.to_string() }
+fn value_error(entity: Option<Entity>, name: &str, error: WriteError) -> SaveError {
+    let name = name.to_owned();
+    match error {
+        WriteError::Refused(Refusal::NotFinite(value)) => SaveError::NotFinite { entity, name, value },
+        WriteError::Refused(Refusal::TooDeep) => SaveError::TooDeep { entity, name },
+        WriteError::Format(message) => SaveError::Value { entity, name, message },
+    }
 }
