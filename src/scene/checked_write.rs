@@ -56,6 +56,8 @@ pub(crate) struct Checks<'c> {
 }
 
 impl Checks<'_> {
+    #[cold]
+    #[inline(never)]
     fn refuse<E: ser::Error>(&self, refusal: Refusal) -> E {
         self.refused.set(Some(refusal));
         match refusal {

@@ -62,11 +62,15 @@ impl<'c, D> Nested<'c, D> {
 fn enter<E: de::Error>(left: u32, cost: u32, exceeded: &Cell<bool>) -> Result<u32, E> {
     match left.checked_sub(cost) {
         Some(inside) => Ok(inside),
-        None => {
-            exceeded.set(true);
-            Err(E::custom(format_args!("the value nests deeper than {NESTING_LIMIT} levels")))
-        }
+        None => Err(too_deep(exceeded)),
     }
+}
+
+#[cold]
+#[inline(never)]
+fn too_deep<E: de::Error>(exceeded: &Cell<bool>) -> E {
+    exceeded.set(true);
+    E::custom(format_args!("the value nests deeper than {NESTING_LIMIT} levels"))
 }
 
 macro_rules! forward_scalars {
