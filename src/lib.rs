@@ -99,8 +99,8 @@ pub use query::{
     With, Without,
 };
 pub use scene::{
-    InputPosition, LoadError, Loaded, NESTING_LIMIT, RegistryError, SaveError, SaveReport, SceneRegistry,
-    SceneSaver, SkippedComponent, ValueSite,
+    InputPosition, LoadError, Loaded, NESTING_LIMIT, RegistryError, SaveError, SaveReport, SceneRegistry, SceneSaver,
+    SkippedComponent, ValueSite,
 };
 pub use schedule::{
     IntoSystemConfig, POST_UPDATE, PRE_UPDATE, ReportRow, Schedule, ScheduleError, SetConfig, SystemConfig, SystemId,
@@ -111,9 +111,9 @@ pub use spawn_batch::SpawnBatch;
 pub use storage::ArchetypeId;
 pub use system::{
     Command, CommandQueue, Commands, Condition, EntityCommands, EntityCounts, ExclusiveSystem, FunctionSystem,
-    IntoCondition, IntoSystem, Local, ONE_SHOT_RECURSION_LIMIT, OneShotError, OneShotId, ParamSet, Query, QueryParamIter, ReadOnlySystemParam,
-    Removed, Res, ResMut, System, SystemAccess, SystemMeta, SystemParam, SystemParamFunction, SystemParamItem,
-    any_match, not, on_event, resource_added, resource_changed, resource_exists,
+    IntoCondition, IntoSystem, Local, ONE_SHOT_RECURSION_LIMIT, OneShotError, OneShotId, ParamSet, Query,
+    QueryParamIter, ReadOnlySystemParam, Removed, Res, ResMut, System, SystemAccess, SystemMeta, SystemParam,
+    SystemParamFunction, SystemParamItem, any_match, not, on_event, resource_added, resource_changed, resource_exists,
 };
 #[doc(hidden)]
 pub use system::{IsExclusiveSystem, IsFunctionSystem, ParamSetState, QueryParamState, ResState};

@@ -150,8 +150,9 @@ fn children_keep_their_order_through_a_save_and_load() {
         for (format, input, binary) in [("json", &json, false), ("binary", &binary, true)] {
             let mut into = World::new();
             into.spawn((Name("already here".into()),));
-            let loaded = if binary { registry.load_binary(&mut into, input) } else { registry.load_json(&mut into, input) }
-                .unwrap_or_else(|error| panic!("{saved}, {format}: {error}"));
+            let loaded =
+                if binary { registry.load_binary(&mut into, input) } else { registry.load_json(&mut into, input) }
+                    .unwrap_or_else(|error| panic!("{saved}, {format}: {error}"));
             let parent = loaded.entity(parent).unwrap();
             assert_eq!(names(&into, parent), want_kids, "{saved}, {format}");
             assert_eq!(names(&into, loaded.entity(kids[3]).unwrap()), want_grandkids, "{saved}, {format}");

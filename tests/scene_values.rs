@@ -77,7 +77,10 @@ fn a_binary_value_nested_a_million_deep_is_refused() {
     let loaded = registry.load_binary(&mut world, binary_tree(NESTING_LIMIT as usize - 1)).unwrap();
     assert_eq!(*world.get::<Tree>(loaded.entities()[0]).unwrap(), Tree::deep(NESTING_LIMIT as usize - 1));
     let mut world = seeded_world();
-    assert!(matches!(registry.load_binary(&mut world, binary_tree(NESTING_LIMIT as usize)), Err(LoadError::TooDeep { .. })));
+    assert!(matches!(
+        registry.load_binary(&mut world, binary_tree(NESTING_LIMIT as usize)),
+        Err(LoadError::TooDeep { .. })
+    ));
     unchanged(&world);
 }
 
@@ -109,7 +112,10 @@ fn a_save_refuses_a_value_nested_past_the_limit_in_both_formats() {
     let deep = world.spawn((Tree::deep(NESTING_LIMIT as usize),));
     for format in ["json", "binary"] {
         let error = save(&registry, &world, format).unwrap_err();
-        assert!(matches!(&error, SaveError::TooDeep { entity: Some(e), name } if *e == deep && name == "tree"), "{error:?}");
+        assert!(
+            matches!(&error, SaveError::TooDeep { entity: Some(e), name } if *e == deep && name == "tree"),
+            "{error:?}"
+        );
         assert_eq!(error.to_string(), format!("cannot save `tree` of entity {deep}: it nests deeper than 127 levels"));
     }
 }
@@ -185,7 +191,8 @@ fn extreme_finite_floats_round_trip_exactly_in_both_formats() {
     });
     let values: Vec<(f32, f64)> = values.into_iter().chain(random).collect();
     let mut world = World::new();
-    let entities: Vec<Entity> = values.iter().map(|&(single, double)| world.spawn((Floats { single, double },))).collect();
+    let entities: Vec<Entity> =
+        values.iter().map(|&(single, double)| world.spawn((Floats { single, double },))).collect();
     world.insert_resource(Gravity(f32::from_bits(3)));
     for format in ["json", "binary"] {
         let input = save(&registry, &world, format).unwrap();

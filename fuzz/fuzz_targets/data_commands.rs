@@ -80,7 +80,10 @@ fn snapshot(world: &World) -> (usize, HealthApi, Gui) {
 
 fuzz_target!(|data: &[u8]| {
     let mut registry = DataCommands::new();
-    registry.target::<HealthApi>("health").method("apply_damage", HealthApi::apply_damage).method("heal", HealthApi::heal);
+    registry
+        .target::<HealthApi>("health")
+        .method("apply_damage", HealthApi::apply_damage)
+        .method("heal", HealthApi::heal);
     registry
         .target::<Gui>("gui")
         .method("set_level_complete", Gui::set_level_complete)

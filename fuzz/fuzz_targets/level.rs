@@ -10,5 +10,5 @@ mod common;
 
 fuzz_target!(|data: &[u8]| {
     let commands = common::commands();
-    common::check(data, |registry, world, data| registry.load_level(world, &commands, data));
+    let _ = common::check(data, |registry, world, data| registry.load_level(world, &commands, data));
 });

@@ -9,5 +9,5 @@ use libfuzzer_sys::fuzz_target;
 mod common;
 
 fuzz_target!(|data: &[u8]| {
-    common::check(data, |registry, world, data| registry.load_binary(world, data));
+    let _ = common::check(data, |registry, world, data| registry.load_binary(world, data));
 });

@@ -35,6 +35,13 @@ pub enum Mood {
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct Moving;
 
+/// A recursive value: each `Node` is one more level of nesting.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub enum Tree {
+    Leaf,
+    Node(Box<Tree>),
+}
+
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct Score(u64);
 
@@ -54,6 +61,7 @@ pub fn registry() -> SceneRegistry {
         .and_then(|r| r.component::<Mood>("mood"))
         .and_then(|r| r.component::<Moving>("moving"))
         .and_then(|r| r.component::<ripple::ChildOf>("child_of"))
+        .and_then(|r| r.component::<Tree>("tree"))
         .and_then(|r| r.resource::<Score>("score"))
         .expect("distinct names");
     registry
@@ -92,8 +100,13 @@ fn dump(registry: &SceneRegistry, world: &World) -> (Vec<u8>, usize, usize, ripp
 }
 
 /// Loads `data` with `load` into the fixture world: a refusal must change nothing;
-/// a success must add exactly the entities it reports, alive.
-pub fn check(data: &[u8], load: impl Fn(&SceneRegistry, &mut World, &[u8]) -> Result<Loaded, LoadError>) {
+/// a success must add exactly the entities it reports, alive, each loaded child on its
+/// parent's children list, after the children it had before the load, in file order.
+/// Returns the outcome.
+pub fn check(
+    data: &[u8],
+    load: impl Fn(&SceneRegistry, &mut World, &[u8]) -> Result<Loaded, LoadError>,
+) -> Result<(), LoadError> {
     let registry = registry();
     let mut world = world();
     let before = dump(&registry, &world);
@@ -104,10 +117,22 @@ pub fn check(data: &[u8], load: impl Fn(&SceneRegistry, &mut World, &[u8]) -> Re
             // Nothing the load put in was undone afterwards (a `ChildOf` cycle is
             // refused before the commit).
             assert!(world.failed_commands().is_empty(), "a load applied in part");
+            let mut listed: std::collections::HashMap<Entity, Vec<Entity>> = Default::default();
+            for &child in loaded.entities() {
+                if let Some(parent) = world.parent(child) {
+                    listed.entry(parent).or_default().push(child);
+                }
+            }
+            for (parent, children) in listed {
+                let list = world.children(parent).expect("a parent is alive");
+                assert!(list.ends_with(&children), "loaded children follow file order: {list:?} {children:?}");
+            }
+            Ok(())
         }
         Err(error) => {
             let _ = error.to_string();
             assert!(dump(&registry, &world) == before, "a refused load changed the world: {error}");
+            Err(error)
         }
     }
 }
