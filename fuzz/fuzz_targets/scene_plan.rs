@@ -43,7 +43,8 @@ pub enum Component {
     Name(String),
     Target(Ref),
     ChildOf(Ref),
-    /// A `Tree` this many levels deep (scaled: up to about 260,000).
+    /// A `Tree` `.0 % 512` levels deep, or `.0` times 16 (up to about a million)
+    /// when `.1 % 16 == 0`.
     Tree(u16, u8),
     Moving,
     Mood(Option<Ref>),
@@ -67,7 +68,8 @@ impl Component {
     /// Levels of the tree value, if this is one.
     fn tree_depth(&self) -> Option<usize> {
         match self {
-            Component::Tree(depth, scale) => Some(usize::from(*depth) << (scale % 3 * 2)),
+            Component::Tree(depth, scale) if scale % 16 == 0 => Some(usize::from(*depth) * 16),
+            Component::Tree(depth, _) => Some(usize::from(*depth) % 512),
             _ => None,
         }
     }
@@ -91,7 +93,8 @@ pub enum ChainOrder {
     Halves,
 }
 
-/// A chain of records, each the `ChildOf` of the one before, with ids from 2,000 on.
+/// A chain of up to 1,023 records, each the `ChildOf` of the one before, with ids
+/// from 2,000 on.
 #[derive(Arbitrary, Debug, Clone)]
 pub struct Chain {
     length: u16,
@@ -131,7 +134,7 @@ impl Plan {
             })
             .collect();
         if let Some(chain) = &self.chain {
-            let length = usize::from(chain.length % 4_096);
+            let length = usize::from(chain.length % 1_024);
             let id = |i: usize| (1u64 << 32) | (2_000 + i as u64);
             let order: Vec<usize> = match chain.order {
                 ChainOrder::RootFirst => (0..length).collect(),
