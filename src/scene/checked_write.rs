@@ -3,6 +3,14 @@
 //! [`NESTING_LIMIT`] (counted as the loaders count, see `nesting`), and, for JSON, a
 //! float that is NaN or infinite, which serde_json would write as `null` and which
 //! then would not load back as a number.
+//!
+//! The adapter also reports whether a value's shape can vary between values of its
+//! type: an `Option`, an enum, a sequence or map, or a skipped field can; structs,
+//! tuples, newtypes and scalars cannot. A binary save, where the adapter costs as much
+//! as postcard's own writing, checks one value per run of rows and writes the rest
+//! directly when its shape is fixed: values of one such type nest alike. (A
+//! hand-written `Serialize` that varies its depth by other means is still caught by
+//! the loader, which refuses such a value with a typed error.)
 
 use std::cell::Cell;
 use std::fmt::Display;
@@ -32,19 +40,32 @@ pub(crate) enum WriteError {
     Format(String),
 }
 
+/// Whether values of a type can differ in shape (see the module's notes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Shape {
+    /// Only structs, tuples, newtypes and scalars: every value nests alike.
+    Fixed,
+    /// An `Option`, enum, sequence, map or skipped field was written.
+    Varies,
+}
+
 /// Writes `value` with `write` (a format's serializer), checked: non-finite floats
-/// refused if `finite`, nesting past the limit always.
+/// refused if `finite`, nesting past the limit always. Returns the value's shape.
 #[inline]
 pub(crate) fn write_checked<T: ?Sized, E: Display>(
     value: &T,
     finite: bool,
     write: impl FnOnce(&Checked<'_, '_, T>) -> Result<(), E>,
-) -> Result<(), WriteError> {
-    let refused = Cell::new(None);
-    write(&Checked::new(value, Checks { finite, refused: &refused })).map_err(|error| match refused.get() {
-        Some(refusal) => WriteError::Refused(refusal),
-        None => WriteError::Format(error.to_string()),
-    })
+) -> Result<Shape, WriteError> {
+    let (refused, varies) = (Cell::new(None), Cell::new(false));
+    match write(&Checked::new(value, Checks { finite, refused: &refused, varies: &varies })) {
+        Ok(()) if varies.get() => Ok(Shape::Varies),
+        Ok(()) => Ok(Shape::Fixed),
+        Err(error) => Err(match refused.get() {
+            Some(refusal) => WriteError::Refused(refusal),
+            None => WriteError::Format(error.to_string()),
+        }),
+    }
 }
 
 /// What the adapter checks and where it reports: shared by every level of a value.
@@ -53,6 +74,8 @@ pub(crate) struct Checks<'c> {
     /// Refuse non-finite floats (JSON).
     pub(crate) finite: bool,
     pub(crate) refused: &'c Cell<Option<Refusal>>,
+    /// Set when the value's shape turns out to vary.
+    pub(crate) varies: &'c Cell<bool>,
 }
 
 impl Checks<'_> {
@@ -70,6 +93,12 @@ impl Checks<'_> {
     #[inline]
     fn enter<E: ser::Error>(&self, left: u32, cost: u32) -> Result<u32, E> {
         left.checked_sub(cost).ok_or_else(|| self.refuse(Refusal::TooDeep))
+    }
+
+    /// Notes that the value's shape can vary.
+    #[inline]
+    fn varies(&self) {
+        self.varies.set(true);
     }
 
     #[inline]
@@ -178,11 +207,13 @@ impl<'c, S: Serializer> Serializer for CheckedSerializer<'c, S> {
         // A loader spends a level on every `Option`, `None` too (it cannot know which
         // it reads before it enters).
         self.checks.enter::<S::Error>(self.left, 1)?;
+        self.checks.varies();
         self.inner.serialize_none()
     }
 
     #[inline]
     fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<S::Ok, S::Error> {
+        self.checks.varies();
         let value = self.nested(value)?;
         self.inner.serialize_some(&value)
     }
@@ -196,6 +227,7 @@ impl<'c, S: Serializer> Serializer for CheckedSerializer<'c, S> {
     fn serialize_unit_variant(self, name: &'static str, index: u32, variant: &'static str) -> Result<S::Ok, S::Error> {
         // As for `None`: a loader spends a level on every enum.
         self.checks.enter::<S::Error>(self.left, 1)?;
+        self.checks.varies();
         self.inner.serialize_unit_variant(name, index, variant)
     }
 
@@ -213,12 +245,14 @@ impl<'c, S: Serializer> Serializer for CheckedSerializer<'c, S> {
         variant: &'static str,
         value: &T,
     ) -> Result<S::Ok, S::Error> {
+        self.checks.varies();
         let value = self.nested(value)?;
         self.inner.serialize_newtype_variant(name, index, variant, &value)
     }
 
     #[inline]
     fn serialize_seq(self, len: Option<usize>) -> Result<Self::SerializeSeq, S::Error> {
+        self.checks.varies();
         self.open(1, |s| s.serialize_seq(len))
     }
 
@@ -241,11 +275,13 @@ impl<'c, S: Serializer> Serializer for CheckedSerializer<'c, S> {
         len: usize,
     ) -> Result<Self::SerializeTupleVariant, S::Error> {
         // The enum and its contents: two levels, as the loaders count them.
+        self.checks.varies();
         self.open(2, |s| s.serialize_tuple_variant(name, index, variant, len))
     }
 
     #[inline]
     fn serialize_map(self, len: Option<usize>) -> Result<Self::SerializeMap, S::Error> {
+        self.checks.varies();
         self.open(1, |s| s.serialize_map(len))
     }
 
@@ -262,6 +298,7 @@ impl<'c, S: Serializer> Serializer for CheckedSerializer<'c, S> {
         variant: &'static str,
         len: usize,
     ) -> Result<Self::SerializeStructVariant, S::Error> {
+        self.checks.varies();
         self.open(2, |s| s.serialize_struct_variant(name, index, variant, len))
     }
 
@@ -315,6 +352,7 @@ impl<C: SerializeStruct> SerializeStruct for Compound<'_, C> {
     }
 
     fn skip_field(&mut self, key: &'static str) -> Result<(), C::Error> {
+        self.checks.varies();
         self.inner.skip_field(key)
     }
 
@@ -335,6 +373,7 @@ impl<C: SerializeStructVariant> SerializeStructVariant for Compound<'_, C> {
     }
 
     fn skip_field(&mut self, key: &'static str) -> Result<(), C::Error> {
+        self.checks.varies();
         self.inner.skip_field(key)
     }
 
@@ -359,8 +398,9 @@ mod tests {
     }
 
     fn json<T: Serialize>(value: &T) -> (Result<String, serde_json::Error>, Option<Refusal>) {
-        let refused = Cell::new(None);
-        let written = serde_json::to_string(&Checked::new(value, Checks { finite: true, refused: &refused }));
+        let (refused, varies) = (Cell::new(None), Cell::new(false));
+        let checks = Checks { finite: true, refused: &refused, varies: &varies };
+        let written = serde_json::to_string(&Checked::new(value, checks));
         (written, refused.get())
     }
 
@@ -369,11 +409,31 @@ mod tests {
         type Mixed = (Option<Vec<(u8, String)>>, std::collections::BTreeMap<u8, [f32; 2]>, Result<u8, (u8, u8)>);
         let value: Mixed = (Some(vec![(1, "a".into())]), [(2, [3.5, f32::MIN_POSITIVE / 4.0])].into(), Err((5, 6)));
         assert_eq!(json(&value).0.unwrap(), serde_json::to_string(&value).unwrap());
-        let refused = Cell::new(None);
-        let checked = Checked::new(&value, Checks { finite: false, refused: &refused });
+        let (refused, varies) = (Cell::new(None), Cell::new(false));
+        let checked = Checked::new(&value, Checks { finite: false, refused: &refused, varies: &varies });
         assert_eq!(postcard::to_stdvec(&checked).unwrap(), postcard::to_stdvec(&value).unwrap());
         // Within the limit (the leaf is the last level).
         assert!(json(&tree(NESTING_LIMIT as usize - 1)).0.is_ok());
+    }
+
+    #[test]
+    fn a_value_whose_shape_can_vary_says_so() {
+        fn shape<T: Serialize>(value: &T) -> Shape {
+            let mut out = Vec::new();
+            write_checked(value, false, |value| super::super::binary::write_value(value, &mut out)).unwrap()
+        }
+        #[derive(serde::Serialize)]
+        struct Fixed {
+            at: [f32; 3],
+            name: String,
+            pair: (u8, [u16; 2]),
+        }
+        assert_eq!(shape(&Fixed { at: [1.0; 3], name: "x".into(), pair: (1, [2, 3]) }), Shape::Fixed);
+        assert_eq!(shape(&(1u8, None::<u8>)), Shape::Varies);
+        assert_eq!(shape(&vec![1u8]), Shape::Varies);
+        assert_eq!(shape(&tree(0)), Shape::Varies, "a unit variant");
+        assert_eq!(shape(&Ok::<u8, u8>(1)), Shape::Varies);
+        assert_eq!(shape(&std::collections::BTreeMap::<u8, u8>::new()), Shape::Varies);
     }
 
     #[test]

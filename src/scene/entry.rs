@@ -16,7 +16,7 @@ use crate::entity::Entity;
 use crate::storage::{Column, SparseSet, TypedColumn, downcast, downcast_mut};
 use crate::world::World;
 
-use super::checked_write::{WriteError, write_checked};
+use super::checked_write::{Shape, WriteError, write_checked};
 use super::json_out::JsonOut;
 use super::nesting::{ReadError, read_binary};
 
@@ -147,13 +147,24 @@ struct ColumnValues<'a, T>(&'a TypedColumn<T>);
 
 impl<T: Component + Serialize> ValueWriter for ColumnValues<'_, T> {
     fn json(&self, row: usize, out: &mut JsonOut, level: usize) -> Result<(), WriteError> {
-        write_checked(self.0.get(row), true, |value| out.value(value, level))
+        write_checked(self.0.get(row), true, |value| out.value(value, level)).map(drop)
     }
 
+    /// The first value is written checked; if its shape is fixed, the others nest
+    /// alike and are written directly (the checks would double postcard's cost).
     fn binary_rows(&self, rows: &[usize], out: &mut Vec<u8>) -> Result<(), (usize, WriteError)> {
-        for (i, &row) in rows.iter().enumerate() {
+        let Some((&first, rest)) = rows.split_first() else { return Ok(()) };
+        let checked = |row: usize, out: &mut Vec<u8>| {
             write_checked(self.0.get(row), false, |value| super::binary::write_value(value, out))
-                .map_err(|error| (i, error))?;
+        };
+        let shape = checked(first, out).map_err(|error| (0, error))?;
+        for (i, &row) in rest.iter().enumerate() {
+            let written = match shape {
+                Shape::Fixed => super::binary::write_value(self.0.get(row), out)
+                    .map_err(|error| WriteError::Format(error.to_string())),
+                Shape::Varies => checked(row, out).map(drop),
+            };
+            written.map_err(|error| (i + 1, error))?;
         }
         Ok(())
     }
@@ -187,11 +198,11 @@ impl ResourceEntry {
             name: name.into(),
             type_name: type_name::<R>(),
             write_json: |world, out, level| match world.resource::<R>() {
-                Ok(value) => write_checked(value, true, |value| out.value(value, level)),
+                Ok(value) => write_checked(value, true, |value| out.value(value, level)).map(drop),
                 Err(_) => Ok(()),
             },
             write_binary: |world, out| match world.resource::<R>() {
-                Ok(value) => write_checked(value, false, |value| super::binary::write_value(value, out)),
+                Ok(value) => write_checked(value, false, |value| super::binary::write_value(value, out)).map(drop),
                 Err(_) => Ok(()),
             },
             has: World::contains_resource::<R>,
