@@ -202,7 +202,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for NestedVisitor<'_, V> {
     }
 }
 
-/// A seed whose deserializer has `left` levels.
+/// A `DeserializeSeed` whose deserializer has `left` levels.
 struct NestedSeed<'c, S> {
     inner: S,
     left: u32,
@@ -219,7 +219,7 @@ impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for NestedSeed<'_, S> {
 }
 
 impl<'c, A> Nested<'c, A> {
-    fn seed<S>(&self, inner: S) -> NestedSeed<'c, S> {
+    fn nested_seed<S>(&self, inner: S) -> NestedSeed<'c, S> {
         NestedSeed { inner, left: self.left, exceeded: self.exceeded }
     }
 }
@@ -228,9 +228,9 @@ impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for Nested<'_, A> {
     type Error = A::Error;
 
     #[inline]
-    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>, A::Error> {
-        let seed = self.seed(seed);
-        self.inner.next_element_seed(seed)
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, wrapped: T) -> Result<Option<T::Value>, A::Error> {
+        let wrapped = self.nested_seed(wrapped);
+        self.inner.next_element_seed(wrapped)
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -242,15 +242,15 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for Nested<'_, A> {
     type Error = A::Error;
 
     #[inline]
-    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, A::Error> {
-        let seed = self.seed(seed);
-        self.inner.next_key_seed(seed)
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, wrapped: K) -> Result<Option<K::Value>, A::Error> {
+        let wrapped = self.nested_seed(wrapped);
+        self.inner.next_key_seed(wrapped)
     }
 
     #[inline]
-    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, A::Error> {
-        let seed = self.seed(seed);
-        self.inner.next_value_seed(seed)
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, wrapped: V) -> Result<V::Value, A::Error> {
+        let wrapped = self.nested_seed(wrapped);
+        self.inner.next_value_seed(wrapped)
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -263,9 +263,9 @@ impl<'de, 'c, A: EnumAccess<'de>> EnumAccess<'de> for Nested<'c, A> {
     type Variant = Nested<'c, A::Variant>;
 
     #[inline]
-    fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, Self::Variant), A::Error> {
+    fn variant_seed<V: DeserializeSeed<'de>>(self, wrapped: V) -> Result<(V::Value, Self::Variant), A::Error> {
         let (left, exceeded) = (self.left, self.exceeded);
-        let (value, variant) = self.inner.variant_seed(seed)?;
+        let (value, variant) = self.inner.variant_seed(wrapped)?;
         Ok((value, Nested { inner: variant, left, exceeded }))
     }
 }
@@ -279,9 +279,9 @@ impl<'de, A: VariantAccess<'de>> VariantAccess<'de> for Nested<'_, A> {
     }
 
     #[inline]
-    fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value, A::Error> {
-        let seed = self.seed(seed);
-        self.inner.newtype_variant_seed(seed)
+    fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, wrapped: T) -> Result<T::Value, A::Error> {
+        let wrapped = self.nested_seed(wrapped);
+        self.inner.newtype_variant_seed(wrapped)
     }
 
     #[inline]
