@@ -4,7 +4,7 @@
 //! registered, so the per-value work is monomorphic.
 
 use std::any::{Any, type_name};
-use std::cell::UnsafeCell;
+use std::cell::{Cell, UnsafeCell};
 use std::collections::VecDeque;
 
 use serde::Serialize;
@@ -128,7 +128,7 @@ impl ComponentEntry {
             name: name.into(),
             type_name: type_name::<T>(),
             register_in: Components::id_or_register::<T>,
-            bind: |column| Box::new(ColumnValues(downcast::<T>(column))),
+            bind: |column| Box::new(ColumnValues { column: downcast::<T>(column), shape: Cell::new(None) }),
             new_staging: || Box::new(Staged::<T>::new()),
         }
     }
@@ -143,11 +143,31 @@ pub(crate) trait ValueWriter {
     fn binary_rows(&self, rows: &[usize], out: &mut Vec<u8>) -> Result<(), (usize, WriteError)>;
 }
 
-struct ColumnValues<'a, T>(&'a TypedColumn<T>);
+struct ColumnValues<'a, T> {
+    column: &'a TypedColumn<T>,
+    /// The shape of the type's values (see `checked_write`), once a value was written
+    /// checked.
+    shape: Cell<Option<Shape>>,
+}
 
 impl<T: Component + Serialize> ValueWriter for ColumnValues<'_, T> {
+    /// Values of a fixed shape nest alike, so once one was checked the others are
+    /// written directly, and rewritten checked only if one wrote a `null` (serde_json
+    /// writes a NaN or an infinity as `null`; so does a unit struct, which the checks
+    /// then let through).
     fn json(&self, row: usize, out: &mut JsonOut, level: usize) -> Result<(), WriteError> {
-        write_checked(self.0.get(row), true, |value| out.value(value, level)).map(drop)
+        let value = self.column.get(row);
+        if self.shape.get() == Some(Shape::Fixed) {
+            let mark = out.mark();
+            match out.value(value, level) {
+                Ok(0) => return Ok(()),
+                Ok(_) => out.rewind(mark),
+                Err(error) => return Err(WriteError::Format(error.to_string())),
+            }
+        }
+        let shape = write_checked(value, true, |value| out.value(value, level).map(drop))?;
+        self.shape.set(Some(shape));
+        Ok(())
     }
 
     /// The first value is written checked; if its shape is fixed, the others nest
@@ -155,12 +175,12 @@ impl<T: Component + Serialize> ValueWriter for ColumnValues<'_, T> {
     fn binary_rows(&self, rows: &[usize], out: &mut Vec<u8>) -> Result<(), (usize, WriteError)> {
         let Some((&first, rest)) = rows.split_first() else { return Ok(()) };
         let checked = |row: usize, out: &mut Vec<u8>| {
-            write_checked(self.0.get(row), false, |value| super::binary::write_value(value, out))
+            write_checked(self.column.get(row), false, |value| super::binary::write_value(value, out))
         };
         let shape = checked(first, out).map_err(|error| (0, error))?;
         for (i, &row) in rest.iter().enumerate() {
             let written = match shape {
-                Shape::Fixed => super::binary::write_value(self.0.get(row), out)
+                Shape::Fixed => super::binary::write_value(self.column.get(row), out)
                     .map_err(|error| WriteError::Format(error.to_string())),
                 Shape::Varies => checked(row, out).map(drop),
             };
@@ -198,7 +218,7 @@ impl ResourceEntry {
             name: name.into(),
             type_name: type_name::<R>(),
             write_json: |world, out, level| match world.resource::<R>() {
-                Ok(value) => write_checked(value, true, |value| out.value(value, level)).map(drop),
+                Ok(value) => write_checked(value, true, |value| out.value(value, level).map(drop)).map(drop),
                 Err(_) => Ok(()),
             },
             write_binary: |world, out| match world.resource::<R>() {

@@ -5,7 +5,7 @@
 use std::io::{self, Write};
 
 use serde::Serialize;
-use serde_json::ser::{CompactFormatter, Formatter};
+use serde_json::ser::Formatter;
 
 /// Bytes gathered before they go to the caller's writer.
 const CHUNK: usize = 64 * 1024;
@@ -52,17 +52,32 @@ impl JsonOut {
         let _ = write!(self.buf, "\"{entity}\"");
     }
 
-    /// A value whose first line sits at `level`.
+    /// A value whose first line sits at `level`; returns how many `null`s it wrote
+    /// (serde_json writes one for `None`, `()`, a unit struct, and a NaN or infinite
+    /// float).
     #[inline]
-    pub(crate) fn value<T: Serialize + ?Sized>(&mut self, value: &T, level: usize) -> Result<(), serde_json::Error> {
+    pub(crate) fn value<T: Serialize + ?Sized>(&mut self, value: &T, level: usize) -> Result<u32, serde_json::Error> {
         if self.pretty {
-            let mut serializer =
-                serde_json::Serializer::with_formatter(&mut self.buf, Indented { level, has_value: false });
-            value.serialize(&mut serializer)
+            let mut formatter = Indented { level, has_value: false, nulls: 0 };
+            value.serialize(&mut serde_json::Serializer::with_formatter(&mut self.buf, &mut formatter))?;
+            Ok(formatter.nulls)
         } else {
-            let mut serializer = serde_json::Serializer::with_formatter(&mut self.buf, CompactFormatter);
-            value.serialize(&mut serializer)
+            let mut formatter = Compact { nulls: 0 };
+            value.serialize(&mut serde_json::Serializer::with_formatter(&mut self.buf, &mut formatter))?;
+            Ok(formatter.nulls)
         }
+    }
+
+    /// Where the next byte goes (to forget a value's text with [`rewind`](Self::rewind)).
+    #[inline]
+    pub(crate) fn mark(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// Forgets what was written since `mark`.
+    #[inline]
+    pub(crate) fn rewind(&mut self, mark: usize) {
+        self.buf.truncate(mark);
     }
 
     /// Hands the buffer to `writer` once it holds a chunk.
@@ -84,6 +99,21 @@ impl JsonOut {
 struct Indented {
     level: usize,
     has_value: bool,
+    /// `null`s written.
+    nulls: u32,
+}
+
+/// serde_json's compact layout (its default `Formatter` methods), counting `null`s.
+struct Compact {
+    nulls: u32,
+}
+
+impl Formatter for &mut Compact {
+    #[inline]
+    fn write_null<W: ?Sized + Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.nulls += 1;
+        writer.write_all(b"null")
+    }
 }
 
 impl Indented {
@@ -120,7 +150,13 @@ impl Indented {
     }
 }
 
-impl Formatter for Indented {
+impl Formatter for &mut Indented {
+    #[inline]
+    fn write_null<W: ?Sized + Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.nulls += 1;
+        writer.write_all(b"null")
+    }
+
     fn begin_array<W: ?Sized + Write>(&mut self, writer: &mut W) -> io::Result<()> {
         self.open(writer, b"[")
     }
