@@ -170,21 +170,19 @@ impl<T: Component + Serialize> ValueWriter for ColumnValues<'_, T> {
         Ok(())
     }
 
-    /// The first value is written checked; if its shape is fixed, the others nest
-    /// alike and are written directly (the checks would double postcard's cost).
+    /// As [`json`](Self::json): once a value of a fixed shape was checked, the
+    /// others are written directly (checking them all would double postcard's cost).
+    /// Binary keeps NaN and infinities, so there is nothing else to look for.
     fn binary_rows(&self, rows: &[usize], out: &mut Vec<u8>) -> Result<(), (usize, WriteError)> {
-        let Some((&first, rest)) = rows.split_first() else { return Ok(()) };
-        let checked = |row: usize, out: &mut Vec<u8>| {
-            write_checked(self.column.get(row), false, |value| super::binary::write_value(value, out))
-        };
-        let shape = checked(first, out).map_err(|error| (0, error))?;
-        for (i, &row) in rest.iter().enumerate() {
-            let written = match shape {
-                Shape::Fixed => super::binary::write_value(self.column.get(row), out)
-                    .map_err(|error| WriteError::Format(error.to_string())),
-                Shape::Varies => checked(row, out).map(drop),
+        for (i, &row) in rows.iter().enumerate() {
+            let value = self.column.get(row);
+            let written = if self.shape.get() == Some(Shape::Fixed) {
+                super::binary::write_value(value, out).map_err(|error| WriteError::Format(error.to_string()))
+            } else {
+                write_checked(value, false, |value| super::binary::write_value(value, out))
+                    .map(|shape| self.shape.set(Some(shape)))
             };
-            written.map_err(|error| (i + 1, error))?;
+            written.map_err(|error| (i, error))?;
         }
         Ok(())
     }
