@@ -174,15 +174,19 @@ impl<T: Component + Serialize> ValueWriter for ColumnValues<'_, T> {
     /// others are written directly (checking them all would double postcard's cost).
     /// Binary keeps NaN and infinities, so there is nothing else to look for.
     fn binary_rows(&self, rows: &[usize], out: &mut Vec<u8>) -> Result<(), (usize, WriteError)> {
-        for (i, &row) in rows.iter().enumerate() {
-            let value = self.column.get(row);
-            let written = if self.shape.get() == Some(Shape::Fixed) {
-                super::binary::write_value(value, out).map_err(|error| WriteError::Format(error.to_string()))
-            } else {
-                write_checked(value, false, |value| super::binary::write_value(value, out))
-                    .map(|shape| self.shape.set(Some(shape)))
-            };
-            written.map_err(|error| (i, error))?;
+        // Checked until a value shows the shape is fixed (at most one value per save
+        // for such a type), then a plain loop.
+        let mut checked = 0;
+        while self.shape.get() != Some(Shape::Fixed) && checked < rows.len() {
+            let value = self.column.get(rows[checked]);
+            let shape = write_checked(value, false, |value| super::binary::write_value(value, out))
+                .map_err(|error| (checked, error))?;
+            self.shape.set(Some(shape));
+            checked += 1;
+        }
+        for (i, &row) in rows.iter().enumerate().skip(checked) {
+            super::binary::write_value(self.column.get(row), out)
+                .map_err(|error| (i, WriteError::Format(error.to_string())))?;
         }
         Ok(())
     }

@@ -3,7 +3,7 @@
 //! simple_iter pass to its untracked one, and of ripple's propagation to a full
 //! recomputation when every local transform changed (`propagate/K=100000`, whose frames
 //! write untimed before the timed step), and of ripple's saves and loads to hecs's
-//! (`serialize_text`, `deserialize_text`, `deserialize_binary`, one save or load per
+//! (`serialize_text`, `serialize_binary`, `deserialize_text`, `deserialize_binary`, one save or load per
 //! step, as `benches/serialize.rs` times them).
 //!
 //! criterion measures one library after another, each for a couple of seconds. On a
@@ -179,9 +179,10 @@ fn run_child(rounds: usize, only: &[String]) {
     }
     /// Builds a stepped workload's prepared worlds.
     type MakeStepped = fn() -> Stepped;
-    let stepped: [(&str, MakeStepped); 4] = [
+    let stepped: [(&str, MakeStepped); 5] = [
         (PROPAGATE, propagate),
         (SERIALIZE_TEXT, serialize_text),
+        (SERIALIZE_BINARY, serialize_binary),
         (DESERIALIZE_TEXT, deserialize_text),
         (DESERIALIZE_BINARY, deserialize_binary),
     ];
@@ -264,6 +265,7 @@ fn propagate() -> Stepped {
 }
 
 const SERIALIZE_TEXT: &str = "serialize_text";
+const SERIALIZE_BINARY: &str = "serialize_binary";
 const DESERIALIZE_TEXT: &str = "deserialize_text";
 const DESERIALIZE_BINARY: &str = "deserialize_binary";
 
@@ -304,6 +306,19 @@ fn serialize_text() -> Stepped {
         name: SERIALIZE_TEXT,
         ripple: save_step::<RippleScene>(Format::Text),
         others: vec![("hecs", save_step::<HecsScene>(Format::Text))],
+    }
+}
+
+/// serialize_binary: ripple's postcard save against hecs's column save, and against
+/// ideal (serde of a plain `Vec` of rows).
+fn serialize_binary() -> Stepped {
+    Stepped {
+        name: SERIALIZE_BINARY,
+        ripple: save_step::<RippleScene>(Format::Binary),
+        others: vec![
+            ("hecs", save_step::<HecsScene>(Format::Binary)),
+            ("ideal", save_step::<IdealScene>(Format::Binary)),
+        ],
     }
 }
 
