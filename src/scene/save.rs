@@ -308,35 +308,17 @@ impl<'s> SceneSaver<'s> {
     fn for_each_window(
         &self,
         selected: &Option<Vec<(Entity, Location)>>,
-        mut each: impl FnMut(&[(Entity, Location)]) -> Result<(), SaveError>,
+        each: impl FnMut(&[(Entity, Location)]) -> Result<(), SaveError>,
     ) -> Result<(), SaveError> {
-        let mut window = Vec::with_capacity(WINDOW);
-        if self.registry.component_index_of(std::any::TypeId::of::<ChildOf>()).is_some() {
-            let source: Box<dyn Iterator<Item = (Entity, Location)>> = match selected {
-                Some(selected) => Box::new(selected.iter().copied()),
-                None => Box::new(self.world.entities.iter_alive()),
-            };
-            let mut ordered = SiblingOrder::new(self.world, source, selected.as_deref());
-            loop {
-                window.clear();
-                window.extend(ordered.by_ref().take(WINDOW));
-                if window.is_empty() {
-                    return Ok(());
-                }
-                each(&window)?;
+        let world = self.world;
+        let sibling_order = self.registry.component_index_of(std::any::TypeId::of::<ChildOf>()).is_some();
+        match (selected, sibling_order) {
+            (Some(selected), false) => selected.chunks(WINDOW).try_for_each(each),
+            (None, false) => in_windows(world.entities.iter_alive(), each),
+            (Some(selected), true) => {
+                in_windows(SiblingOrder::new(world, selected.iter().copied(), Some(selected)), each)
             }
-        }
-        if let Some(selected) = selected {
-            return selected.chunks(WINDOW).try_for_each(each);
-        }
-        let mut alive = self.world.entities.iter_alive();
-        loop {
-            window.clear();
-            window.extend(alive.by_ref().take(WINDOW));
-            if window.is_empty() {
-                return Ok(());
-            }
-            each(&window)?;
+            (None, true) => in_windows(SiblingOrder::new(world, world.entities.iter_alive(), None), each),
         }
     }
 
@@ -555,6 +537,22 @@ impl<'s> SceneSaver<'s> {
             Ok(())
         })?;
         Ok(walk.report(count, present.len(), 0))
+    }
+}
+
+/// Hands `entities` to `each` a window of at most `WINDOW` at a time.
+fn in_windows(
+    mut entities: impl Iterator<Item = (Entity, Location)>,
+    mut each: impl FnMut(&[(Entity, Location)]) -> Result<(), SaveError>,
+) -> Result<(), SaveError> {
+    let mut window = Vec::with_capacity(WINDOW);
+    loop {
+        window.clear();
+        window.extend(entities.by_ref().take(WINDOW));
+        if window.is_empty() {
+            return Ok(());
+        }
+        each(&window)?;
     }
 }
 
