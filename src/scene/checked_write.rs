@@ -342,47 +342,34 @@ compound! {
     SerializeMap { serialize_key, serialize_value }
 }
 
-impl<C: SerializeStruct> SerializeStruct for Compound<'_, C> {
-    type Ok = C::Ok;
-    type Error = C::Error;
+/// The struct compounds: fields with keys, which may be skipped (a skipped field
+/// makes the shape vary).
+macro_rules! keyed_compound {
+    ($($trait:ident)*) => {$(
+        impl<C: $trait> $trait for Compound<'_, C> {
+            type Ok = C::Ok;
+            type Error = C::Error;
 
-    #[inline]
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), C::Error> {
-        let value = self.checked(value);
-        self.inner.serialize_field(key, &value)
-    }
+            #[inline]
+            fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), C::Error> {
+                let value = self.checked(value);
+                self.inner.serialize_field(key, &value)
+            }
 
-    fn skip_field(&mut self, key: &'static str) -> Result<(), C::Error> {
-        self.checks.varies();
-        self.inner.skip_field(key)
-    }
+            fn skip_field(&mut self, key: &'static str) -> Result<(), C::Error> {
+                self.checks.varies();
+                self.inner.skip_field(key)
+            }
 
-    #[inline]
-    fn end(self) -> Result<C::Ok, C::Error> {
-        self.inner.end()
-    }
+            #[inline]
+            fn end(self) -> Result<C::Ok, C::Error> {
+                self.inner.end()
+            }
+        }
+    )*};
 }
 
-impl<C: SerializeStructVariant> SerializeStructVariant for Compound<'_, C> {
-    type Ok = C::Ok;
-    type Error = C::Error;
-
-    #[inline]
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), C::Error> {
-        let value = self.checked(value);
-        self.inner.serialize_field(key, &value)
-    }
-
-    fn skip_field(&mut self, key: &'static str) -> Result<(), C::Error> {
-        self.checks.varies();
-        self.inner.skip_field(key)
-    }
-
-    #[inline]
-    fn end(self) -> Result<C::Ok, C::Error> {
-        self.inner.end()
-    }
-}
+keyed_compound! { SerializeStruct SerializeStructVariant }
 
 #[cfg(test)]
 mod tests {
