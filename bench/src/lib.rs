@@ -237,3 +237,26 @@ pub fn fmt_ns(ns: f64) -> String {
     };
     format!("{v:.digits$} {unit}")
 }
+
+/// Appends one `name value` line, formatted as `writeln!` would, to a `String` of
+/// figures that a tool prints and keeps for the report (see [`keep_figures`]).
+#[macro_export]
+macro_rules! figure {
+    ($lines:expr, $($arg:tt)*) => {{
+        use std::fmt::Write as _;
+        let _ = writeln!($lines, $($arg)*);
+    }};
+}
+
+/// Writes a tool's `name value` figures to `bench/<file>` under a heading naming the
+/// tool and a sentence on how they were measured; the report's standing bars read
+/// them from there.
+pub fn keep_figures(file: &str, tool: &str, how: &str, lines: &str) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
+    let text = format!(
+        "# {tool}\n\nWritten by `cargo run -p bench --release --bin {tool}` ({how}). \
+         The report's standing bars read the figures below.\n\n```text\n{lines}```\n"
+    );
+    std::fs::write(&path, text).unwrap_or_else(|error| panic!("writing {}: {error}", path.display()));
+    eprintln!("wrote {}", path.display());
+}

@@ -91,20 +91,14 @@ fn main() {
         seconds
     };
     let mut lines = String::new();
-    macro_rules! line {
-        ($($arg:tt)*) => {{
-            use std::fmt::Write as _;
-            let _ = writeln!(lines, $($arg)*);
-        }};
-    }
-    line!("depth {depth}");
-    line!("rounds {ROUNDS}");
+    bench::figure!(lines, "depth {depth}");
+    bench::figure!(lines, "rounds {ROUNDS}");
     for (format, json) in [("json", true), ("binary", false)] {
         let (root, leaf) = (save(&root_first, json), save(&leaf_first, json));
         let (t_root, t_leaf, ratio) = pair(|| load(&root, json), || load(&leaf, json));
-        line!("{format}_load_root_first_ms {:.3}", t_root * 1e3);
-        line!("{format}_load_leaf_first_ms {:.3}", t_leaf * 1e3);
-        line!("{format}_load_root_first_over_leaf_first {ratio:.3}");
+        bench::figure!(lines, "{format}_load_root_first_ms {:.3}", t_root * 1e3);
+        bench::figure!(lines, "{format}_load_leaf_first_ms {:.3}", t_leaf * 1e3);
+        bench::figure!(lines, "{format}_load_root_first_over_leaf_first {ratio:.3}");
     }
     // spawn_child under the leaf and under the root of the chain; the spawned children
     // are despawned, untimed, after each step.
@@ -134,19 +128,17 @@ fn main() {
         under_root.push(root_time);
         ratios.push(leaf_time / root_time);
     }
-    line!("spawns {SPAWNS}");
-    line!("spawn_child_under_leaf_us {:.1}", median(&mut under_leaf) * 1e6);
-    line!("spawn_child_under_root_us {:.1}", median(&mut under_root) * 1e6);
-    line!("spawn_child_under_leaf_over_under_root {:.3}", median(&mut ratios));
+    bench::figure!(lines, "spawns {SPAWNS}");
+    bench::figure!(lines, "spawn_child_under_leaf_us {:.1}", median(&mut under_leaf) * 1e6);
+    bench::figure!(lines, "spawn_child_under_root_us {:.1}", median(&mut under_root) * 1e6);
+    bench::figure!(lines, "spawn_child_under_leaf_over_under_root {:.3}", median(&mut ratios));
     print!("{lines}");
     if depth == 100_000 {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/DEEP_TREE.md");
-        let text = format!(
-            "# deep_tree\n\nWritten by `cargo run -p bench --release --bin deep_tree` (a chain \
-             100,000 deep; medians of {ROUNDS} rounds, the two sides of each pair alternating). \
-             The report's standing bars read the figures below.\n\n```text\n{lines}```\n"
+        bench::keep_figures(
+            "DEEP_TREE.md",
+            "deep_tree",
+            &format!("a chain 100,000 deep; medians of {ROUNDS} rounds, the two sides of each pair alternating"),
+            &lines,
         );
-        std::fs::write(path, text).expect("writing bench/DEEP_TREE.md");
-        eprintln!("wrote {path}");
     }
 }

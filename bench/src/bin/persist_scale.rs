@@ -202,51 +202,53 @@ fn main() {
     // Each figure as a `name value` line, printed and (for the default size) kept in
     // bench/PERSIST_SCALE.md, where the report reads the issue's bars from.
     let mut lines = String::new();
-    macro_rules! line {
-        ($($arg:tt)*) => {{
-            use std::fmt::Write as _;
-            let _ = writeln!(lines, $($arg)*);
-        }};
-    }
-    line!("entities {n}");
-    line!("rounds {ROUNDS}");
-    line!("component_bytes {component_bytes}");
-    line!("ripple_binary_bytes {}", ripple_bytes.len());
-    line!("ideal_binary_bytes {}", ideal_bytes.len());
-    line!("ripple_save_ms {:.3}", ripple_save * 1e3);
-    line!("ideal_save_ms {:.3}", ideal_save * 1e3);
-    line!("ripple_save_mb_s {:.1}", mb_s(ripple_bytes.len(), ripple_save));
-    line!("ideal_save_mb_s {:.1}", mb_s(ideal_bytes.len(), ideal_save));
-    line!("save_time_ratio_ripple_over_ideal {:.3}", ripple_save / ideal_save);
-    line!("ripple_load_ms {:.3}", ripple_load * 1e3);
-    line!("ideal_load_ms {:.3}", ideal_load * 1e3);
-    line!("ripple_load_mb_s {:.1}", mb_s(ripple_bytes.len(), ripple_load));
-    line!("ideal_load_mb_s {:.1}", mb_s(ideal_bytes.len(), ideal_load));
-    line!("load_time_ratio_ripple_over_ideal {:.3}", ripple_load / ideal_load);
-    line!("ripple_save_peak_bytes {ripple_peak}");
-    line!("ripple_save_output_len {}", ripple_bytes.len());
-    line!("ripple_save_output_capacity {}", ripple_bytes.capacity());
-    line!("ripple_save_peak_minus_output_capacity {}", ripple_peak as i64 - ripple_bytes.capacity() as i64);
-    line!(
+    bench::figure!(lines, "entities {n}");
+    bench::figure!(lines, "rounds {ROUNDS}");
+    bench::figure!(lines, "component_bytes {component_bytes}");
+    bench::figure!(lines, "ripple_binary_bytes {}", ripple_bytes.len());
+    bench::figure!(lines, "ideal_binary_bytes {}", ideal_bytes.len());
+    bench::figure!(lines, "ripple_save_ms {:.3}", ripple_save * 1e3);
+    bench::figure!(lines, "ideal_save_ms {:.3}", ideal_save * 1e3);
+    bench::figure!(lines, "ripple_save_mb_s {:.1}", mb_s(ripple_bytes.len(), ripple_save));
+    bench::figure!(lines, "ideal_save_mb_s {:.1}", mb_s(ideal_bytes.len(), ideal_save));
+    bench::figure!(lines, "save_time_ratio_ripple_over_ideal {:.3}", ripple_save / ideal_save);
+    bench::figure!(lines, "ripple_load_ms {:.3}", ripple_load * 1e3);
+    bench::figure!(lines, "ideal_load_ms {:.3}", ideal_load * 1e3);
+    bench::figure!(lines, "ripple_load_mb_s {:.1}", mb_s(ripple_bytes.len(), ripple_load));
+    bench::figure!(lines, "ideal_load_mb_s {:.1}", mb_s(ideal_bytes.len(), ideal_load));
+    bench::figure!(lines, "load_time_ratio_ripple_over_ideal {:.3}", ripple_load / ideal_load);
+    bench::figure!(lines, "ripple_save_peak_bytes {ripple_peak}");
+    bench::figure!(lines, "ripple_save_output_len {}", ripple_bytes.len());
+    bench::figure!(lines, "ripple_save_output_capacity {}", ripple_bytes.capacity());
+    bench::figure!(
+        lines,
+        "ripple_save_peak_minus_output_capacity {}",
+        ripple_peak as i64 - ripple_bytes.capacity() as i64
+    );
+    bench::figure!(
+        lines,
         "ripple_save_peak_minus_output_capacity_pct_of_component_bytes {:.2}",
         (ripple_peak as f64 - ripple_bytes.capacity() as f64) / component_bytes as f64 * 100.0
     );
-    line!("ideal_save_peak_bytes {ideal_peak}");
-    line!("ideal_save_output_capacity {}", ideal_bytes.capacity());
-    line!("ripple_save_peak_le_output_len_plus_10pct_components {}", ripple_peak <= ripple_bytes.len() + allowance);
-    line!(
+    bench::figure!(lines, "ideal_save_peak_bytes {ideal_peak}");
+    bench::figure!(lines, "ideal_save_output_capacity {}", ideal_bytes.capacity());
+    bench::figure!(
+        lines,
+        "ripple_save_peak_le_output_len_plus_10pct_components {}",
+        ripple_peak <= ripple_bytes.len() + allowance
+    );
+    bench::figure!(
+        lines,
         "ripple_save_peak_le_output_capacity_plus_10pct_components {}",
         ripple_peak <= ripple_bytes.capacity() + allowance
     );
     print!("{lines}");
     if n == 1_000_000 {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/PERSIST_SCALE.md");
-        let text = format!(
-            "# persist_scale\n\nWritten by `cargo run -p bench --release --bin persist_scale` \
-             (1,000,000 entities; medians of {ROUNDS} rounds, ripple and the floor alternating). \
-             The report's standing bars read the figures below.\n\n```text\n{lines}```\n"
+        bench::keep_figures(
+            "PERSIST_SCALE.md",
+            "persist_scale",
+            &format!("1,000,000 entities; medians of {ROUNDS} rounds, ripple and the floor alternating"),
+            &lines,
         );
-        std::fs::write(path, text).expect("writing bench/PERSIST_SCALE.md");
-        eprintln!("wrote {path}");
     }
 }
