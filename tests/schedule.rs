@@ -463,3 +463,31 @@ fn enter_and_exit_callbacks_stay_exact_past_the_change_log_limit() {
     assert_eq!(*exited.lock().unwrap(), 2_500);
     assert_eq!(dirty.iter(&world).count(), 7_500, "the idle observer still reports every entity it must");
 }
+
+#[test]
+fn the_profiler_measures_a_sample_of_runs_and_counts_each_measured_run_alone() {
+    fn read(mut q: Query<&Pos>) {
+        let _ = q.iter().count();
+    }
+    let mut world = World::new();
+    world.spawn_batch((0..10).map(|i| (Pos(i),)));
+    let mut schedule = Schedule::new();
+    let id = schedule.add_system(&mut world, read).unwrap();
+    let runs = 2 * u64::from(ripple::PROFILE_EVERY) + 1;
+    for _ in 0..runs {
+        schedule.run(&mut world);
+    }
+    let stats = schedule.stats(id).unwrap();
+    assert_eq!(stats.runs, runs);
+    // The first run and one in PROFILE_EVERY after it; a run slowed past 20 µs (a cold
+    // first run under valgrind) makes the next one measured too.
+    assert!((3..=6).contains(&stats.measured), "{stats:?}");
+    assert_eq!((stats.matched, stats.processed), (10, 10), "one run's counts, not the sample period's");
+    schedule.set_profile_every(1);
+    for _ in 0..5 {
+        schedule.run(&mut world);
+    }
+    let after = schedule.stats(id).unwrap();
+    assert_eq!((after.runs, after.measured), (runs + 5, stats.measured + 5));
+    assert!(after.max >= after.last && after.total >= after.max);
+}

@@ -235,108 +235,32 @@ fn schedule(c: &mut Criterion) {
     group.finish();
 }
 
-/// Adds 50 distinct empty systems, via `$add!(empty::<N>)`.
-macro_rules! fifty {
-    ($add:ident) => {
-        $add!(0);
-        $add!(1);
-        $add!(2);
-        $add!(3);
-        $add!(4);
-        $add!(5);
-        $add!(6);
-        $add!(7);
-        $add!(8);
-        $add!(9);
-        $add!(10);
-        $add!(11);
-        $add!(12);
-        $add!(13);
-        $add!(14);
-        $add!(15);
-        $add!(16);
-        $add!(17);
-        $add!(18);
-        $add!(19);
-        $add!(20);
-        $add!(21);
-        $add!(22);
-        $add!(23);
-        $add!(24);
-        $add!(25);
-        $add!(26);
-        $add!(27);
-        $add!(28);
-        $add!(29);
-        $add!(30);
-        $add!(31);
-        $add!(32);
-        $add!(33);
-        $add!(34);
-        $add!(35);
-        $add!(36);
-        $add!(37);
-        $add!(38);
-        $add!(39);
-        $add!(40);
-        $add!(41);
-        $add!(42);
-        $add!(43);
-        $add!(44);
-        $add!(45);
-        $add!(46);
-        $add!(47);
-        $add!(48);
-        $add!(49);
-    };
-}
-
-fn empty<const N: usize>() {}
-
 fn empty_systems(c: &mut Criterion) {
+    use bench::empty_systems as fifty;
     let mut group = c.benchmark_group("empty_systems");
 
     group.bench_function("ripple", |b| {
-        let mut world = ripple::World::new();
-        let mut schedule = ripple::Schedule::new();
-        macro_rules! add {
-            ($n:literal) => {
-                schedule.add_system(&mut world, empty::<$n>).unwrap();
-            };
-        }
-        fifty!(add);
-        schedule.run(&mut world);
+        let (mut world, mut schedule) = fifty::ripple();
         b.iter(|| schedule.run(&mut world));
     });
 
     // The same schedule with a run condition on every system, each reading a resource
     // and true: what conditions add to a schedule's run.
     group.bench_function("ripple_conditions", |b| {
-        use ripple::IntoSystemConfig;
-        struct Playing(bool);
-        let mut world = ripple::World::new();
-        world.insert_resource(Playing(true));
-        let mut schedule = ripple::Schedule::new();
-        macro_rules! add {
-            ($n:literal) => {
-                schedule.add_system(&mut world, empty::<$n>.run_if(|playing: ripple::Res<Playing>| playing.0)).unwrap();
-            };
-        }
-        fifty!(add);
-        schedule.run(&mut world);
+        let (mut world, mut schedule) = fifty::ripple_conditions();
         b.iter(|| schedule.run(&mut world));
     });
 
     group.bench_function("bevy_ecs", |b| {
-        let mut world = bevy_ecs::world::World::new();
-        let mut schedule = bevy_ecs::schedule::Schedule::default();
-        macro_rules! add {
-            ($n:literal) => {
-                schedule.add_systems(empty::<$n>);
-            };
-        }
-        fifty!(add);
-        schedule.run(&mut world);
+        let (mut world, mut schedule) = fifty::bevy();
+        b.iter(|| schedule.run(&mut world));
+    });
+
+    // bevy's fastest form for a schedule of cheap systems: its `SingleThreadedExecutor`,
+    // which bevy_ecs documents (schedule/executor/single_threaded.rs) as running
+    // systems one after another with the least overhead.
+    group.bench_function("bevy_ecs_single_threaded", |b| {
+        let (mut world, mut schedule) = fifty::bevy_single_threaded();
         b.iter(|| schedule.run(&mut world));
     });
 

@@ -15,6 +15,7 @@
 //! (cgmath's `serde` feature covers their fields) for the serialize targets, which save
 //! and load them through ripple, hecs, legion and plain serde ([`SceneRow`]).
 
+pub mod empty_systems;
 pub mod forest;
 pub mod scenes;
 

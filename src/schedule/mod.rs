@@ -21,7 +21,7 @@ use crate::world::{World, WorldId};
 
 pub use config::{IntoSystemConfig, SystemConfig, SystemRef};
 pub use error::ScheduleError;
-pub use profiler::{ReportRow, SystemStats};
+pub use profiler::{DEFAULT_EVERY as PROFILE_EVERY, ReportRow, SystemStats};
 pub use sets::SetConfig;
 
 use config::{EntityCallback, WorldCallback};
@@ -60,6 +60,8 @@ struct Slot {
     /// its sets') touch: what planning keeps apart.
     access: SystemAccess,
     stats: SystemStats,
+    /// Runs left before the profiler measures one.
+    until_measured: u32,
     trace: Vec<TraceEvent>,
     on_removed: Option<WorldCallback>,
     on_enter: Option<EntityCallback>,
@@ -102,7 +104,12 @@ unsafe impl Sync for SlotPtr {}
 ///   Removing a system keeps the order that ran through it.
 /// - Each system is **profiled**: last, mean and max duration and the entities its
 ///   queries matched and processed ([`report`](Self::report)), and optionally a
-///   Chrome trace ([`chrome_trace`](Self::chrome_trace)).
+///   Chrome trace ([`chrome_trace`](Self::chrome_trace)). The profile is a sample: a
+///   system's first run and then one run in [`PROFILE_EVERY`](crate::PROFILE_EVERY)
+///   are measured (every run of a system whose runs take 20 µs or more, and every run
+///   while a trace is recorded), so that profiling costs a cheap system about 1 ns a
+///   run rather than the 50–70 ns of reading the clock twice
+///   ([`set_profile_every`](Self::set_profile_every) changes the rate).
 ///
 /// A system that panics makes [`run`](Self::run) panic after the systems running
 /// beside it finish; the world and the schedule stay usable, and the panicking
@@ -213,6 +220,19 @@ impl Schedule {
         self.profiler.set_enabled(enabled);
     }
 
+    /// Measures one run in `every` of each system ([`PROFILE_EVERY`], 64, by default;
+    /// 1 measures every run, 0 is taken as 1). A system's first run is always
+    /// measured, and so is every run after a measured run of 20 µs or more and every
+    /// run while a trace is recorded. A measured run costs about 50–70 ns (two clock
+    /// reads and the entity counts), an unmeasured one a counter.
+    pub fn set_profile_every(&mut self, every: u32) {
+        self.profiler.set_every(every);
+        // Each system's next run is measured and starts the new rate.
+        for slot in self.slots.iter_mut().flatten() {
+            slot.until_measured = 0;
+        }
+    }
+
     /// Starts (or stops) recording one trace event per system run for
     /// [`chrome_trace`](Self::chrome_trace). Recording allocates as events accumulate.
     /// Event times count from the first call that turns recording on.
@@ -320,6 +340,7 @@ impl Schedule {
             conditions: Vec::new(),
             access: SystemAccess::default(),
             stats: SystemStats::default(),
+            until_measured: 0,
             trace: Vec::new(),
             on_removed: config.on_removed,
             on_enter: config.on_enter,
@@ -664,7 +685,7 @@ fn run_shared(SlotPtr(slot): SlotPtr, world: &World, profiler: &Profiler) {
     let slot = unsafe { &mut *slot };
     #[cfg(feature = "trace")]
     let _span = tracing::info_span!("system", name = slot.system.name()).entered();
-    let start = profiler.start();
+    let start = measure_start(slot, profiler, world);
     // SAFETY: the systems of one stage never conflict, so the access this one
     // declared is not used by anyone else while it runs.
     unsafe { slot.system.run_shared(world) };
@@ -677,11 +698,22 @@ fn run_shared(SlotPtr(slot): SlotPtr, world: &World, profiler: &Profiler) {
 fn run_exclusive(slot: &mut Slot, world: &mut World, profiler: &Profiler) {
     #[cfg(feature = "trace")]
     let _span = tracing::info_span!("system", name = slot.system.name()).entered();
-    let start = profiler.start();
+    let start = measure_start(slot, profiler, world);
     slot.system.run_exclusive(world);
     if let Some(start) = start {
         finish_profile(slot, profiler, start, world);
     }
+}
+
+/// Counts a run about to start and, if the profiler measures it, clears the system's
+/// entity counts (unmeasured runs add to them) and reads the clock.
+#[inline]
+fn measure_start(slot: &mut Slot, profiler: &Profiler, world: &World) -> Option<Instant> {
+    if !profiler.measures(&mut slot.stats, &mut slot.until_measured) {
+        return None;
+    }
+    let _ = slot.system.entity_counts(world);
+    clock::now()
 }
 
 /// Records a run that started at `start` and just ended.

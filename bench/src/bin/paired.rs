@@ -153,7 +153,8 @@ struct Pair {
 fn run_child(rounds: usize, only: &[String]) {
     /// Builds a workload's prepared worlds.
     type Make = fn() -> Workload;
-    let workloads: [(&str, Make); 5] = [
+    let workloads: [(&str, Make); 6] = [
+        ("empty_systems", empty_systems),
         ("simple_iter", simple_iter),
         ("simple_iter_tracked", simple_iter_tracked),
         ("frag_iter", frag_iter),
@@ -367,6 +368,31 @@ fn time(pass: &mut Pass, reps: usize) -> f64 {
 fn median(values: &mut [f64]) -> f64 {
     values.sort_by(f64::total_cmp);
     values[values.len() / 2]
+}
+
+/// empty_systems: one run of a schedule of 50 empty systems, ripple's defaults against
+/// bevy_ecs's defaults and its single-threaded executor (`bench::empty_systems`).
+fn empty_systems() -> Workload {
+    use bench::empty_systems as fifty;
+    let (mut world, mut schedule) = fifty::ripple();
+    let ripple: Pass = Box::new(move || schedule.run(&mut world));
+    let (mut world, mut schedule) = fifty::bevy_single_threaded();
+    let single: Pass = Box::new(move || schedule.run(&mut world));
+    let (mut world, mut schedule) = fifty::bevy();
+    let multi: Pass = Box::new(move || schedule.run(&mut world));
+    // What the profiler's sampling saves: the same schedule measuring every run.
+    let (mut world, mut schedule) = fifty::ripple();
+    schedule.set_profile_every(1);
+    let every_run: Pass = Box::new(move || schedule.run(&mut world));
+    Workload {
+        name: "empty_systems",
+        ripple,
+        others: vec![
+            ("bevy_ecs_single_threaded", single),
+            ("bevy_ecs", multi),
+            ("ripple measuring every run", every_run),
+        ],
+    }
 }
 
 /// simple_iter: `pos += vel` over 10,000 entities of (Transform, Position, Rotation,
