@@ -7,7 +7,11 @@
 //!   read all.
 //! - `events_merged`: as `events`, but the N hits fall on 100 targets and ripple merges
 //!   them by target (readers get 100 events carrying the sums); bevy has no merging, so
-//!   its readers fold all N. Both lines compute the same totals.
+//!   its readers fold all N. Both lines compute the same totals. `bevy_ecs_totals` is
+//!   what a bevy user who needs per-target sums writes: the writer totals per target
+//!   and writes 100 messages.
+//! - bevy's lines run on its default executor and, as `*_single_threaded`, on its
+//!   `SingleThreadedExecutor`.
 //! - `merge_send/keys=K`: the cost of a merged send with K distinct keys in a steady
 //!   frame: each key is sent twice, in a shuffled order, then the outbox is delivered.
 //!   The world (and the map) live across criterion's samples, as across a game's
@@ -85,18 +89,38 @@ mod bevy_line {
     fn writer(mut out: MessageWriter<Hit>) {
         out.write_batch((0..N).map(hit));
     }
+    /// What a bevy user who needs per-target sums writes: the writer totals the hits per
+    /// target first and writes one message per target.
+    fn totalling_writer(mut out: MessageWriter<Hit>) {
+        let mut totals = [0u32; TARGETS as usize];
+        for h in (0..N).map(hit) {
+            totals[h.target as usize] += h.amount;
+        }
+        out.write_batch((0..TARGETS).map(|target| Hit { target, amount: totals[target as usize] }));
+    }
     fn reader<const R: usize>(mut hits: MessageReader<Hit>, mut folded: ResMut<Folded>) {
         folded.0[R] += hits.read().map(|h| u64::from(h.amount)).sum::<u64>();
     }
 
-    pub fn setup() -> (World, Schedule) {
+    /// bevy's schedule: on its `SingleThreadedExecutor` (documented as the executor
+    /// with the least overhead) if `single_threaded`, else on its default executor; with
+    /// a writer that totals per target if `totals`.
+    pub fn setup(single_threaded: bool, totals: bool) -> (World, Schedule) {
         bevy_tasks::ComputeTaskPool::get_or_init(bevy_tasks::TaskPool::default);
         let mut world = World::new();
         world.init_resource::<Messages<Hit>>();
         world.init_resource::<Folded>();
         let mut schedule = Schedule::default();
-        schedule.add_systems((update, writer).chain());
-        schedule.add_systems((reader::<0>, reader::<1>, reader::<2>, reader::<3>).after(writer));
+        if single_threaded {
+            schedule.set_executor(bevy_ecs::schedule::SingleThreadedExecutor::new());
+        }
+        if totals {
+            schedule.add_systems((update, totalling_writer).chain());
+            schedule.add_systems((reader::<0>, reader::<1>, reader::<2>, reader::<3>).after(totalling_writer));
+        } else {
+            schedule.add_systems((update, writer).chain());
+            schedule.add_systems((reader::<0>, reader::<1>, reader::<2>, reader::<3>).after(writer));
+        }
         (world, schedule)
     }
 }
@@ -118,14 +142,20 @@ fn events(c: &mut Criterion) {
             assert_eq!(world.resource::<Folded>().unwrap().0, [expected(3); 4], "every reader read every hit");
             b.iter(|| schedule.run(&mut world));
         });
-        group.bench_function("bevy_ecs", |b| {
-            let (mut world, mut schedule) = bevy_line::setup();
-            for _ in 0..3 {
-                schedule.run(&mut world);
-            }
-            assert_eq!(world.resource::<Folded>().0, [expected(3); 4], "every reader read every hit");
-            b.iter(|| schedule.run(&mut world));
-        });
+        let mut bevy_lines = vec![("bevy_ecs", false, false), ("bevy_ecs_single_threaded", true, false)];
+        if merge {
+            bevy_lines.extend([("bevy_ecs_totals", false, true), ("bevy_ecs_totals_single_threaded", true, true)]);
+        }
+        for (name, single_threaded, totals) in bevy_lines {
+            group.bench_function(name, |b| {
+                let (mut world, mut schedule) = bevy_line::setup(single_threaded, totals);
+                for _ in 0..3 {
+                    schedule.run(&mut world);
+                }
+                assert_eq!(world.resource::<Folded>().0, [expected(3); 4], "every reader read every hit");
+                b.iter(|| schedule.run(&mut world));
+            });
+        }
         group.finish();
     }
 }

@@ -26,6 +26,26 @@ fn heavy_compute(c: &mut Criterion) {
         b.iter(|| query.par_iter_mut(&mut world).for_each(|(mut pos, mut mat)| work(&mut mat, &mut pos)));
     });
 
+    // The pool: `TaskPool::default()` (one thread per core), as bevy's own
+    // benches/bevy_ecs/iteration/heavy_compute.rs sizes it. bevy_app's TaskPoolPlugin
+    // would give the compute pool what is left after the IO and async pools take a
+    // quarter each (at least one thread each): 1 thread on 2 cores (serial), 8 on 16, so
+    // never more than this line has. The batching: fixed batches of 64, as hecs's line
+    // uses (bevy_ecs 0.20.1 batching.rs `BatchingStrategy::fixed`), beside bevy's
+    // default (one batch per thread for a 1,000-row table).
+    group.bench_function("bevy_ecs_batch64", |b| {
+        bevy_tasks::ComputeTaskPool::get_or_init(bevy_tasks::TaskPool::default);
+        let mut world = bevy_ecs::world::World::new();
+        world.spawn_batch((0..N).map(|_| tprv()));
+        let mut query = world.query::<(&mut Position, &mut Transform)>();
+        b.iter(|| {
+            query
+                .par_iter_mut(&mut world)
+                .batching_strategy(bevy_ecs::batching::BatchingStrategy::fixed(64))
+                .for_each(|(mut pos, mut mat)| work(&mut mat, &mut pos))
+        });
+    });
+
     group.bench_function("hecs", |b| {
         use rayon::prelude::*;
         let mut world = hecs::World::new();

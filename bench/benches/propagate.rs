@@ -16,8 +16,11 @@
 //!   (`mark_dirty_trees`, `propagate_parent_transforms`, `sync_simple_transforms`,
 //!   chained as `TransformPlugin` orders them, static-subtree optimisation on, its
 //!   default, on the compute task pool);
-//! * `brute`: a full recomputation from the roots on a ripple world: every root, then
-//!   every node below it, through a cached query, with no change tracking.
+//! * `brute`: the floor of a full recomputation on a ripple world with no change
+//!   tracking: every local copied out in table order, every global computed in one
+//!   linear parents-first pass by index, copied back (`bench::forest::Brute`);
+//! * `brute_walk`: the full recomputation as a depth-first walk from the roots with a
+//!   lookup per node (the form `brute` had before).
 //!
 //! Before timing, every line's globals are checked against a product of local
 //! transforms along each chain.
@@ -25,7 +28,7 @@
 use std::time::{Duration, Instant};
 
 use bench::criterion_config;
-use bench::forest::{Brute, Frames, close, expected, forest, ripple_world, ripple_write};
+use bench::forest::{Brute, BruteWalk, Frames, close, expected, forest, ripple_world, ripple_write};
 use bevy_math::Vec3;
 use bevy_transform::components::{GlobalTransform, Transform};
 use criterion::{Criterion, criterion_group};
@@ -97,35 +100,25 @@ fn ripple_line(
 
 fn brute_line(c: &mut Criterion, nodes: &[(Transform, Option<usize>)], want: &[GlobalTransform], k: usize) {
     let (mut world, ids) = ripple_world(nodes);
-    let mut brute = Brute::new(&mut world);
+    let mut brute = Brute::new(&mut world, nodes, &ids);
     brute.run(&mut world);
     check_ripple(&world, &ids, want, "brute");
     time_frames(c, k, "brute", &mut world, ids.len(), None, ripple_write(&ids), |world| brute.run(world));
+    let (mut world, ids) = ripple_world(nodes);
+    let mut walk = BruteWalk::new(&mut world);
+    walk.run(&mut world);
+    check_ripple(&world, &ids, want, "brute_walk");
+    time_frames(c, k, "brute_walk", &mut world, ids.len(), None, ripple_write(&ids), |world| walk.run(world));
 }
 
 fn bevy_line(c: &mut Criterion, nodes: &[(Transform, Option<usize>)], want: &[GlobalTransform], k: usize) {
-    use bevy_ecs::prelude::{ChildOf, IntoScheduleConfigs, Schedule, World};
-    use bevy_transform::systems::{
-        StaticTransformOptimizations, mark_dirty_trees, propagate_parent_transforms, sync_simple_transforms,
-    };
-    bevy_tasks::ComputeTaskPool::get_or_init(bevy_tasks::TaskPool::default);
-    let mut world = World::new();
-    world.insert_resource(StaticTransformOptimizations::default());
-    let mut schedule = Schedule::default();
-    schedule.add_systems((mark_dirty_trees, propagate_parent_transforms, sync_simple_transforms).chain());
-    let mut ids: Vec<bevy_ecs::entity::Entity> = Vec::with_capacity(nodes.len());
-    for (local, parent) in nodes {
-        let id = match parent {
-            None => world.spawn((*local, GlobalTransform::IDENTITY)).id(),
-            Some(p) => world.spawn((*local, GlobalTransform::IDENTITY, ChildOf(ids[*p]))).id(),
-        };
-        ids.push(id);
-    }
-    schedule.run(&mut world);
+    let (mut world, mut schedule, ids) = bench::forest::bevy_world(nodes);
     for (id, want) in ids.iter().zip(want) {
         assert!(close(world.get::<GlobalTransform>(*id).unwrap(), want), "bevy: wrong global");
     }
-    let write = |world: &mut World, i: usize, d: Vec3| world.get_mut::<Transform>(ids[i]).unwrap().translation += d;
+    let write = |world: &mut bevy_ecs::world::World, i: usize, d: Vec3| {
+        world.get_mut::<Transform>(ids[i]).unwrap().translation += d
+    };
     time_frames(c, k, "bevy", &mut world, ids.len(), None, write, |world| schedule.run(world));
 }
 

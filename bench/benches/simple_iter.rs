@@ -43,10 +43,21 @@ fn simple_iter(c: &mut Criterion) {
     // (ripple_tracked_observed / ripple).
     group.bench_function("ripple_tracked_observed", |b| ripple_line(b, true, true));
 
-    // Reference (never a peer): the same pass written as a plain loop over two vectors,
-    // one element at a time. The compiler keeps it scalar; ripple's table loop visits
-    // rows eight at a time through parameters known not to overlap, so it can go below.
+    // Reference (never a peer), the floor: the same bytes as two flat arrays of f32
+    // (x, y, z of each row), added element by element in unrolled blocks of vector adds
+    // (`bench::add_flat`). The pass reads and writes exactly these bytes, with no
+    // per-row work and nothing but the adds, so no library's pass can go below it.
     group.bench_function("ideal", |b| {
+        let (vels, mut poss) = bench::flat_rows(N_ENTITIES);
+        b.iter(|| {
+            bench::add_flat(&mut poss, &vels);
+            std::hint::black_box(&mut poss);
+        })
+    });
+
+    // The same pass as a loop over two vectors of rows, one row at a time (what this
+    // line was before the flat floor above; kept to show the gap).
+    group.bench_function("ideal_rows", |b| {
         let vels: Vec<Velocity> = (0..N_ENTITIES).map(|_| tprv().3).collect();
         let mut poss: Vec<Position> = (0..N_ENTITIES).map(|_| tprv().1).collect();
         b.iter(|| {
@@ -71,6 +82,47 @@ fn simple_iter(c: &mut Criterion) {
             query.iter_mut(&mut world).for_each(|(vel, mut pos)| {
                 pos.0 += vel.0;
             });
+        })
+    });
+
+    // bevy's contiguous form (bevy_ecs 0.20.1 query/state.rs `contiguous_iter_mut`,
+    // documented for SIMD; bevy's own benches/bevy_ecs/iteration/
+    // iter_simple_contiguous.rs): one pair of slices per table. Writing through
+    // `ContiguousMut` marks every row of the slice changed, once per table: bevy always
+    // tracks, so this is the same work as `ripple_tracked`.
+    group.bench_function("bevy_ecs_contiguous", |b| {
+        let mut world = bevy_ecs::world::World::new();
+        world.spawn_batch((0..N_ENTITIES).map(|_| tprv()));
+        let mut query = world.query::<(&Velocity, &mut Position)>();
+        let mut n = 0;
+        for (vels, mut poss) in query.contiguous_iter_mut(&mut world).unwrap() {
+            n += vels.len();
+            for (vel, pos) in vels.iter().zip(poss.iter_mut()) {
+                pos.0 += vel.0;
+            }
+        }
+        assert_eq!(n, N_ENTITIES);
+        b.iter(|| {
+            for (vels, mut poss) in query.contiguous_iter_mut(&mut world).unwrap() {
+                for (vel, pos) in vels.iter().zip(poss.iter_mut()) {
+                    pos.0 += vel.0;
+                }
+            }
+        })
+    });
+
+    // The same with change detection bypassed (bevy's
+    // iter_simple_no_detection_contiguous.rs): the same work as `ripple`, untracked.
+    group.bench_function("bevy_ecs_contiguous_no_detection", |b| {
+        let mut world = bevy_ecs::world::World::new();
+        world.spawn_batch((0..N_ENTITIES).map(|_| tprv()));
+        let mut query = world.query::<(&Velocity, &mut Position)>();
+        b.iter(|| {
+            for (vels, mut poss) in query.contiguous_iter_mut(&mut world).unwrap() {
+                for (vel, pos) in vels.iter().zip(poss.bypass_change_detection().iter_mut()) {
+                    pos.0 += vel.0;
+                }
+            }
         })
     });
 
@@ -107,6 +159,24 @@ fn simple_iter(c: &mut Criterion) {
         b.iter(|| {
             query.for_each_mut(&mut world, |(vel, pos)| {
                 pos.0 += vel.0;
+            });
+        })
+    });
+
+    // legion's chunk form (legion 0.4 query/mod.rs `for_each_chunk_mut`): plain slices
+    // per chunk through `into_components`.
+    group.bench_function("legion_chunks", |b| {
+        use legion::{IntoQuery, Read, Write};
+        let mut world = legion::World::default();
+        world.extend((0..N_ENTITIES).map(|_| tprv()));
+        world.pack(legion::storage::PackOptions::force());
+        let mut query = <(Read<Velocity>, Write<Position>)>::query();
+        b.iter(|| {
+            query.for_each_chunk_mut(&mut world, |chunk| {
+                let (vels, poss) = chunk.into_components();
+                for (vel, pos) in vels.iter().zip(poss.iter_mut()) {
+                    pos.0 += vel.0;
+                }
             });
         })
     });

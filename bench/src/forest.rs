@@ -3,7 +3,7 @@
 //! its root (a chain down to its depth, the other nodes under random nodes above it),
 //! built identically for every line from one seed, with bevy_transform's `Transform`
 //! (local) and `GlobalTransform` (global); the frames' K random writes; and BRUTE, a
-//! full recomputation from the roots.
+//! full recomputation (the linear floor, and the depth-first walk it replaced).
 
 use bevy_math::{Quat, Vec3};
 use bevy_transform::components::{GlobalTransform, Transform};
@@ -131,21 +131,84 @@ pub fn ripple_world(nodes: &[(Transform, Option<usize>)]) -> (ripple::World, Vec
     (world, ids)
 }
 
-/// A full recomputation from the roots, on a ripple world without change tracking.
+/// BRUTE, the floor of a full recomputation, on a ripple world without change
+/// tracking: three linear passes and no lookup per node. It copies every local out of
+/// the world in table order into a forest-ordered array, computes every global in one
+/// pass in the forest's parents-first order (each from its parent's, already computed,
+/// by index), and copies the globals back in table order. Any full recomputation must
+/// at least read every local and write every global once; this one adds only the
+/// sequential copies.
 pub struct Brute {
+    locals: ripple::QueryState<&'static Transform, ripple::With<GlobalTransform>>,
+    globals: ripple::QueryState<&'static mut GlobalTransform, ripple::With<Transform>>,
+    /// The forest index of either query's n-th item (both match the same tables, in
+    /// the same order).
+    slot: Vec<u32>,
+    /// Each node's parent's forest index, or [`Brute::ROOT`]; parents come first.
+    parent: Vec<u32>,
+    local: Vec<Transform>,
+    global: Vec<GlobalTransform>,
+}
+
+impl Brute {
+    /// A root's parent index.
+    const ROOT: u32 = u32::MAX;
+
+    /// BRUTE over `world`, which holds `nodes` as `ids` (forest order, parents first).
+    pub fn new(world: &mut ripple::World, nodes: &[(Transform, Option<usize>)], ids: &[ripple::Entity]) -> Brute {
+        let index: std::collections::HashMap<ripple::Entity, u32> =
+            ids.iter().enumerate().map(|(i, &e)| (e, i as u32)).collect();
+        let mut local_order =
+            world.query_filtered::<ripple::Entity, (ripple::With<Transform>, ripple::With<GlobalTransform>)>();
+        let slot: Vec<u32> = local_order.iter(world).map(|e| index[&e]).collect();
+        let parent = nodes.iter().map(|(_, p)| p.map_or(Brute::ROOT, |p| p as u32)).collect();
+        Brute {
+            locals: world.query_filtered(),
+            globals: world.query_filtered(),
+            slot,
+            parent,
+            local: vec![Transform::IDENTITY; nodes.len()],
+            global: vec![GlobalTransform::IDENTITY; nodes.len()],
+        }
+    }
+
+    /// Recomputes every global. O(N), three sequential passes.
+    pub fn run(&mut self, world: &mut ripple::World) {
+        let Brute { locals, globals, slot, parent, local, global } = self;
+        let mut n = 0;
+        locals.for_each(world, |t| {
+            local[slot[n] as usize] = *t;
+            n += 1;
+        });
+        for i in 0..parent.len() {
+            let p = parent[i];
+            let above = if p == Brute::ROOT { GlobalTransform::IDENTITY } else { global[p as usize] };
+            global[i] = above.mul_transform(local[i]);
+        }
+        let mut n = 0;
+        globals.for_each_mut(world, |mut g| {
+            *g = global[slot[n] as usize];
+            n += 1;
+        });
+    }
+}
+
+/// The full recomputation as a depth-first walk from the roots with a lookup per node
+/// (what BRUTE was before the linear floor above; kept as `brute_walk` to show the gap).
+pub struct BruteWalk {
     roots: ripple::QueryState<ripple::Entity, (ripple::With<Transform>, ripple::Without<ripple::ChildOf>)>,
     nodes: ripple::QueryState<(&'static Transform, &'static mut GlobalTransform, Option<&'static ripple::Children>)>,
     starts: Vec<ripple::Entity>,
     stack: Vec<(ripple::Entity, GlobalTransform)>,
 }
 
-impl Brute {
-    /// BRUTE over `world`.
-    pub fn new(world: &mut ripple::World) -> Brute {
-        Brute { roots: world.query_filtered(), nodes: world.query(), starts: Vec::new(), stack: Vec::new() }
+impl BruteWalk {
+    /// The walk over `world`.
+    pub fn new(world: &mut ripple::World) -> BruteWalk {
+        BruteWalk { roots: world.query_filtered(), nodes: world.query(), starts: Vec::new(), stack: Vec::new() }
     }
 
-    /// Recomputes every global from the roots.
+    /// Recomputes every global from the roots. O(N) lookups.
     pub fn run(&mut self, world: &mut ripple::World) {
         self.starts.clear();
         self.starts.extend(self.roots.iter(world));
@@ -161,4 +224,32 @@ impl Brute {
             }
         }
     }
+}
+
+/// bevy_ecs 0.20.1 with bevy_transform 0.20.1's own systems (`mark_dirty_trees`,
+/// `propagate_parent_transforms`, `sync_simple_transforms`, chained as `TransformPlugin`
+/// orders them, static-subtree optimisation on, its default, on the compute task pool),
+/// holding the forest; its entities in forest order.
+pub fn bevy_world(
+    nodes: &[(Transform, Option<usize>)],
+) -> (bevy_ecs::world::World, bevy_ecs::schedule::Schedule, Vec<bevy_ecs::entity::Entity>) {
+    use bevy_ecs::prelude::{ChildOf, IntoScheduleConfigs, Schedule, World};
+    use bevy_transform::systems::{
+        StaticTransformOptimizations, mark_dirty_trees, propagate_parent_transforms, sync_simple_transforms,
+    };
+    bevy_tasks::ComputeTaskPool::get_or_init(bevy_tasks::TaskPool::default);
+    let mut world = World::new();
+    world.insert_resource(StaticTransformOptimizations::default());
+    let mut schedule = Schedule::default();
+    schedule.add_systems((mark_dirty_trees, propagate_parent_transforms, sync_simple_transforms).chain());
+    let mut ids: Vec<bevy_ecs::entity::Entity> = Vec::with_capacity(nodes.len());
+    for (local, parent) in nodes {
+        let id = match parent {
+            None => world.spawn((*local, GlobalTransform::IDENTITY)).id(),
+            Some(p) => world.spawn((*local, GlobalTransform::IDENTITY, ChildOf(ids[*p]))).id(),
+        };
+        ids.push(id);
+    }
+    schedule.run(&mut world);
+    (world, schedule, ids)
 }

@@ -15,9 +15,12 @@
 //! (cgmath's `serde` feature covers their fields) for the serialize targets, which save
 //! and load them through ripple, hecs, legion and plain serde ([`SceneRow`]).
 
+pub mod crate_topia;
 pub mod empty_systems;
 pub mod forest;
 pub mod scenes;
+pub mod schedule;
+pub mod toggle;
 
 use std::time::Duration;
 
@@ -127,6 +130,36 @@ pub fn heavy_work(transform: &mut Transform, position: &mut Position) {
         transform.0 = transform.0.invert().expect("invertible");
     }
     position.0 = transform.0.transform_vector(position.0);
+}
+
+/// simple_iter's floor: the velocities and positions of `n` rows as two flat arrays of
+/// f32 (x, y, z per row), the same bytes as two columns of Vector3.
+pub fn flat_rows(n: usize) -> (Vec<f32>, Vec<f32>) {
+    let flat = |v: Vector3<f32>| [v.x, v.y, v.z];
+    let vels = (0..n).flat_map(|_| flat(tprv().3.0)).collect();
+    let poss = (0..n).flat_map(|_| flat(tprv().1.0)).collect();
+    (vels, poss)
+}
+
+/// simple_iter's pass on the floor's arrays: `pos += vel`, element by element, in
+/// blocks of 32 floats of fixed size, which the compiler unrolls into vector adds with
+/// no bound checks inside a block (on this machine about 1.4× faster than the plain
+/// element loop, which it vectorises too but unrolls less).
+#[inline]
+pub fn add_flat(poss: &mut [f32], vels: &[f32]) {
+    const BLOCK: usize = 32;
+    let mut pos_blocks = poss.chunks_exact_mut(BLOCK);
+    let mut vel_blocks = vels.chunks_exact(BLOCK);
+    for (pos, vel) in (&mut pos_blocks).zip(&mut vel_blocks) {
+        let pos: &mut [f32; BLOCK] = pos.try_into().expect("a whole block");
+        let vel: &[f32; BLOCK] = vel.try_into().expect("a whole block");
+        for i in 0..BLOCK {
+            pos[i] += vel[i];
+        }
+    }
+    for (pos, vel) in pos_blocks.into_remainder().iter_mut().zip(vel_blocks.remainder()) {
+        *pos += *vel;
+    }
 }
 
 /// The (Transform, Position, Rotation, Velocity) bundle every spawning workload uses.

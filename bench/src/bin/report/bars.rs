@@ -33,8 +33,15 @@ enum Measure {
     MergeGrowth,
     /// The worst, over key counts, of ripple's merged send over a bare hash map's.
     MergeVsMap,
-    /// A ratio from the paired tool's table (bench/PAIRED.md).
+    /// A ratio from the paired tool's table (bench/PAIRED.md); where `other` is a peer,
+    /// the worst of the ratios to its forms (its fastest form).
     Paired { workload: &'static str, other: &'static str },
+    /// The worst paired ratio of `workload` to any peer's form (`archetype`: bevy_ecs,
+    /// hecs and legion only): ripple against the fastest peer, paired.
+    PairedBest { workload: &'static str, archetype: bool },
+    /// The highest per-process median of `workload`'s paired ratios to any peer's form:
+    /// a bar that must hold in every repetition.
+    PairedEveryProcess { workload: &'static str, archetype: bool },
     /// A figure of the last run of a tool that keeps `name value` lines in `file`
     /// under bench/ (`persist_scale`: PERSIST_SCALE.md, `deep_tree`: DEEP_TREE.md),
     /// shown with the figures named in `with`.
@@ -64,10 +71,20 @@ struct Bar {
     line: &'static str,
     measure: Measure,
     limit: Limit,
+    /// The same comparison in the paired tool, which judges the bar where it has the
+    /// line (criterion's figure is shown beside it).
+    paired: Option<Measure>,
 }
 
 const fn bar(issue: u32, line: &'static str, measure: Measure, limit: Limit) -> Bar {
-    Bar { issue, line, measure, limit }
+    Bar { issue, line, measure, limit, paired: None }
+}
+
+impl Bar {
+    /// The bar, judged by `paired` where the paired tool has it.
+    const fn paired(self, paired: Measure) -> Bar {
+        Bar { paired: Some(paired), ..self }
+    }
 }
 
 use Limit::*;
@@ -86,30 +103,43 @@ const M_K10K: &str = "crate_topia_mover/N=1000000,K=10000";
 /// issue's work on this machine (bench/RESULTS.md at commit 5d86d9d); issue 17's events
 /// lines compare with bench/RESULTS.md before it (commit 96ea84e).
 const BARS: &[Bar] = &[
-    bar(2, "simple_iter / best peer", BestPeer { group: "simple_iter", archetype: false }, AtMost(1.0)),
-    bar(2, "simple_insert / best peer", BestPeer { group: "simple_insert", archetype: false }, AtMost(1.0)),
-    bar(2, "frag_iter / best archetype peer", BestPeer { group: "frag_iter", archetype: true }, AtMost(1.0)),
-    bar(2, "add_remove / best archetype peer", BestPeer { group: "add_remove", archetype: true }, AtMost(1.0)),
+    bar(2, "simple_iter / best peer", BestPeer { group: "simple_iter", archetype: false }, AtMost(1.0))
+        .paired(PairedBest { workload: "simple_iter", archetype: false }),
+    bar(2, "simple_insert / best peer", BestPeer { group: "simple_insert", archetype: false }, AtMost(1.0))
+        .paired(PairedBest { workload: "simple_insert", archetype: false }),
+    bar(2, "frag_iter / best archetype peer", BestPeer { group: "frag_iter", archetype: true }, AtMost(1.0))
+        .paired(PairedBest { workload: "frag_iter", archetype: true }),
+    bar(2, "add_remove / best archetype peer", BestPeer { group: "add_remove", archetype: true }, AtMost(1.0))
+        .paired(PairedBest { workload: "add_remove", archetype: true }),
     bar(3, "crate_topia N=1M: renderer, K=0", Median { group: R_K0 }, AtMost(100.0)),
-    bar(3, "crate_topia N=1M: renderer / specs, K=100", Ratio { group: R_K100, other: "specs" }, AtMost(0.5)),
-    bar(3, "crate_topia N=1M: renderer / ideal, K=10,000", Ratio { group: R_K10K, other: "ideal" }, AtMost(2.0)),
-    bar(3, "crate_topia N=1M: frame / specs, K=0", Ratio { group: F_K0, other: "specs" }, AtMost(1.0)),
-    bar(3, "crate_topia N=1M: frame / specs, K=100", Ratio { group: F_K100, other: "specs" }, AtMost(1.0)),
-    bar(3, "crate_topia N=1M: frame / specs, K=10,000", Ratio { group: F_K10K, other: "specs" }, AtMost(1.0)),
+    bar(3, "crate_topia N=1M: renderer / specs, K=100", Ratio { group: R_K100, other: "specs" }, AtMost(0.5))
+        .paired(Paired { workload: "crate_topia_render/N=1000000,K=100", other: "specs" }),
+    bar(3, "crate_topia N=1M: renderer / ideal, K=10,000", Ratio { group: R_K10K, other: "ideal" }, AtMost(2.0))
+        .paired(Paired { workload: "crate_topia_render/N=1000000,K=10000", other: "ideal" }),
+    bar(3, "crate_topia N=1M: frame / specs, K=0", Ratio { group: F_K0, other: "specs" }, AtMost(1.0))
+        .paired(Paired { workload: "crate_topia_frame/N=1000000,K=0", other: "specs" }),
+    bar(3, "crate_topia N=1M: frame / specs, K=100", Ratio { group: F_K100, other: "specs" }, AtMost(1.0))
+        .paired(Paired { workload: "crate_topia_frame/N=1000000,K=100", other: "specs" }),
+    bar(3, "crate_topia N=1M: frame / specs, K=10,000", Ratio { group: F_K10K, other: "specs" }, AtMost(1.0))
+        .paired(Paired { workload: "crate_topia_frame/N=1000000,K=10000", other: "specs" }),
     bar(
         3,
         "crate_topia N=1M, K=100: times faster than bevy_ecs",
         Speedup { group: R_K100, other: "bevy_ecs" },
         AtLeast(300.0),
     ),
-    bar(3, "simple_iter tracked / untracked", Ratio { group: "simple_iter", other: "ripple_tracked" }, AtMost(1.25)),
-    bar(4, "schedule / best peer", BestPeer { group: "schedule", archetype: false }, AtMost(1.0)),
-    bar(4, "heavy_compute / best peer", BestPeer { group: "heavy_compute", archetype: false }, AtMost(1.0)),
+    bar(3, "simple_iter tracked / untracked", Ratio { group: "simple_iter", other: "ripple_tracked" }, AtMost(1.25))
+        .paired(Paired { workload: "simple_iter_tracked", other: "ripple untracked" }),
+    bar(4, "schedule / best peer", BestPeer { group: "schedule", archetype: false }, AtMost(1.0))
+        .paired(PairedBest { workload: "schedule", archetype: false }),
+    bar(4, "heavy_compute / best peer", BestPeer { group: "heavy_compute", archetype: false }, AtMost(1.0))
+        .paired(PairedBest { workload: "heavy_compute", archetype: false }),
     // heavy_compute's criterion medians drift by more than the libraries differ (the same
     // math on rayon's pool): the paired lines are the steadier reading.
     bar(4, "heavy_compute / shipyard, paired", Paired { workload: "heavy_compute", other: "shipyard" }, AtMost(1.0)),
     bar(4, "heavy_compute / legion, paired", Paired { workload: "heavy_compute", other: "legion" }, AtMost(1.0)),
-    bar(4, "50 empty systems / bevy_ecs", Ratio { group: "empty_systems", other: "bevy_ecs" }, AtMost(0.5)),
+    bar(4, "50 empty systems / bevy_ecs", Ratio { group: "empty_systems", other: "bevy_ecs" }, AtMost(0.5))
+        .paired(Paired { workload: "empty_systems", other: "bevy_ecs" }),
     bar(5, "events / bevy_ecs", Ratio { group: "events", other: "bevy_ecs" }, AtMost(1.0)),
     bar(5, "events_direct / bevy_ecs", Ratio { group: "events_direct", other: "bevy_ecs" }, AtMost(1.0)),
     bar(5, "events_merged / bevy_ecs", Ratio { group: "events_merged", other: "bevy_ecs" }, AtMost(1.0)),
@@ -128,8 +158,10 @@ const BARS: &[Bar] = &[
         Ratio { group: "events_merged", other: "bevy_ecs" },
         AtMost(0.60),
     ),
-    bar(18, "crate_topia N=1M, K=10,000: frame / specs", Ratio { group: F_K10K, other: "specs" }, AtMost(0.7)),
-    bar(18, "crate_topia N=1M, K=10,000: renderer / ideal", Ratio { group: R_K10K, other: "ideal" }, AtMost(1.5)),
+    bar(18, "crate_topia N=1M, K=10,000: frame / specs", Ratio { group: F_K10K, other: "specs" }, AtMost(0.7))
+        .paired(Paired { workload: "crate_topia_frame/N=1000000,K=10000", other: "specs" }),
+    bar(18, "crate_topia N=1M, K=10,000: renderer / ideal", Ratio { group: R_K10K, other: "ideal" }, AtMost(1.5))
+        .paired(Paired { workload: "crate_topia_render/N=1000000,K=10000", other: "ideal" }),
     // Asked: ≤ 0.7. Blocked: ripple's mover with Position untracked (`ripple_untracked`,
     // finding and writing the entities, no tracking) already costs about 0.7× specs'
     // mover, and tracking adds one more cache line per changed entity (the row's tick).
@@ -144,37 +176,43 @@ const BARS: &[Bar] = &[
         "crate_topia N=1M, K=10,000: mover step / specs'",
         Ratio { group: M_K10K, other: "specs" },
         Blocked { proposed: 1.4 },
-    ),
+    )
+    .paired(Paired { workload: "crate_topia_mover/N=1000000,K=10000", other: "specs" }),
     bar(
         18,
         "crate_topia N=1M, K=10,000: mover step, tracked / untracked",
         RippleOverVariant { group: M_K10K, variant: "ripple_untracked" },
         Blocked { proposed: 2.0 },
-    ),
+    )
+    .paired(Paired { workload: "crate_topia_mover/N=1000000,K=10000", other: "ripple_untracked" }),
     bar(
         18,
         "crate_topia N=1M, K=0: renderer / specs, ≤ 1.1× before",
         Ratio { group: R_K0, other: "specs" },
         AtMostTimes { baseline: 0.620, factor: 1.1 },
-    ),
+    )
+    .paired(Paired { workload: "crate_topia_render/N=1000000,K=0", other: "specs" }),
     bar(
         18,
         "crate_topia N=1M, K=100: renderer / specs, ≤ 1.1× before",
         Ratio { group: R_K100, other: "specs" },
         AtMostTimes { baseline: 0.255, factor: 1.1 },
-    ),
+    )
+    .paired(Paired { workload: "crate_topia_render/N=1000000,K=100", other: "specs" }),
     bar(
         18,
         "crate_topia N=1M, K=0: frame / specs, ≤ 1.1× before",
         Ratio { group: F_K0, other: "specs" },
         AtMostTimes { baseline: 0.586, factor: 1.1 },
-    ),
+    )
+    .paired(Paired { workload: "crate_topia_frame/N=1000000,K=0", other: "specs" }),
     bar(
         18,
         "crate_topia N=1M, K=100: frame / specs, ≤ 1.1× before",
         Ratio { group: F_K100, other: "specs" },
         AtMostTimes { baseline: 0.548, factor: 1.1 },
-    ),
+    )
+    .paired(Paired { workload: "crate_topia_frame/N=1000000,K=100", other: "specs" }),
     bar(
         18,
         "crate_topia N=100k, K=0: renderer / specs, ≤ 1.1× before",
@@ -204,19 +242,22 @@ const BARS: &[Bar] = &[
         "add_remove, sparse B / best of shipyard and specs",
         VariantOverBestOf { group: "add_remove", variant: "ripple_sparse", peers: &["shipyard", "specs"] },
         AtMost(1.0),
-    ),
+    )
+    .paired(PairedBest { workload: "add_remove_sparse", archetype: false }),
     bar(
         19,
         "add_remove, table B / best archetype peer",
         BestPeer { group: "add_remove", archetype: true },
         AtMost(0.8),
-    ),
+    )
+    .paired(PairedBest { workload: "add_remove", archetype: true }),
     bar(
         19,
         "frag_iter, sparse letters / shipyard",
         VariantOverBestOf { group: "frag_iter", variant: "ripple_sparse", peers: &["shipyard"] },
         AtMost(1.0),
-    ),
+    )
+    .paired(Paired { workload: "frag_iter_sparse", other: "shipyard" }),
     // Blocked: per toggled entity ripple's sparse set touches four cold cache lines (the
     // entity's slot to check it is alive and the set's index on insert; the index entries
     // of the removed entity and of the one swapped into its place on remove) and its query
@@ -227,8 +268,10 @@ const BARS: &[Bar] = &[
         "toggle (sparse marker) / best peer",
         BestPeer { group: "toggle", archetype: false },
         Blocked { proposed: 2.0 },
-    ),
-    bar(19, "toggle (sparse marker) / shipyard", Ratio { group: "toggle", other: "shipyard" }, AtMost(1.0)),
+    )
+    .paired(PairedBest { workload: "toggle", archetype: false }),
+    bar(19, "toggle (sparse marker) / shipyard", Ratio { group: "toggle", other: "shipyard" }, AtMost(1.0))
+        .paired(Paired { workload: "toggle", other: "shipyard" }),
     bar(18, "simple_iter tracked / untracked", Ratio { group: "simple_iter", other: "ripple_tracked" }, AtMost(1.2)),
     bar(
         18,
@@ -270,7 +313,8 @@ const BARS: &[Bar] = &[
         // components under their registered names, against hecs' column form); proposed
         // ≤ 1.25.
         Blocked { proposed: 1.25 },
-    ),
+    )
+    .paired(Paired { workload: "serialize_text", other: "hecs" }),
     bar(
         20,
         "serialize_text: ripple / ideal (serde of a plain Vec of structs)",
@@ -291,13 +335,15 @@ const BARS: &[Bar] = &[
         "serialize_binary: ripple / best of hecs and legion",
         VariantOverBestOf { group: "serialize_binary", variant: "ripple", peers: &["hecs", "legion"] },
         AtMost(1.0),
-    ),
+    )
+    .paired(Paired { workload: "serialize_binary", other: "hecs" }),
     bar(
         20,
         "serialize_binary: ripple / ideal (serde of a plain Vec of structs)",
         VariantOverBestOf { group: "serialize_binary", variant: "ripple", peers: &["ideal"] },
         AtMost(1.5),
-    ),
+    )
+    .paired(Paired { workload: "serialize_binary", other: "ideal" }),
     bar(
         20,
         "deserialize_text: ripple / best of hecs and legion",
@@ -308,13 +354,15 @@ const BARS: &[Bar] = &[
         // paired line below), so the whole ratio sits near 1.21 and criterion's swings
         // of hecs's window carry it past 1.25; proposed ≤ 1.35.
         Blocked { proposed: 1.35 },
-    ),
+    )
+    .paired(Paired { workload: "deserialize_text", other: "hecs" }),
     bar(
         20,
         "deserialize_text: ripple / ideal (serde of a plain Vec of structs)",
         VariantOverBestOf { group: "deserialize_text", variant: "ripple", peers: &["ideal"] },
         AtMost(1.5),
-    ),
+    )
+    .paired(Paired { workload: "deserialize_text", other: "ideal" }),
     bar(
         20,
         "deserialize_text per input byte: ripple / hecs, paired",
@@ -330,7 +378,8 @@ const BARS: &[Bar] = &[
         // sessions since (the load is all-or-nothing, staging every value before it
         // commits, and remaps entity references; hecs' does neither); proposed ≤ 1.4.
         Blocked { proposed: 1.4 },
-    ),
+    )
+    .paired(Paired { workload: "deserialize_binary", other: "hecs" }),
     bar(
         20,
         "deserialize_binary: ripple / ideal (serde of a plain Vec of structs)",
@@ -338,7 +387,8 @@ const BARS: &[Bar] = &[
         // Asked: ≤ 1.5. Blocked at 1.82–2.00 under criterion and 1.94 paired, as above;
         // proposed ≤ 2.1.
         Blocked { proposed: 2.1 },
-    ),
+    )
+    .paired(Paired { workload: "deserialize_binary", other: "ideal" }),
     bar(
         21,
         "propagate/K=0: ripple / bevy (bevy_transform's systems)",
@@ -356,13 +406,15 @@ const BARS: &[Bar] = &[
         "propagate/K=100000: ripple / bevy",
         VariantOverBestOf { group: "propagate/K=100000", variant: "ripple", peers: &["bevy"] },
         AtMost(1.0),
-    ),
+    )
+    .paired(Paired { workload: "propagate/K=100000", other: "bevy" }),
     bar(
         21,
         "propagate/K=100000: ripple / brute (full recomputation from the roots)",
         VariantOverBestOf { group: "propagate/K=100000", variant: "ripple", peers: &["brute"] },
         AtMost(1.1),
-    ),
+    )
+    .paired(Paired { workload: "propagate/K=100000", other: "brute" }),
     bar(
         21,
         "propagate/K=100000: ripple / brute, paired",
@@ -443,6 +495,29 @@ const BARS: &[Bar] = &[
         },
         AtMost(2.0),
     ),
+    bar(
+        42,
+        "50 empty systems, ripple's defaults / bevy_ecs's single-threaded executor",
+        Ratio { group: "empty_systems", other: "bevy_ecs_single_threaded" },
+        AtMost(1.0),
+    )
+    .paired(Paired { workload: "empty_systems", other: "bevy_ecs_single_threaded" }),
+    bar(
+        42,
+        "frag_iter, tables / every archetype peer's fastest form, in every repetition",
+        BestPeer { group: "frag_iter", archetype: true },
+        AtMost(1.0),
+    )
+    .paired(PairedEveryProcess { workload: "frag_iter", archetype: true }),
+    bar(42, "simple_insert / shipyard", Ratio { group: "simple_insert", other: "shipyard" }, AtMost(1.0))
+        .paired(Paired { workload: "simple_insert", other: "shipyard" }),
+    bar(
+        42,
+        "simple_iter tracked / bevy_ecs's contiguous form (bevy always tracks)",
+        VariantOverBestOf { group: "simple_iter", variant: "ripple_tracked", peers: &["bevy_ecs_contiguous"] },
+        AtMost(1.0),
+    )
+    .paired(Paired { workload: "simple_iter_tracked", other: "bevy_ecs_contiguous" }),
 ];
 
 /// The files of [`Scale`] figures.
@@ -466,10 +541,75 @@ fn median(tables: &[Table], group: &str, function: &str) -> Option<f64> {
     table.rows.iter().find(|m| m.function == function).map(|m| m.median_ns)
 }
 
-fn measure(tables: &[Table], paired: &str, manifest_dir: &Path, measure: Measure) -> Result<Value, String> {
+/// How a bar's lines are looked up: each peer by its fastest form (the report's
+/// judgement), or each by its exact name alone (the judgement before peers' forms were
+/// measured, to list the bars that judging by best forms turns from holding to failing).
+#[derive(Clone, Copy, PartialEq)]
+enum Forms {
+    Best,
+    Exact,
+}
+
+/// The fastest line of `name` in `group`: with [`Forms::Best`] and a peer's name, the
+/// fastest of the peer's forms; else the line of that name. (name, median).
+fn fastest(tables: &[Table], group: &str, name: &str, forms: Forms) -> Option<(String, f64)> {
+    let table = tables.iter().find(|t| t.group == group && t.value.is_none())?;
+    let is_peer = super::PEERS.contains(&name);
+    table
+        .rows
+        .iter()
+        .filter(|m| {
+            m.function == name || (forms == Forms::Best && is_peer && super::peer_of(&m.function) == Some(name))
+        })
+        .min_by(|a, b| a.median_ns.total_cmp(&b.median_ns))
+        .map(|m| (m.function.clone(), m.median_ns))
+}
+
+/// The paired table's rows: (workload, other, ratio, highest per-process median).
+fn paired_rows(paired: &str) -> Vec<(String, String, f64, f64)> {
+    // `| workload | other | ripple median | other median | **ratio** | faster | lo – hi |`
+    paired
+        .lines()
+        .filter_map(|line| {
+            let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+            let ratio: f64 = cells.get(5)?.trim_matches('*').parse().ok()?;
+            let highest: f64 = cells.get(7)?.rsplit(' ').next()?.parse().ok()?;
+            Some((cells[1].to_owned(), cells[2].to_owned(), ratio, highest))
+        })
+        .collect()
+}
+
+fn measure(
+    tables: &[Table],
+    paired: &str,
+    manifest_dir: &Path,
+    measure: Measure,
+    forms: Forms,
+) -> Result<Value, String> {
     let ratio = |value: f64, detail: String| Value { value, shown: format!("{} ({detail})", fmt_ratio(value)) };
     let need = |group: &str, function: &str| {
         median(tables, group, function).ok_or_else(|| format!("no {function} in {group}"))
+    };
+    let need_fastest =
+        |group: &str, name: &str| fastest(tables, group, name, forms).ok_or_else(|| format!("no {name} in {group}"));
+    let best_of = |group: &str, peers: &[&str]| {
+        peers
+            .iter()
+            .filter_map(|p| fastest(tables, group, p, forms))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .ok_or_else(|| format!("no peer in {group}"))
+    };
+    // The worst paired ratio of `workload` to the lines `wanted` accepts.
+    let paired_worst = |workload: &str, wanted: &dyn Fn(&str) -> bool| -> Result<Value, String> {
+        let rows: Vec<(String, String, f64, f64)> =
+            paired_rows(paired).into_iter().filter(|(w, o, ..)| w == workload && wanted(o)).collect();
+        let worst =
+            rows.iter().max_by(|a, b| a.2.total_cmp(&b.2)).ok_or_else(|| format!("no {workload} in PAIRED.md"))?;
+        let process = rows.iter().map(|r| r.3).fold(0.0, f64::max);
+        Ok(ratio(
+            worst.2,
+            format!("paired, against {}; worst process median {}; bench/PAIRED.md", worst.1, fmt_ratio(process)),
+        ))
     };
     match measure {
         Ratio { group, other } if other.starts_with("ripple_") => {
@@ -478,8 +618,8 @@ fn measure(tables: &[Table], paired: &str, manifest_dir: &Path, measure: Measure
             Ok(ratio(v / r, format!("{} vs {}", fmt_ns(v), fmt_ns(r))))
         }
         Ratio { group, other } => {
-            let (r, o) = (need(group, "ripple")?, need(group, other)?);
-            Ok(ratio(r / o, format!("{} vs {}", fmt_ns(r), fmt_ns(o))))
+            let (r, (name, o)) = (need(group, "ripple")?, need_fastest(group, other)?);
+            Ok(ratio(r / o, format!("{} vs {name} at {}", fmt_ns(r), fmt_ns(o))))
         }
         RippleOverVariant { group, variant } => {
             let (r, v) = (need(group, "ripple")?, need(group, variant)?);
@@ -488,11 +628,7 @@ fn measure(tables: &[Table], paired: &str, manifest_dir: &Path, measure: Measure
         BestPeer { group, archetype } => {
             let peers: &[&str] = if archetype { super::ARCHETYPE_PEERS } else { super::PEERS };
             let r = need(group, "ripple")?;
-            let best = peers
-                .iter()
-                .filter_map(|p| median(tables, group, p).map(|m| (*p, m)))
-                .min_by(|a, b| a.1.total_cmp(&b.1))
-                .ok_or_else(|| format!("no peer in {group}"))?;
+            let best = best_of(group, peers)?;
             Ok(ratio(r / best.1, format!("{} at {}", best.0, fmt_ns(best.1))))
         }
         Median { group } => {
@@ -500,20 +636,31 @@ fn measure(tables: &[Table], paired: &str, manifest_dir: &Path, measure: Measure
             Ok(Value { value: r, shown: fmt_ns(r) })
         }
         Speedup { group, other } => {
-            let (r, o) = (need(group, "ripple")?, need(group, other)?);
-            Ok(Value { value: o / r, shown: format!("{:.0}× ({} vs {})", o / r, fmt_ns(r), fmt_ns(o)) })
+            let (r, (name, o)) = (need(group, "ripple")?, need_fastest(group, other)?);
+            Ok(Value { value: o / r, shown: format!("{:.0}× ({} vs {name} at {})", o / r, fmt_ns(r), fmt_ns(o)) })
         }
         MoverBySubtraction { n, k, other } => {
-            let find = |part: usize, function: &str| {
-                let table = tables
+            let table = |part: usize| {
+                tables
                     .iter()
                     .find(|t| t.value.is_none() && crate_topia_params(&t.group) == Some((part, n, k)))
-                    .ok_or_else(|| format!("no crate_topia tables at N={n}, K={k}"))?;
-                table.rows.iter().find(|m| m.function == function).map(|m| m.median_ns).ok_or(format!("no {function}"))
+                    .ok_or_else(|| format!("no crate_topia tables at N={n}, K={k}"))
             };
-            let mover = |function: &str| -> Result<f64, String> { Ok(find(1, function)? - find(0, function)?) };
-            let (r, o) = (mover("ripple")?, mover(other)?);
-            Ok(ratio(r / o, format!("{} vs {}", fmt_ns(r), fmt_ns(o))))
+            let (render, frame) = (table(0)?, table(1)?);
+            let mover = |function: &str| -> Option<f64> {
+                let of = |t: &Table| t.rows.iter().find(|m| m.function == function).map(|m| m.median_ns);
+                Some(of(frame)? - of(render)?)
+            };
+            let r = mover("ripple").ok_or("no ripple")?;
+            let (name, o) = frame
+                .rows
+                .iter()
+                .map(|m| m.function.as_str())
+                .filter(|f| *f == other || (forms == Forms::Best && super::peer_of(f) == Some(other)))
+                .filter_map(|f| Some((f.to_owned(), mover(f)?)))
+                .min_by(|a, b| a.1.total_cmp(&b.1))
+                .ok_or(format!("no {other}"))?;
+            Ok(ratio(r / o, format!("{} vs {name} at {}", fmt_ns(r), fmt_ns(o))))
         }
         MergeGrowth | MergeVsMap => {
             let mut rows: Vec<(u64, f64, Option<f64>)> = tables
@@ -544,11 +691,7 @@ fn measure(tables: &[Table], paired: &str, manifest_dir: &Path, measure: Measure
         }
         VariantOverBestOf { group, variant, peers } => {
             let v = need(group, variant)?;
-            let best = peers
-                .iter()
-                .filter_map(|p| median(tables, group, p).map(|m| (*p, m)))
-                .min_by(|a, b| a.1.total_cmp(&b.1))
-                .ok_or_else(|| format!("no peer in {group}"))?;
+            let best = best_of(group, peers)?;
             Ok(ratio(v / best.1, format!("{} vs {} at {}", fmt_ns(v), best.0, fmt_ns(best.1))))
         }
         Scale { file, figure, with } => {
@@ -559,41 +702,58 @@ fn measure(tables: &[Table], paired: &str, manifest_dir: &Path, measure: Measure
             Ok(ratio(value, format!("{}; bench/{file}", detail.join(", "))))
         }
         Paired { workload, other } => {
-            // `| workload | other | ripple median | other median | **ratio** | ...`
-            let row = paired
-                .lines()
-                .map(|line| line.split('|').map(str::trim).collect::<Vec<_>>())
-                .find(|cells| cells.len() > 5 && cells[1] == workload && cells[2] == other)
-                .ok_or_else(|| format!("no {workload} / {other} in PAIRED.md"))?;
-            let value: f64 = row[5].trim_matches('*').parse().map_err(|_| "unreadable PAIRED.md".to_owned())?;
-            Ok(ratio(value, "bench/PAIRED.md".to_owned()))
+            let is_peer = super::PEERS.contains(&other);
+            paired_worst(workload, &|o: &str| {
+                o == other || (forms == Forms::Best && is_peer && super::peer_of(o) == Some(other))
+            })
+        }
+        PairedBest { workload, archetype } => {
+            let peers: &[&str] = if archetype { super::ARCHETYPE_PEERS } else { super::PEERS };
+            paired_worst(workload, &|o: &str| super::peer_of(o).is_some_and(|p| peers.contains(&p)))
+        }
+        PairedEveryProcess { workload, archetype } => {
+            let peers: &[&str] = if archetype { super::ARCHETYPE_PEERS } else { super::PEERS };
+            let rows: Vec<(String, String, f64, f64)> = paired_rows(paired)
+                .into_iter()
+                .filter(|(w, o, ..)| w == workload && super::peer_of(o).is_some_and(|p| peers.contains(&p)))
+                .collect();
+            let worst =
+                rows.iter().max_by(|a, b| a.3.total_cmp(&b.3)).ok_or_else(|| format!("no {workload} in PAIRED.md"))?;
+            Ok(ratio(worst.3, format!("highest per-process median, against {}; bench/PAIRED.md", worst.1)))
         }
     }
 }
 
-/// The standing list, as a markdown section.
+/// A bar's verdict on a value: (holds, holds the proposed bar of a blocked line).
+fn judge(limit: Limit, value: f64) -> (bool, Option<bool>) {
+    match limit {
+        AtMost(limit) => (value <= limit, None),
+        AtLeast(limit) => (value >= limit, None),
+        AtMostTimes { baseline, factor } => (value <= baseline * factor, None),
+        Blocked { proposed } => (false, Some(value <= proposed)),
+    }
+}
+
+/// The standing list, as a markdown section: first the bars that judging by each
+/// peer's fastest form and by paired ratios turns from holding to failing, then every bar.
 pub(super) fn render(tables: &[Table], manifest_dir: &Path) -> String {
     let paired = std::fs::read_to_string(manifest_dir.join("PAIRED.md")).unwrap_or_default();
-    let mut s = String::new();
-    let _ = writeln!(s, "## Standing bars\n");
-    let _ = writeln!(
-        s,
-        "Every acceptance line so far that a benchmark measures, in this run (paired lines: \
-         the last `paired` run, bench/PAIRED.md; scale lines: the last `persist_scale` and \
-         `deep_tree` runs, bench/PERSIST_SCALE.md and bench/DEEP_TREE.md). A bar once met stays met.\n"
-    );
-    let _ = writeln!(s, "| issue | line | measured | bar | holds |");
-    let _ = writeln!(s, "|---:|---|---|---|---|");
+    let mut rows = String::new();
+    let mut flipped = String::new();
     let (mut held, mut total, mut blocked_held) = (0, 0, 0);
     for bar in BARS {
-        let (shown, verdict) = match measure(tables, &paired, manifest_dir, bar.measure) {
+        let criterion = measure(tables, &paired, manifest_dir, bar.measure, Forms::Best);
+        let by_pairs = bar.paired.map(|m| measure(tables, &paired, manifest_dir, m, Forms::Best));
+        // The paired figure judges where the paired tool has the line.
+        let (judged, shown) = match (&by_pairs, &criterion) {
+            (Some(Ok(p)), Ok(c)) => (Ok(p.value), format!("{}; criterion {}", p.shown, c.shown)),
+            (Some(Ok(p)), Err(why)) => (Ok(p.value), format!("{}; criterion not measured: {why}", p.shown)),
+            (_, Ok(c)) => (Ok(c.value), c.shown.clone()),
+            (_, Err(why)) => (Err(why.clone()), String::new()),
+        };
+        let (shown, verdict) = match judged {
             Ok(value) => {
-                let (ok, proposed) = match bar.limit {
-                    AtMost(limit) => (value.value <= limit, None),
-                    AtLeast(limit) => (value.value >= limit, None),
-                    AtMostTimes { baseline, factor } => (value.value <= baseline * factor, None),
-                    Blocked { proposed } => (false, Some(value.value <= proposed)),
-                };
+                let (ok, proposed) = judge(bar.limit, value);
                 let verdict = match proposed {
                     Some(true) => "blocked; holds the proposed bar".to_owned(),
                     Some(false) => "blocked; **fails** the proposed bar".to_owned(),
@@ -603,23 +763,66 @@ pub(super) fn render(tables: &[Table], manifest_dir: &Path) -> String {
                 total += 1;
                 held += usize::from(ok);
                 blocked_held += usize::from(proposed == Some(true));
-                (value.shown, verdict)
+                // Judged as before peers' forms and paired lines: by criterion, each peer
+                // by its one original line.
+                let before = measure(tables, &paired, manifest_dir, bar.measure, Forms::Exact);
+                if let Ok(before) = before {
+                    let (was, was_proposed) = judge(bar.limit, before.value);
+                    if (was && !ok) || (was_proposed == Some(true) && proposed == Some(false)) {
+                        let _ = writeln!(
+                            flipped,
+                            "- issue {}, {}: **{}** against {} (judged as before: {})",
+                            bar.issue,
+                            bar.line,
+                            fmt_ratio(value),
+                            limit_text(bar),
+                            before.shown
+                        );
+                    }
+                }
+                (shown, verdict)
             }
             Err(why) => (format!("not measured: {why}"), "—".to_owned()),
         };
-        let limit = match bar.limit {
-            AtMost(limit) if matches!(bar.measure, Median { .. }) => format!("≤ {}", fmt_ns(limit)),
-            AtMost(limit) => format!("≤ {limit}"),
-            AtLeast(limit) => format!("≥ {limit}"),
-            AtMostTimes { baseline, factor } => format!("≤ {factor} × {baseline} = {:.3}", baseline * factor),
-            Blocked { proposed } => format!("blocked (proposed ≤ {proposed})"),
-        };
-        let _ = writeln!(s, "| {} | {} | {shown} | {limit} | {verdict} |", bar.issue, bar.line);
+        let _ = writeln!(rows, "| {} | {} | {shown} | {} | {verdict} |", bar.issue, bar.line, limit_text(bar));
     }
+    let mut s = String::new();
+    let _ = writeln!(s, "## Standing bars\n");
+    if !flipped.is_empty() {
+        let _ = writeln!(
+            s,
+            "**Bars that fail once each peer is judged by its fastest form and each bar by its \
+             paired ratio where the paired tool has it, and held judged as before** (criterion \
+             medians, each peer by its original line):\n\n{flipped}"
+        );
+    }
+    let _ = writeln!(
+        s,
+        "Every acceptance line so far that a benchmark measures, in this run. Each peer is \
+         judged by its fastest form (the fastest of its lines, `bevy_ecs_*` for bevy_ecs and \
+         so on). Where the paired tool has the comparison (the last `paired` run, \
+         bench/PAIRED.md), its median paired ratio judges the bar and criterion's ratio is \
+         shown beside it. Scale lines: the last `persist_scale` and `deep_tree` runs, \
+         bench/PERSIST_SCALE.md and bench/DEEP_TREE.md. A bar once met stays met.\n"
+    );
+    let _ = writeln!(s, "| issue | line | measured | bar | holds |");
+    let _ = writeln!(s, "|---:|---|---|---|---|");
+    s.push_str(&rows);
     let _ = writeln!(
         s,
         "\n{held} of {total} measured lines hold; of the rest, {blocked_held} are blocked lines that \
          hold the bar their issue's note proposed.\n"
     );
     s
+}
+
+/// A bar's limit as the table shows it.
+fn limit_text(bar: &Bar) -> String {
+    match bar.limit {
+        AtMost(limit) if matches!(bar.measure, Median { .. }) => format!("≤ {}", fmt_ns(limit)),
+        AtMost(limit) => format!("≤ {limit}"),
+        AtLeast(limit) => format!("≥ {limit}"),
+        AtMostTimes { baseline, factor } => format!("≤ {factor} × {baseline} = {:.3}", baseline * factor),
+        Blocked { proposed } => format!("blocked (proposed ≤ {proposed})"),
+    }
 }

@@ -54,6 +54,13 @@ const CRATE_TOPIA_SUMMARY_N: u64 = 1_000_000;
 const ARCHETYPE_PEERS: &[&str] = &["bevy_ecs", "hecs", "legion"];
 /// Peers proper (not ripple, not reference lines such as IDEAL or BRUTE).
 const PEERS: &[&str] = &["bevy_ecs", "hecs", "legion", "shipyard", "specs"];
+/// The peer a line measures, if it is one: `bevy_ecs` and its forms (`bevy_ecs_contiguous`,
+/// `bevy_ecs_single_threaded`, ...), and likewise for each of [`PEERS`]. A peer is judged
+/// by its fastest form.
+fn peer_of(function: &str) -> Option<&'static str> {
+    PEERS.iter().copied().find(|p| function == *p || function.strip_prefix(p).is_some_and(|rest| rest.starts_with('_')))
+}
+
 /// Groups in report order; any other group found follows, sorted by name.
 const KNOWN_GROUPS: &[&str] = &[
     "simple_insert",
@@ -191,7 +198,7 @@ fn row_rank(function: &str) -> usize {
         0
     } else if function.starts_with(VARIANT_PREFIX) {
         1
-    } else if let Some(i) = LIBRARIES.iter().position(|l| *l == function) {
+    } else if let Some(i) = LIBRARIES.iter().position(|l| Some(*l) == peer_of(function)) {
         1 + i
     } else if let Some(i) = REFERENCE_LINES.iter().position(|l| *l == function) {
         1 + LIBRARIES.len() + i
@@ -266,13 +273,14 @@ fn render_tables(tables: &[Table]) -> String {
                         fmt_ratio(v.median_ns / r.median_ns)
                     );
                 }
-                for (label, set) in
-                    [("best peer", PEERS), ("best archetype peer (bevy_ecs, hecs, legion)", ARCHETYPE_PEERS)]
-                {
+                for (label, set) in [
+                    ("best peer (each peer's fastest form)", PEERS),
+                    ("best archetype peer (bevy_ecs, hecs, legion)", ARCHETYPE_PEERS),
+                ] {
                     let best = table
                         .rows
                         .iter()
-                        .filter(|m| set.contains(&m.function.as_str()))
+                        .filter(|m| peer_of(&m.function).is_some_and(|p| set.contains(&p)))
                         .min_by(|a, b| a.median_ns.total_cmp(&b.median_ns));
                     if let Some(best) = best {
                         let _ = writeln!(

@@ -28,6 +28,8 @@ use bench::scenes::{Format, HecsScene, IdealScene, RippleScene, Scene, prepared}
 use bench::*;
 use legion::IntoQuery;
 
+mod peers;
+
 /// One library's pass over its prepared world.
 type Pass = Box<dyn FnMut()>;
 
@@ -153,13 +155,17 @@ struct Pair {
 fn run_child(rounds: usize, only: &[String]) {
     /// Builds a workload's prepared worlds.
     type Make = fn() -> Workload;
-    let workloads: [(&str, Make); 6] = [
+    let workloads: [(&str, Make); 10] = [
         ("empty_systems", empty_systems),
+        ("schedule", schedule),
         ("simple_iter", simple_iter),
         ("simple_iter_tracked", simple_iter_tracked),
         ("frag_iter", frag_iter),
+        ("frag_iter_sparse", peers::frag_iter_sparse),
         ("heavy_compute", heavy_compute),
         ("add_remove", add_remove),
+        ("add_remove_sparse", peers::add_remove_sparse),
+        ("toggle", peers::toggle),
     ];
     let chosen = |name: &str| only.is_empty() || only.iter().any(|o| o == name);
     for (_, make) in workloads.iter().filter(|(name, _)| chosen(name)) {
@@ -180,15 +186,22 @@ fn run_child(rounds: usize, only: &[String]) {
     }
     /// Builds a stepped workload's prepared worlds.
     type MakeStepped = fn() -> Stepped;
-    let stepped: [(&str, MakeStepped); 5] = [
+    let stepped: [(&str, MakeStepped); 6] = [
+        ("simple_insert", peers::simple_insert),
         (PROPAGATE, propagate),
         (SERIALIZE_TEXT, serialize_text),
         (SERIALIZE_BINARY, serialize_binary),
         (DESERIALIZE_TEXT, deserialize_text),
         (DESERIALIZE_BINARY, deserialize_binary),
     ];
-    for (_, make) in stepped.iter().filter(|(name, _)| chosen(name)) {
-        let mut workload = make();
+    // Crate-topia's steps (one workload per part and K, named as its criterion group),
+    // built only when asked for by name or prefix, or when every workload runs.
+    let made = stepped.iter().filter(|(name, _)| chosen(name)).map(|(_, make)| make());
+    let topia = peers::crate_topia_steps()
+        .into_iter()
+        .filter(|(name, _)| only.is_empty() || only.iter().any(|o| name.starts_with(o.as_str())))
+        .map(|(_, make)| make());
+    for mut workload in made.chain(topia) {
         let ripple = &mut workload.ripple;
         for (other, line) in &mut workload.others {
             for round in 0..rounds {
@@ -232,26 +245,35 @@ struct StepLine {
 const PROPAGATE: &str = "propagate/K=100000";
 
 /// propagate at K = 100,000, as in `benches/propagate.rs`: every frame writes 100,000
-/// random local transforms (untimed), then ripple's `Propagation` (its defaults) and
-/// BRUTE, a full recomputation from the roots, each bring the globals up to date.
+/// random local transforms (untimed), then ripple's `Propagation` (its defaults), BRUTE
+/// (the linear full recomputation), the depth-first walk it replaced, and bevy_transform's
+/// systems each bring the globals up to date.
 fn propagate() -> Stepped {
-    use bench::forest::{Brute, Frames, forest, ripple_world};
+    use bench::forest::{Brute, BruteWalk, Frames, bevy_world, forest, ripple_world};
     use bevy_transform::components::{GlobalTransform, Transform};
     const K: usize = 100_000;
     let nodes = forest();
-    let line = |brute: bool| -> Step {
+    let line = |form: &str| -> Step {
         let (mut world, ids) = ripple_world(&nodes);
         let mut frames = Frames::new(ids.len());
-        let mut step: Box<dyn FnMut(&mut ripple::World)> = if brute {
-            let mut brute = Brute::new(&mut world);
-            Box::new(move |world| brute.run(world))
-        } else {
-            let mut propagation = ripple::Propagation::new(&mut world, GlobalTransform::IDENTITY, |parent, local| {
-                GlobalTransform::mul_transform(parent, *local)
-            });
-            Box::new(move |world| {
-                propagation.run(world);
-            })
+        let mut step: Box<dyn FnMut(&mut ripple::World)> = match form {
+            "brute" => {
+                let mut brute = Brute::new(&mut world, &nodes, &ids);
+                Box::new(move |world| brute.run(world))
+            }
+            "brute_walk" => {
+                let mut walk = BruteWalk::new(&mut world);
+                Box::new(move |world| walk.run(world))
+            }
+            _ => {
+                let mut propagation =
+                    ripple::Propagation::new(&mut world, GlobalTransform::IDENTITY, |parent, local| {
+                        GlobalTransform::mul_transform(parent, *local)
+                    });
+                Box::new(move |world| {
+                    propagation.run(world);
+                })
+            }
         };
         step(&mut world);
         Box::new(move || {
@@ -261,8 +283,26 @@ fn propagate() -> Stepped {
             start.elapsed()
         })
     };
-    let bytesless_line = |brute| StepLine { step: line(brute), bytes: 0 };
-    Stepped { name: PROPAGATE, ripple: bytesless_line(false), others: vec![("brute", bytesless_line(true))] }
+    let bevy: Step = {
+        let (mut world, mut schedule, ids) = bevy_world(&nodes);
+        let mut frames = Frames::new(ids.len());
+        Box::new(move || {
+            frames.next(K, |i, d| world.get_mut::<Transform>(ids[i]).unwrap().translation += d);
+            let start = Instant::now();
+            schedule.run(&mut world);
+            start.elapsed()
+        })
+    };
+    let bytesless = |step| StepLine { step, bytes: 0 };
+    Stepped {
+        name: PROPAGATE,
+        ripple: bytesless(line("ripple")),
+        others: vec![
+            ("brute", bytesless(line("brute"))),
+            ("brute_walk", bytesless(line("brute_walk"))),
+            ("bevy", bytesless(bevy)),
+        ],
+    }
 }
 
 const SERIALIZE_TEXT: &str = "serialize_text";
@@ -395,6 +435,14 @@ fn empty_systems() -> Workload {
     }
 }
 
+/// schedule: one run of three swapping systems through each library's scheduler
+/// (`bench::schedule`), ripple against each peer's lines.
+fn schedule() -> Workload {
+    let mut lines = bench::schedule::lines().into_iter();
+    let (_, ripple) = lines.next().expect("ripple's line comes first");
+    Workload { name: "schedule", ripple, others: lines.collect() }
+}
+
 /// simple_iter: `pos += vel` over 10,000 entities of (Transform, Position, Rotation,
 /// Velocity), as in `benches/simple_iter.rs`.
 fn simple_iter() -> Workload {
@@ -415,15 +463,65 @@ fn simple_iter() -> Workload {
     let mut query = <(legion::Read<Velocity>, legion::Write<Position>)>::query();
     let legion: Pass = Box::new(move || query.for_each_mut(&mut world, |(vel, pos)| pos.0 += vel.0));
 
+    let mut world = legion::World::default();
+    world.extend((0..N_ENTITIES).map(|_| tprv()));
+    world.pack(legion::storage::PackOptions::force());
+    let mut query = <(legion::Read<Velocity>, legion::Write<Position>)>::query();
+    let legion_chunks: Pass = Box::new(move || {
+        query.for_each_chunk_mut(&mut world, |chunk| {
+            let (vels, poss) = chunk.into_components();
+            for (vel, pos) in vels.iter().zip(poss.iter_mut()) {
+                pos.0 += vel.0;
+            }
+        })
+    });
+
+    let mut world = bevy_ecs::world::World::new();
+    world.spawn_batch((0..N_ENTITIES).map(|_| tprv()));
+    let mut query = world.query::<(&Velocity, &mut Position)>();
+    let bevy: Pass = Box::new(move || {
+        for (vels, mut poss) in query.contiguous_iter_mut(&mut world).unwrap() {
+            for (vel, pos) in vels.iter().zip(poss.bypass_change_detection().iter_mut()) {
+                pos.0 += vel.0;
+            }
+        }
+    });
+
+    let mut world = shipyard::World::new();
+    world.bulk_add_entity((0..N_ENTITIES).map(|_| tprv()));
+    let shipyard: Pass = Box::new(move || {
+        use shipyard::{IntoIter, View, ViewMut};
+        world.run(|vels: View<'_, Velocity>, mut poss: ViewMut<'_, Position>| {
+            (&vels, &mut poss).iter().for_each(|(vel, pos)| pos.0 += vel.0);
+        })
+    });
+
+    let (vels, mut poss) = flat_rows(N_ENTITIES);
+    let ideal: Pass = Box::new(move || {
+        add_flat(&mut poss, &vels);
+        black_box(&mut poss);
+    });
     let vels: Vec<Velocity> = (0..N_ENTITIES).map(|_| tprv().3).collect();
     let mut poss: Vec<Position> = (0..N_ENTITIES).map(|_| tprv().1).collect();
-    let ideal: Pass = Box::new(move || {
+    let ideal_rows: Pass = Box::new(move || {
         for (pos, vel) in poss.iter_mut().zip(&vels) {
             pos.0 += vel.0;
         }
         black_box(&mut poss);
     });
-    Workload { name: "simple_iter", ripple, others: vec![("hecs", hecs), ("legion", legion), ("ideal", ideal)] }
+    Workload {
+        name: "simple_iter",
+        ripple,
+        others: vec![
+            ("bevy_ecs_contiguous_no_detection", bevy),
+            ("hecs", hecs),
+            ("legion", legion),
+            ("legion_chunks", legion_chunks),
+            ("shipyard", shipyard),
+            ("ideal", ideal),
+            ("ideal_rows", ideal_rows),
+        ],
+    }
 }
 
 /// simple_iter with Position tracked (every write marks its row), against ripple's own
@@ -438,7 +536,22 @@ fn simple_iter_tracked() -> Workload {
         let mut query = world.query::<(&Velocity, &mut Position)>();
         Box::new(move || query.for_each_mut(&mut world, |(vel, mut pos)| pos.0 += vel.0))
     };
-    Workload { name: "simple_iter_tracked", ripple: pass(true), others: vec![("ripple untracked", pass(false))] }
+    // bevy always tracks: its contiguous form marks every row it writes, the same work.
+    let mut world = bevy_ecs::world::World::new();
+    world.spawn_batch((0..N_ENTITIES).map(|_| tprv()));
+    let mut query = world.query::<(&Velocity, &mut Position)>();
+    let bevy: Pass = Box::new(move || {
+        for (vels, mut poss) in query.contiguous_iter_mut(&mut world).unwrap() {
+            for (vel, pos) in vels.iter().zip(poss.iter_mut()) {
+                pos.0 += vel.0;
+            }
+        }
+    });
+    Workload {
+        name: "simple_iter_tracked",
+        ripple: pass(true),
+        others: vec![("ripple untracked", pass(false)), ("bevy_ecs_contiguous", bevy)],
+    }
 }
 
 /// frag_iter: `data *= 2` over 26 tables of 20 entities, as in `benches/frag_iter.rs`.
@@ -472,7 +585,16 @@ fn frag_iter() -> Workload {
     world.pack(legion::storage::PackOptions::force());
     let mut query = legion::Write::<Data>::query();
     let legion: Pass = Box::new(move || query.for_each_mut(&mut world, |data| data.0 *= 2.0));
-    Workload { name: "frag_iter", ripple, others: vec![("hecs", hecs), ("legion", legion)] }
+    let mut world = bevy_ecs::world::World::new();
+    macro_rules! spawn_bevy {
+        ($l:ident) => {
+            world.spawn_batch((0..N_PER_LETTER).map(|_| ($l(0.0), Data(1.0))));
+        };
+    }
+    for_each_letter!(spawn_bevy);
+    let mut query = world.query::<&mut Data>();
+    let bevy: Pass = Box::new(move || query.iter_mut(&mut world).for_each(|mut data| data.0 *= 2.0));
+    Workload { name: "frag_iter", ripple, others: vec![("bevy_ecs", bevy), ("hecs", hecs), ("legion", legion)] }
 }
 
 /// heavy_compute: 100 inversions of each of 1,000 transforms, in parallel, as in
@@ -500,12 +622,33 @@ fn heavy_compute() -> Workload {
     let mut query = <(legion::Write<Position>, legion::Write<Transform>)>::query();
     let legion: Pass = Box::new(move || query.par_for_each_mut(&mut world, |(pos, mat)| heavy_work(mat, pos)));
 
+    bevy_tasks::ComputeTaskPool::get_or_init(bevy_tasks::TaskPool::default);
+    let bevy_line = |batch: Option<usize>| -> Pass {
+        let mut world = bevy_ecs::world::World::new();
+        world.spawn_batch((0..N).map(|_| tprv()));
+        let mut query = world.query::<(&mut Position, &mut Transform)>();
+        Box::new(move || {
+            let mut iter = query.par_iter_mut(&mut world);
+            if let Some(batch) = batch {
+                iter = iter.batching_strategy(bevy_ecs::batching::BatchingStrategy::fixed(batch));
+            }
+            iter.for_each(|(mut pos, mut mat)| heavy_work(&mut mat, &mut pos))
+        })
+    };
+    let (bevy, bevy_batch64) = (bevy_line(None), bevy_line(Some(64)));
+
     let mut rows: Vec<(Position, Transform)> = (0..N).map(|_| tprv()).map(|(t, p, _, _)| (p, t)).collect();
     let ideal: Pass = Box::new(move || rows.par_iter_mut().for_each(|(pos, mat)| heavy_work(mat, pos)));
     Workload {
         name: "heavy_compute",
         ripple,
-        others: vec![("shipyard", shipyard), ("legion", legion), ("ideal", ideal)],
+        others: vec![
+            ("shipyard", shipyard),
+            ("legion", legion),
+            ("bevy_ecs", bevy),
+            ("bevy_ecs_batch64", bevy_batch64),
+            ("ideal", ideal),
+        ],
     }
 }
 
@@ -545,5 +688,15 @@ fn add_remove() -> Workload {
             world.entity_mut(e).remove::<B>();
         }
     });
-    Workload { name: "add_remove", ripple, others: vec![("hecs", hecs), ("bevy_ecs", bevy)] }
+    let mut world = legion::World::default();
+    let entities: Vec<legion::Entity> = world.extend((0..N_ADD_REMOVE).map(|_| (A(0.0),))).to_vec();
+    let legion: Pass = Box::new(move || {
+        for &e in &entities {
+            world.entry(e).unwrap().add_component(B(0.0));
+        }
+        for &e in &entities {
+            world.entry(e).unwrap().remove_component::<B>();
+        }
+    });
+    Workload { name: "add_remove", ripple, others: vec![("hecs", hecs), ("bevy_ecs", bevy), ("legion", legion)] }
 }

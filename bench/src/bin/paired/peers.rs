@@ -1,0 +1,212 @@
+//! The paired tool's workloads added for the peers' fastest forms and for every standing
+//! bar that compares two lines: the sparse-set lines (frag_iter, add_remove) against
+//! shipyard and specs, toggle, Crate-topia's renderer, mover and frame steps, and
+//! simple_insert and schedule against each peer's fastest form.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use bench::*;
+
+use super::{Pass, Step, StepLine, Stepped, Workload};
+
+/// frag_iter with the letters in sparse sets (one table of Data), against shipyard.
+pub fn frag_iter_sparse() -> Workload {
+    use shipyard::{IntoIter, ViewMut};
+    let mut world = ripple::World::new();
+    macro_rules! sparse {
+        ($l:ident) => {
+            world.set_storage::<$l>(ripple::Storage::SparseSet).unwrap();
+            world.spawn_batch((0..N_PER_LETTER).map(|_| ($l(0.0), Data(1.0))));
+        };
+    }
+    for_each_letter!(sparse);
+    let mut query = world.query::<&mut Data>();
+    let ripple: Pass = Box::new(move || query.for_each_mut(&mut world, |mut data| data.0 *= 2.0));
+
+    let mut world = shipyard::World::new();
+    macro_rules! spawn_shipyard {
+        ($l:ident) => {
+            world.bulk_add_entity((0..N_PER_LETTER).map(|_| ($l(0.0), Data(1.0))));
+        };
+    }
+    for_each_letter!(spawn_shipyard);
+    let shipyard: Pass = Box::new(move || {
+        world.run(|mut datas: ViewMut<'_, Data>| (&mut datas).iter().for_each(|data| data.0 *= 2.0));
+    });
+    Workload { name: "frag_iter_sparse", ripple, others: vec![("shipyard", shipyard)] }
+}
+
+/// add_remove with B in a sparse set, added and removed through the set's view, against
+/// shipyard's and specs' storages (as `benches/add_remove.rs`).
+pub fn add_remove_sparse() -> Workload {
+    let mut world = ripple::World::new();
+    world.set_storage::<B>(ripple::Storage::SparseSet).unwrap();
+    let entities: Vec<ripple::Entity> = world.spawn_batch((0..N_ADD_REMOVE).map(|_| (A(0.0),))).collect();
+    let ripple: Pass = Box::new(move || {
+        let mut bs = world.sparse_mut::<B>().unwrap();
+        for &e in &entities {
+            bs.insert(e, B(0.0)).unwrap();
+        }
+        for &e in &entities {
+            black_box(bs.remove(e).unwrap());
+        }
+    });
+
+    let mut world = shipyard::World::new();
+    let entities: Vec<_> = world.bulk_add_entity((0..N_ADD_REMOVE).map(|_| (A(0.0),))).collect();
+    let shipyard: Pass = Box::new(move || {
+        use shipyard::{Delete, EntitiesView, ViewMut};
+        world.run(|ents: EntitiesView<'_>, mut bs: ViewMut<'_, B>| {
+            for &e in &entities {
+                ents.add_component(e, &mut bs, B(0.0));
+            }
+            for &e in &entities {
+                black_box(bs.delete(e));
+            }
+        })
+    });
+
+    let specs: Pass = {
+        use specs::{Builder, WorldExt};
+        let mut world = specs::World::new();
+        world.register::<A>();
+        world.register::<B>();
+        let entities: Vec<_> = (0..N_ADD_REMOVE).map(|_| world.create_entity().with(A(0.0)).build()).collect();
+        Box::new(move || {
+            let mut bs = world.write_storage::<B>();
+            for &e in &entities {
+                bs.insert(e, B(0.0)).unwrap();
+            }
+            for &e in &entities {
+                black_box(bs.remove(e));
+            }
+        })
+    };
+    Workload { name: "add_remove_sparse", ripple, others: vec![("shipyard", shipyard), ("specs", specs)] }
+}
+
+/// toggle: one frame of `bench::toggle` per pass, ripple (sparse marker) against every
+/// other line.
+pub fn toggle() -> Workload {
+    let mut lines = bench::toggle::lines();
+    for (name, line) in &mut lines {
+        bench::toggle::check(name, line.as_mut());
+    }
+    let mut passes = lines.into_iter().map(|(name, mut line)| {
+        let mut f = 0;
+        let pass: Pass = Box::new(move || {
+            black_box(bench::toggle::frame(line.as_mut(), f % bench::toggle::GROUPS));
+            f += 1;
+        });
+        (name, pass)
+    });
+    let (_, ripple) = passes.next().expect("ripple's line comes first");
+    Workload { name: "toggle", ripple, others: passes.collect() }
+}
+
+/// Which step of a Crate-topia frame a paired workload times.
+#[derive(Clone, Copy)]
+enum Part {
+    Render,
+    Frame,
+    Mover,
+}
+
+/// A Crate-topia step at (N, K) for ripple and the named lines (`ripple_untracked` is
+/// ripple's mover with Position untracked): the lines are built and their checksums
+/// checked as in `benches/crate_topia.rs`; each step runs one frame, timing `part`.
+fn crate_topia(name: &'static str, n: usize, k: usize, part: Part, others: &[&'static str]) -> Stepped {
+    use bench::crate_topia::{RippleUntracked, Step as Half, build_lines, check_checksums, time_step};
+    let mut lines = build_lines(n, k);
+    check_checksums(&mut lines, n, k);
+    let mut take = |wanted: &str| -> Box<dyn bench::crate_topia::Line> {
+        if wanted == "ripple_untracked" {
+            return Box::new(RippleUntracked::new(n, k));
+        }
+        let at = lines.iter().position(|(name, _)| *name == wanted).expect("a crate_topia line");
+        lines.swap_remove(at).1
+    };
+    let step = |mut line: Box<dyn bench::crate_topia::Line>| -> StepLine {
+        let step: Step = match part {
+            Part::Render => Box::new(move || time_step(line.as_mut(), 1, Half::Render)),
+            Part::Mover => Box::new(move || time_step(line.as_mut(), 1, Half::Mover)),
+            Part::Frame => Box::new(move || {
+                let start = Instant::now();
+                line.mover();
+                black_box(line.render());
+                start.elapsed()
+            }),
+        };
+        StepLine { step, bytes: 0 }
+    };
+    let ripple = step(take("ripple"));
+    let others = others.iter().map(|&other| (other, step(take(other)))).collect();
+    Stepped { name, ripple, others }
+}
+
+/// A Crate-topia workload's name and how to build it.
+pub type MakeTopia = (&'static str, Box<dyn Fn() -> Stepped>);
+
+/// The Crate-topia comparisons the standing bars make, at N = 1,000,000, each built
+/// only when run.
+pub fn crate_topia_steps() -> Vec<MakeTopia> {
+    const N: usize = 1_000_000;
+    let make = |name: &'static str, k: usize, part: Part, others: &'static [&'static str]| -> MakeTopia {
+        (name, Box::new(move || crate_topia(name, N, k, part, others)))
+    };
+    vec![
+        make("crate_topia_render/N=1000000,K=0", 0, Part::Render, &["specs", "specs_events"]),
+        make(
+            "crate_topia_render/N=1000000,K=100",
+            100,
+            Part::Render,
+            &["specs", "specs_events", "bevy_ecs", "bevy_ecs_contiguous"],
+        ),
+        make("crate_topia_render/N=1000000,K=10000", 10_000, Part::Render, &["ideal", "specs", "specs_events"]),
+        make("crate_topia_frame/N=1000000,K=0", 0, Part::Frame, &["specs", "specs_events"]),
+        make("crate_topia_frame/N=1000000,K=100", 100, Part::Frame, &["specs", "specs_events"]),
+        make("crate_topia_frame/N=1000000,K=10000", 10_000, Part::Frame, &["specs", "specs_events"]),
+        make(
+            "crate_topia_mover/N=1000000,K=10000",
+            10_000,
+            Part::Mover,
+            &["specs", "specs_events", "ripple_untracked"],
+        ),
+    ]
+}
+
+/// simple_insert: one step builds a fresh world of 10,000 (Transform, Position, Rotation,
+/// Velocity) and drops it, as `benches/simple_insert.rs` times them, for ripple and the
+/// peers that come near it.
+pub fn simple_insert() -> Stepped {
+    fn step<W: 'static>(mut build: impl FnMut() -> W + 'static) -> StepLine {
+        let step: Step = Box::new(move || {
+            let start = Instant::now();
+            drop(black_box(build()));
+            start.elapsed()
+        });
+        StepLine { step, bytes: 0 }
+    }
+    let ripple = step(|| {
+        let mut world = ripple::World::new();
+        world.spawn_batch((0..N_ENTITIES).map(|_| tprv()));
+        world
+    });
+    let shipyard = step(|| {
+        let mut world = shipyard::World::new();
+        world.bulk_add_entity((0..N_ENTITIES).map(|_| tprv()));
+        world
+    });
+    let bevy = step(|| {
+        let mut world = bevy_ecs::world::World::new();
+        world.spawn_batch((0..N_ENTITIES).map(|_| tprv()));
+        world
+    });
+    let hecs = step(|| {
+        let mut world = hecs::World::new();
+        world.spawn_batch((0..N_ENTITIES).map(|_| tprv()));
+        world
+    });
+    Stepped { name: "simple_insert", ripple, others: vec![("shipyard", shipyard), ("bevy_ecs", bevy), ("hecs", hecs)] }
+}
