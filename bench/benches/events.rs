@@ -26,135 +26,19 @@
 //!   against the same frame with plain keys `0..20,000` (`ripple_plain`), and with keys
 //!   that crowd a plain multiplicative hash (`ripple_inverse`: `i · 0xf1de83e19937733d`,
 //!   all in one probe chain of a table homed by the top bits of `key · 0x9e3779b97f4a7c15`).
-#![allow(elided_lifetimes_in_paths, reason = "system signatures read better without them")]
 
 use std::hint::black_box;
 
 use bench::criterion_config;
+use bench::events::{Hit, N};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group};
-
-const N: u32 = 10_000;
-const TARGETS: u32 = 100;
-
-/// One hit: which target, how much.
-#[derive(Clone, Copy, Debug, bevy_ecs::message::Message)]
-struct Hit {
-    target: u32,
-    amount: u32,
-}
-
-fn hit(i: u32) -> Hit {
-    Hit { target: i % TARGETS, amount: i & 7 }
-}
-
-/// What the four readers folded, per reader.
-#[derive(Default, bevy_ecs::resource::Resource)]
-struct Folded([u64; 4]);
-
-mod ripple_line {
-    use super::*;
-    use ripple::{EventReader, EventWriter, IntoSystemConfig, PRE_UPDATE, ResMut, Schedule, World};
-
-    pub fn setup(merge: bool) -> (World, Schedule) {
-        let mut world = World::new();
-        world.insert_resource(Folded::default());
-        if merge {
-            world.merge_events_by(|h: &Hit| h.target, |sum: &mut Hit, h| sum.amount += h.amount);
-        }
-        let mut schedule = Schedule::new();
-        schedule
-            .add_system(&mut world, (|mut out: EventWriter<Hit>| out.send_batch((0..N).map(hit))).in_phase(PRE_UPDATE))
-            .unwrap();
-        for r in 0..4 {
-            schedule
-                .add_system(&mut world, move |mut hits: EventReader<Hit>, mut folded: ResMut<Folded>| {
-                    folded.0[r] += hits.read().map(|h| u64::from(h.amount)).sum::<u64>();
-                })
-                .unwrap();
-        }
-        (world, schedule)
-    }
-}
-
-mod bevy_line {
-    use super::*;
-    use bevy_ecs::message::{MessageReader, MessageWriter, Messages};
-    use bevy_ecs::prelude::{IntoScheduleConfigs, ResMut};
-    use bevy_ecs::schedule::Schedule;
-    use bevy_ecs::world::World;
-
-    fn update(mut messages: ResMut<Messages<Hit>>) {
-        messages.update();
-    }
-    fn writer(mut out: MessageWriter<Hit>) {
-        out.write_batch((0..N).map(hit));
-    }
-    /// What a bevy user who needs per-target sums writes: the writer totals the hits per
-    /// target first and writes one message per target.
-    fn totalling_writer(mut out: MessageWriter<Hit>) {
-        let mut totals = [0u32; TARGETS as usize];
-        for h in (0..N).map(hit) {
-            totals[h.target as usize] += h.amount;
-        }
-        out.write_batch((0..TARGETS).map(|target| Hit { target, amount: totals[target as usize] }));
-    }
-    fn reader<const R: usize>(mut hits: MessageReader<Hit>, mut folded: ResMut<Folded>) {
-        folded.0[R] += hits.read().map(|h| u64::from(h.amount)).sum::<u64>();
-    }
-
-    /// bevy's schedule: on its `SingleThreadedExecutor` (documented as the executor
-    /// with the least overhead) if `single_threaded`, else on its default executor; with
-    /// a writer that totals per target if `totals`.
-    pub fn setup(single_threaded: bool, totals: bool) -> (World, Schedule) {
-        bevy_tasks::ComputeTaskPool::get_or_init(bevy_tasks::TaskPool::default);
-        let mut world = World::new();
-        world.init_resource::<Messages<Hit>>();
-        world.init_resource::<Folded>();
-        let mut schedule = Schedule::default();
-        if single_threaded {
-            schedule.set_executor(bevy_ecs::schedule::SingleThreadedExecutor::new());
-        }
-        if totals {
-            schedule.add_systems((update, totalling_writer).chain());
-            schedule.add_systems((reader::<0>, reader::<1>, reader::<2>, reader::<3>).after(totalling_writer));
-        } else {
-            schedule.add_systems((update, writer).chain());
-            schedule.add_systems((reader::<0>, reader::<1>, reader::<2>, reader::<3>).after(writer));
-        }
-        (world, schedule)
-    }
-}
-
-/// The total every reader should have folded after `frames` frames.
-fn expected(frames: u64) -> u64 {
-    frames * (0..N).map(|i| u64::from(hit(i).amount)).sum::<u64>()
-}
 
 fn events(c: &mut Criterion) {
     for (group_name, merge) in [("events", false), ("events_merged", true)] {
         let mut group = c.benchmark_group(group_name);
         group.throughput(Throughput::Elements(u64::from(N)));
-        group.bench_function("ripple", |b| {
-            let (mut world, mut schedule) = ripple_line::setup(merge);
-            for _ in 0..3 {
-                schedule.run(&mut world);
-            }
-            assert_eq!(world.resource::<Folded>().unwrap().0, [expected(3); 4], "every reader read every hit");
-            b.iter(|| schedule.run(&mut world));
-        });
-        let mut bevy_lines = vec![("bevy_ecs", false, false), ("bevy_ecs_single_threaded", true, false)];
-        if merge {
-            bevy_lines.extend([("bevy_ecs_totals", false, true), ("bevy_ecs_totals_single_threaded", true, true)]);
-        }
-        for (name, single_threaded, totals) in bevy_lines {
-            group.bench_function(name, |b| {
-                let (mut world, mut schedule) = bevy_line::setup(single_threaded, totals);
-                for _ in 0..3 {
-                    schedule.run(&mut world);
-                }
-                assert_eq!(world.resource::<Folded>().0, [expected(3); 4], "every reader read every hit");
-                b.iter(|| schedule.run(&mut world));
-            });
+        for (name, mut pass) in bench::events::lines(merge) {
+            group.bench_function(name, |b| b.iter(&mut pass));
         }
         group.finish();
     }
@@ -163,34 +47,9 @@ fn events(c: &mut Criterion) {
 fn events_direct(c: &mut Criterion) {
     let mut group = c.benchmark_group("events_direct");
     group.throughput(Throughput::Elements(u64::from(N)));
-    group.bench_function("ripple", |b| {
-        let mut world = ripple::World::new();
-        let mut cursors: Vec<_> = (0..4).map(|_| world.event_cursor::<Hit>()).collect();
-        b.iter(|| {
-            world.send_events((0..N).map(hit));
-            world.deliver_events();
-            let mut total = 0u64;
-            for cursor in &mut cursors {
-                total += world.read_events(cursor).map(|h| u64::from(h.amount)).sum::<u64>();
-            }
-            assert_eq!(total, 4 * expected(1));
-            black_box(total)
-        });
-    });
-    group.bench_function("bevy_ecs", |b| {
-        let mut messages = bevy_ecs::message::Messages::<Hit>::default();
-        let mut cursors: Vec<_> = (0..4).map(|_| messages.get_cursor()).collect();
-        b.iter(|| {
-            messages.write_batch((0..N).map(hit));
-            let mut total = 0u64;
-            for cursor in &mut cursors {
-                total += cursor.read(&messages).map(|h| u64::from(h.amount)).sum::<u64>();
-            }
-            messages.update();
-            assert_eq!(total, 4 * expected(1));
-            black_box(total)
-        });
-    });
+    for (name, mut pass) in bench::events::direct_lines() {
+        group.bench_function(name, |b| b.iter(&mut pass));
+    }
     group.finish();
 }
 

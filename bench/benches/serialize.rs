@@ -2,7 +2,9 @@
 //! (BENCHMARKS.md §D): 1,000 entities of (Transform, Position, Rotation, Velocity), saved
 //! to JSON (serde_json) and to postcard, and loaded back into a fresh world.
 //!
-//! Lines: ripple, hecs, legion and ideal, as [`bench::scenes`] prepares them.
+//! Lines: ripple, hecs (its column form), hecs_row (its row form), legion and ideal, as
+//! [`bench::scenes`] prepares them. Each line's throughput is its own byte count, so
+//! the report shows every line per byte as well.
 //!
 //! Saving is timed into one output `Vec<u8>` per line, cleared before each save, so that
 //! no line pays for growing its buffer and each writes through `io::Write` (ripple's
@@ -16,14 +18,16 @@
 use std::hint::black_box;
 
 use bench::criterion_config;
-use bench::scenes::{Format, HecsScene, IdealScene, LegionScene, RippleScene, Scene, prepared};
+use bench::scenes::{Format, HecsRowScene, HecsScene, IdealScene, LegionScene, RippleScene, Scene, prepared};
 use criterion::measurement::WallTime;
-use criterion::{BenchmarkGroup, Criterion, criterion_group};
+use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group};
 
 fn save_line<S: Scene>(group: &mut BenchmarkGroup<'_, WallTime>, name: &str, format: Format) {
+    // The check's buffer is the timed one: it already has the capacity a save needs.
+    let (mut scene, mut out) = prepared::<S>(format);
+    // Bytes written: the report gives each line's time per byte beside its time.
+    group.throughput(Throughput::Bytes(out.len() as u64));
     group.bench_function(name, |b| {
-        // The check's buffer is the timed one: it already has the capacity a save needs.
-        let (mut scene, mut out) = prepared::<S>(format);
         b.iter(|| {
             out.clear();
             scene.save(format, &mut out);
@@ -33,16 +37,16 @@ fn save_line<S: Scene>(group: &mut BenchmarkGroup<'_, WallTime>, name: &str, for
 }
 
 fn load_line<S: Scene>(group: &mut BenchmarkGroup<'_, WallTime>, name: &str, format: Format) {
-    group.bench_function(name, |b| {
-        let (mut scene, bytes) = prepared::<S>(format);
-        b.iter_with_large_drop(|| scene.load(format, &bytes))
-    });
+    let (mut scene, bytes) = prepared::<S>(format);
+    group.throughput(Throughput::Bytes(bytes.len() as u64));
+    group.bench_function(name, |b| b.iter_with_large_drop(|| scene.load(format, &bytes)));
 }
 
 fn save_group(c: &mut Criterion, name: &str, format: Format) {
     let mut group = c.benchmark_group(name);
     save_line::<RippleScene>(&mut group, "ripple", format);
     save_line::<HecsScene>(&mut group, "hecs", format);
+    save_line::<HecsRowScene>(&mut group, "hecs_row", format);
     save_line::<LegionScene>(&mut group, "legion", format);
     save_line::<IdealScene>(&mut group, "ideal", format);
     group.finish();
@@ -52,6 +56,7 @@ fn load_group(c: &mut Criterion, name: &str, format: Format) {
     let mut group = c.benchmark_group(name);
     load_line::<RippleScene>(&mut group, "ripple", format);
     load_line::<HecsScene>(&mut group, "hecs", format);
+    load_line::<HecsRowScene>(&mut group, "hecs_row", format);
     load_line::<LegionScene>(&mut group, "legion", format);
     load_line::<IdealScene>(&mut group, "ideal", format);
     group.finish();

@@ -17,6 +17,7 @@
 
 pub mod crate_topia;
 pub mod empty_systems;
+pub mod events;
 pub mod forest;
 pub mod scenes;
 pub mod schedule;

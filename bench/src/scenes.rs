@@ -4,6 +4,9 @@
 //! through a SerializeContext / DeserializeContext), legion (its `serialize` feature: a
 //! `Registry<String>` and the `Canon` entity serializer) and ideal (serde of a plain
 //! `Vec<SceneRow>`: no entity ids, no component names, no world to rebuild; the floor).
+//! hecs also with its row serialization (`HecsRowScene`: one map per entity, components
+//! keyed by id, the form closest to ripple's; hecs documents it as less efficient than
+//! its columns).
 
 use crate::{Position, Rotation, SceneRow, Transform, Velocity, tprv};
 
@@ -236,6 +239,118 @@ impl Scene for HecsScene {
             }
             Format::Binary => {
                 hecs::serialize::column::deserialize(&mut context, &mut postcard::Deserializer::from_bytes(bytes))
+                    .unwrap()
+            }
+        }
+    }
+
+    fn loaded_len(loaded: &hecs::World) -> usize {
+        loaded.len() as usize
+    }
+}
+
+/// hecs's row serialization (hecs 0.11.2 serialize/row.rs, feature `row-serialize`).
+mod hecs_row {
+    use hecs::serialize::row::{DeserializeContext, SerializeContext, try_serialize};
+    use hecs::{EntityBuilder, EntityRef};
+    use serde::de::MapAccess;
+    use serde::ser::SerializeMap;
+
+    use crate::{Position, Rotation, Transform, Velocity};
+
+    /// Component keys, as the column context's.
+    #[derive(Clone, Copy, serde::Serialize, serde::Deserialize)]
+    enum Id {
+        Transform,
+        Position,
+        Rotation,
+        Velocity,
+    }
+
+    pub struct Save;
+
+    impl SerializeContext for Save {
+        fn serialize_entity<S: SerializeMap>(&mut self, entity: EntityRef<'_>, mut map: S) -> Result<S::Ok, S::Error> {
+            try_serialize::<Transform, _, _>(&entity, &Id::Transform, &mut map)?;
+            try_serialize::<Position, _, _>(&entity, &Id::Position, &mut map)?;
+            try_serialize::<Rotation, _, _>(&entity, &Id::Rotation, &mut map)?;
+            try_serialize::<Velocity, _, _>(&entity, &Id::Velocity, &mut map)?;
+            map.end()
+        }
+
+        // postcard's maps need their length up front.
+        fn component_count(&self, entity: EntityRef<'_>) -> Option<usize> {
+            let has = [
+                entity.has::<Transform>(),
+                entity.has::<Position>(),
+                entity.has::<Rotation>(),
+                entity.has::<Velocity>(),
+            ];
+            Some(has.into_iter().filter(|&h| h).count())
+        }
+    }
+
+    pub struct Load;
+
+    impl DeserializeContext for Load {
+        fn deserialize_entity<'de, M: MapAccess<'de>>(
+            &mut self,
+            mut map: M,
+            entity: &mut EntityBuilder,
+        ) -> Result<(), M::Error> {
+            while let Some(key) = map.next_key::<Id>()? {
+                match key {
+                    Id::Transform => entity.add::<Transform>(map.next_value()?),
+                    Id::Position => entity.add::<Position>(map.next_value()?),
+                    Id::Rotation => entity.add::<Rotation>(map.next_value()?),
+                    Id::Velocity => entity.add::<Velocity>(map.next_value()?),
+                };
+            }
+            Ok(())
+        }
+    }
+
+    pub struct Saved<'a>(pub &'a hecs::World);
+
+    impl serde::Serialize for Saved<'_> {
+        fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            hecs::serialize::row::serialize(self.0, &mut Save, serializer)
+        }
+    }
+}
+
+/// hecs with its row serialization.
+pub struct HecsRowScene {
+    world: hecs::World,
+}
+
+impl Scene for HecsRowScene {
+    type Loaded = hecs::World;
+
+    fn new() -> Self {
+        HecsRowScene { world: HecsScene::new().world }
+    }
+
+    fn save(&mut self, format: Format, out: &mut Vec<u8>) {
+        let saved = hecs_row::Saved(&self.world);
+        match format {
+            Format::Text => serde_json::to_writer(&mut *out, &saved).unwrap(),
+            Format::Binary => {
+                postcard::to_io(&saved, &mut *out).unwrap();
+            }
+        }
+    }
+
+    fn load(&mut self, format: Format, bytes: &[u8]) -> hecs::World {
+        match format {
+            Format::Text => {
+                let mut de = serde_json::Deserializer::from_slice(bytes);
+                let world = hecs::serialize::row::deserialize(&mut hecs_row::Load, &mut de).unwrap();
+                de.end().unwrap();
+                world
+            }
+            Format::Binary => {
+                hecs::serialize::row::deserialize(&mut hecs_row::Load, &mut postcard::Deserializer::from_bytes(bytes))
                     .unwrap()
             }
         }

@@ -24,7 +24,7 @@ use std::fmt::Write as _;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use bench::scenes::{Format, HecsScene, IdealScene, RippleScene, Scene, prepared};
+use bench::scenes::{Format, HecsRowScene, HecsScene, IdealScene, RippleScene, Scene, prepared};
 use bench::*;
 use legion::IntoQuery;
 
@@ -155,7 +155,7 @@ struct Pair {
 fn run_child(rounds: usize, only: &[String]) {
     /// Builds a workload's prepared worlds.
     type Make = fn() -> Workload;
-    let workloads: [(&str, Make); 10] = [
+    let workloads: [(&str, Make); 13] = [
         ("empty_systems", empty_systems),
         ("schedule", schedule),
         ("simple_iter", simple_iter),
@@ -166,6 +166,9 @@ fn run_child(rounds: usize, only: &[String]) {
         ("add_remove", add_remove),
         ("add_remove_sparse", peers::add_remove_sparse),
         ("toggle", peers::toggle),
+        ("events", peers::events),
+        ("events_merged", peers::events_merged),
+        ("events_direct", peers::events_direct),
     ];
     let chosen = |name: &str| only.is_empty() || only.iter().any(|o| o == name);
     for (_, make) in workloads.iter().filter(|(name, _)| chosen(name)) {
@@ -346,7 +349,10 @@ fn serialize_text() -> Stepped {
     Stepped {
         name: SERIALIZE_TEXT,
         ripple: save_step::<RippleScene>(Format::Text),
-        others: vec![("hecs", save_step::<HecsScene>(Format::Text))],
+        others: vec![
+            ("hecs", save_step::<HecsScene>(Format::Text)),
+            ("hecs_row", save_step::<HecsRowScene>(Format::Text)),
+        ],
     }
 }
 
@@ -368,7 +374,11 @@ fn deserialize_text() -> Stepped {
     Stepped {
         name: DESERIALIZE_TEXT,
         ripple: load_step::<RippleScene>(Format::Text),
-        others: vec![("hecs", load_step::<HecsScene>(Format::Text)), ("ideal", load_step::<IdealScene>(Format::Text))],
+        others: vec![
+            ("hecs", load_step::<HecsScene>(Format::Text)),
+            ("hecs_row", load_step::<HecsRowScene>(Format::Text)),
+            ("ideal", load_step::<IdealScene>(Format::Text)),
+        ],
     }
 }
 

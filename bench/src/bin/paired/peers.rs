@@ -210,3 +210,27 @@ pub fn simple_insert() -> Stepped {
     });
     Stepped { name: "simple_insert", ripple, others: vec![("shipyard", shipyard), ("bevy_ecs", bevy), ("hecs", hecs)] }
 }
+
+/// Paired form of a list of (name, pass) lines whose first is ripple's.
+fn from_lines(name: &'static str, lines: Vec<(&'static str, Box<dyn FnMut()>)>) -> Workload {
+    let mut lines = lines.into_iter();
+    let (_, ripple) = lines.next().expect("ripple's line comes first");
+    Workload { name, ripple, others: lines.collect() }
+}
+
+/// events: one frame of a writer and four readers through each scheduler
+/// (`bench::events`).
+pub fn events() -> Workload {
+    from_lines("events", bench::events::lines(false))
+}
+
+/// events_merged: the hits merged by target (ripple) or folded by every reader, or
+/// totalled by the writer (bevy's lines).
+pub fn events_merged() -> Workload {
+    from_lines("events_merged", bench::events::lines(true))
+}
+
+/// events_direct: the bus alone.
+pub fn events_direct() -> Workload {
+    from_lines("events_direct", bench::events::direct_lines())
+}

@@ -86,6 +86,8 @@ struct Measurement {
     function: String,
     median_ns: f64,
     modified: SystemTime,
+    /// The bytes one iteration writes or reads, where the target says (its throughput).
+    bytes: Option<u64>,
 }
 
 /// All measurements of one group (and one parameter value, if any): one table.
@@ -150,10 +152,12 @@ fn collect(dir: &Path) -> Vec<Table> {
         let group = meta["group_id"].as_str().unwrap_or("?").to_owned();
         let function = meta["function_id"].as_str().unwrap_or("?").to_owned();
         let value = meta["value_str"].as_str().map(str::to_owned);
+        let bytes = meta["throughput"]["Bytes"].as_u64();
         tables.entry((group_key(&group), group, value)).or_default().push(Measurement {
             function,
             median_ns,
             modified,
+            bytes,
         });
     }
 
@@ -246,8 +250,17 @@ fn render_tables(tables: &[Table]) -> String {
         let newest = table.rows.iter().map(|m| m.modified).max().unwrap_or(UNIX_EPOCH);
         let mut stale = false;
 
-        let _ = writeln!(s, "| library | median | ripple / library |");
-        let _ = writeln!(s, "|---|---:|---:|");
+        // Lines that say how many bytes they write or read also get a column per byte.
+        let per_byte = |m: &Measurement| m.bytes.filter(|&b| b > 0).map(|b| m.median_ns / b as f64);
+        let bytes = table.rows.iter().any(|m| m.bytes.is_some());
+        if bytes {
+            let _ =
+                writeln!(s, "| library | median | ripple / library | bytes | per byte | ripple / library per byte |");
+            let _ = writeln!(s, "|---|---:|---:|---:|---:|---:|");
+        } else {
+            let _ = writeln!(s, "| library | median | ripple / library |");
+            let _ = writeln!(s, "|---|---:|---:|");
+        }
         for m in &table.rows {
             let old = newest.duration_since(m.modified).is_ok_and(|d| d > STALE_AFTER);
             stale |= old;
@@ -259,7 +272,26 @@ fn render_tables(tables: &[Table]) -> String {
                 _ => "—".to_owned(),
             };
             let mark = if old { " †" } else { "" };
-            let _ = writeln!(s, "| {}{mark} | {} | {ratio} |", m.function, fmt_ns(m.median_ns));
+            if bytes {
+                let (count, each) = match (m.bytes, per_byte(m)) {
+                    (Some(count), Some(each)) => (count.to_string(), format!("{each:.3} ns")),
+                    _ => ("—".to_owned(), "—".to_owned()),
+                };
+                let by_byte = match (ripple.and_then(per_byte), per_byte(m)) {
+                    (Some(r), Some(o)) if m.function != "ripple" && !m.function.starts_with(VARIANT_PREFIX) => {
+                        fmt_ratio(r / o)
+                    }
+                    _ => "—".to_owned(),
+                };
+                let _ = writeln!(
+                    s,
+                    "| {}{mark} | {} | {ratio} | {count} | {each} | {by_byte} |",
+                    m.function,
+                    fmt_ns(m.median_ns)
+                );
+            } else {
+                let _ = writeln!(s, "| {}{mark} | {} | {ratio} |", m.function, fmt_ns(m.median_ns));
+            }
         }
         let _ = writeln!(s);
 
