@@ -109,8 +109,8 @@ pub fn expected(frames: u64) -> u64 {
 
 /// One pass per line of a workload: (name, one frame), each run three frames first and
 /// checked; `merge` for `events_merged`.
-pub fn lines(merge: bool) -> Vec<(&'static str, Box<dyn FnMut()>)> {
-    let mut lines: Vec<(&'static str, Box<dyn FnMut()>)> = Vec::new();
+pub fn lines(merge: bool) -> Vec<(&'static str, crate::Pass)> {
+    let mut lines: Vec<(&'static str, crate::Pass)> = Vec::new();
     let (mut world, mut schedule) = ripple_line::setup(merge);
     for _ in 0..3 {
         schedule.run(&mut world);
@@ -134,7 +134,7 @@ pub fn lines(merge: bool) -> Vec<(&'static str, Box<dyn FnMut()>)> {
 
 /// `events_direct`: the bus without a scheduler, one pass per line: send 10,000, deliver,
 /// four cursors read all.
-pub fn direct_lines() -> Vec<(&'static str, Box<dyn FnMut()>)> {
+pub fn direct_lines() -> Vec<(&'static str, crate::Pass)> {
     let mut world = ripple::World::new();
     let mut cursors: Vec<_> = (0..4).map(|_| world.event_cursor::<Hit>()).collect();
     let ripple = Box::new(move || {

@@ -114,6 +114,9 @@ macro_rules! for_each_letter {
 
 letters!(A, B, C, D, E, F, G, H, I, J, K, L, M, N, O, P, Q, R, S, T, U, V, W, X, Y, Z);
 
+/// One pass of a line over its prepared world (a frame, a run of a schedule).
+pub type Pass = Box<dyn FnMut()>;
+
 /// Entities in simple_insert and simple_iter.
 pub const N_ENTITIES: usize = 10_000;
 /// Entities per letter in frag_iter.

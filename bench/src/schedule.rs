@@ -5,10 +5,7 @@
 //! paired tool.
 #![allow(elided_lifetimes_in_paths, reason = "system signatures read better without them")]
 
-use crate::{A, B, C, D, E};
-
-/// One run of a line's schedule over its prepared world.
-pub type Pass = Box<dyn FnMut()>;
+use crate::{A, B, C, D, E, Pass};
 
 const N: usize = 10_000;
 

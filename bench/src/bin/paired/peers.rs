@@ -212,7 +212,7 @@ pub fn simple_insert() -> Stepped {
 }
 
 /// Paired form of a list of (name, pass) lines whose first is ripple's.
-fn from_lines(name: &'static str, lines: Vec<(&'static str, Box<dyn FnMut()>)>) -> Workload {
+fn from_lines(name: &'static str, lines: Vec<(&'static str, Pass)>) -> Workload {
     let mut lines = lines.into_iter();
     let (_, ripple) = lines.next().expect("ripple's line comes first");
     Workload { name, ripple, others: lines.collect() }

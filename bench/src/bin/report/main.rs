@@ -112,9 +112,12 @@ fn main() {
         std::process::exit(1);
     }
 
-    let mut body = render_tables(&tables);
+    let (flipped, standing) = bars::render(&tables, manifest_dir);
+    let mut body = flipped;
+    body.push_str(&render_tables(&tables));
     body.push_str(&before::render(&tables, manifest_dir));
-    body.push_str(&bars::render(&tables, manifest_dir));
+    body.push_str(&standing);
+    body.push_str(&render_native(manifest_dir));
     println!("{body}");
 
     let mut doc = String::new();
@@ -562,4 +565,17 @@ fn utc_now() -> String {
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
     format!("{year:04}-{month:02}-{day:02} {:02}:{:02} UTC", rem / 3600, rem % 3600 / 60)
+}
+
+/// The paired table of a build with `-C target-cpu=native`, if one was kept
+/// (bench/PAIRED_NATIVE.md): the iteration lines depend on the vector width the
+/// compiler may use.
+fn render_native(manifest_dir: &Path) -> String {
+    let Ok(native) = fs::read_to_string(manifest_dir.join("PAIRED_NATIVE.md")) else { return String::new() };
+    let table: String = native.lines().filter(|l| l.starts_with('|')).map(|l| format!("{l}\n")).collect();
+    format!(
+        "## Built with `-C target-cpu=native`\n\n\
+         The paired tool's iteration lines from a build for this machine's CPU (AVX2 here), \
+         bench/PAIRED_NATIVE.md; the standing bars read the default build's (bench/PAIRED.md).\n\n{table}\n"
+    )
 }
