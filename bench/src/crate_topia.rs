@@ -21,7 +21,10 @@
 //! in a `SystemState`), `specs` (`FlaggedStorage` + a `ReaderId` read into a `BitSet`),
 //! `shipyard` (`track::Modification` + `.modified()` + `clear_all_modified`), `legion`
 //! (`maybe_changed::<Position>()`), `brute` (a plain ripple query over all N) and `ideal`
-//! (a `Vec<u32>` of changed indices into a `Vec` of positions: the practical floor).
+//! (a `Vec<u32>` of changed indices into a `Vec` of positions: the practical floor, since
+//! it touches exactly the K changed positions and sprites and nothing else). The peers'
+//! faster forms beside them: `bevy_ecs_contiguous` (a summary tick per table and
+//! contiguous iteration) and `specs_events` (the storage's events read directly, O(K)).
 //!
 //! legion's filter and BRUTE only narrow the candidates (legion: to archetype slices
 //! written since its last run; BRUTE: not at all), so both find the changed entities
@@ -478,7 +481,9 @@ impl Line for Legion {
 // renderer walks each table's slices, skips a table whose summary tick says nothing
 // changed, and otherwise tests each row's change tick (`is_changed_iter`). Contiguous
 // iteration takes no `Changed` filter. All crates share one table, so the skip helps at
-// K = 0 only; at K > 0 the renderer reads all N ticks. The summary tick is on its own
+// K = 0 only; at K > 0 the renderer reads all N ticks. The mover stays `get_mut` per
+// entity: contiguous iteration hands out whole tables, and writing through it would mark
+// every row changed. The summary tick is on its own
 // component type (`TickedPosition`) so that the `bevy_ecs` line's writes do not pay
 // for it.
 
