@@ -263,18 +263,30 @@ fn parallel_runs_equal_a_full_recomputation_and_mark_every_write() {
     in_pool(parallel_runs);
 }
 
-/// Outside rayon's pool a run stays on the calling thread, however much it has to do.
+/// Called from a thread outside any pool, a big run spreads over rayon's global pool
+/// (where it has more than one thread) and computes what a full recomputation does;
+/// `set_parallel(false)` keeps it on the calling thread.
 #[test]
-fn a_run_outside_rayons_pool_stays_on_its_thread() {
+fn a_big_run_outside_rayons_pool_spreads_over_the_global_pool_unless_told_not_to() {
     let mut world = World::new();
     let all = forest(&mut world, &mut Rng(0x0DDB_1A5E_5BAD_5EED), 5000, 8);
     let mut propagation = Propagation::new(&mut world, ROOT, combine);
     let stats = propagation.run(&mut world);
+    let spreads = rayon::current_num_threads() > 1;
+    assert_eq!((stats.recomputed, stats.full, stats.parallel), (all.len(), true, spreads));
+    assert_equals_full_recomputation(&mut world);
+
+    let mut world = World::new();
+    let all = forest(&mut world, &mut Rng(0x0DDB_1A5E_5BAD_5EED), 5000, 8);
+    let mut propagation = Propagation::new(&mut world, ROOT, combine);
+    propagation.set_parallel(false);
+    let stats = propagation.run(&mut world);
     assert_eq!((stats.recomputed, stats.full, stats.parallel), (all.len(), true, false));
+    assert_equals_full_recomputation(&mut world);
 }
 
-/// Runs `test` on a rayon pool of two threads: a propagation spreads over threads only
-/// when it runs on one of the pool's.
+/// Runs `test` on a rayon pool of two threads, so that a propagation has a second
+/// thread to spread over whatever the machine's core count.
 fn in_pool(test: impl FnOnce() + Send) {
     rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap().install(test);
 }

@@ -13,8 +13,8 @@ struct Local(f32);
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Global(f32);
 
-/// Driven from inside a rayon pool, as a game loop that wants parallel propagation is
-/// (from a thread outside the pool, a run stays on that thread).
+/// Driven from inside a rayon pool of two threads, so that runs spread whatever the
+/// machine's core count (from a thread outside any pool they use rayon's global pool).
 #[test]
 fn parallel_propagation_frames_allocate_nothing() {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();

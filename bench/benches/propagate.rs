@@ -8,10 +8,11 @@
 //!
 //! A frame writes the translation of K distinct random entities (untimed), then times
 //! one propagation step. K ∈ {0, 10, 1,000, 100,000}; groups `propagate/K=<K>`:
-//! * `ripple`: `ripple::Propagation<Transform, GlobalTransform>::run`, driven from the
-//!   bench's thread (outside rayon's pool a run stays on its thread);
+//! * `ripple`: `ripple::Propagation<Transform, GlobalTransform>::run` with its defaults,
+//!   driven from the bench's thread (a run with much to do spreads over rayon's global
+//!   pool);
 //! * `ripple_pool` (K ≥ 1,000): the same with the frames driven on a thread of a rayon
-//!   pool, where a run with much to do spreads over the pool;
+//!   pool, where a run with much to do spreads over that pool;
 //! * `bevy`: bevy_ecs 0.20.1 with bevy_transform 0.20.1's own systems
 //!   (`mark_dirty_trees`, `propagate_parent_transforms`, `sync_simple_transforms`,
 //!   chained as `TransformPlugin` orders them, static-subtree optimisation on, its

@@ -85,13 +85,13 @@ pub const MOVER_CASE: (usize, usize) = (1_000_000, 10_000);
 
 /// The components of the entity spawned `i`-th.
 #[inline]
-fn spawn_item(i: usize) -> (Position, Sprite) {
+pub fn spawn_item(i: usize) -> (Position, Sprite) {
     // Positions stay small so that `x += 1.0` changes x's bits for millions of frames.
     (Position { x: (i % 1024) as f32, y: (i / 1024) as f32 }, Sprite { index: i as u32, layer: 0 })
 }
 
 /// The original indices the mover writes: i·(N/K) for i < K.
-fn mover_indices(n: usize, k: usize) -> Vec<usize> {
+pub fn mover_indices(n: usize, k: usize) -> Vec<usize> {
     if k == 0 { Vec::new() } else { (0..k).map(|i| i * (n / k)).collect() }
 }
 

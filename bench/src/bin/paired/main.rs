@@ -158,7 +158,7 @@ struct Pair {
 fn run_child(rounds: usize, only: &[String]) {
     /// Builds a workload's prepared worlds.
     type Make = fn() -> Workload;
-    let workloads: [(&str, Make); 13] = [
+    let workloads: [(&str, Make); 14] = [
         ("empty_systems", empty_systems),
         ("schedule", schedule),
         ("simple_iter", simple_iter),
@@ -172,6 +172,7 @@ fn run_child(rounds: usize, only: &[String]) {
         ("events", peers::events),
         ("events_merged", peers::events_merged),
         ("events_direct", peers::events_direct),
+        ("get_mut", peers::get_mut),
     ];
     let chosen = |name: &str| only.is_empty() || only.iter().any(|o| o == name);
     for (_, make) in workloads.iter().filter(|(name, _)| chosen(name)) {

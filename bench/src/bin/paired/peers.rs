@@ -234,3 +234,61 @@ pub fn events_merged() -> Workload {
 pub fn events_direct() -> Workload {
     from_lines("events_direct", bench::events::direct_lines())
 }
+
+/// get_mut: a tracked write of each of K = 10,000 known entities among N = 100,000
+/// (Crate-topia's crates and movers), one `get_mut` call per entity: ripple's
+/// `QueryState::get_mut` and `World::get_mut` (Position tracked) against bevy_ecs's
+/// `QueryState::get_mut` and `World::get_mut` (bevy always tracks).
+pub fn get_mut() -> Workload {
+    use bench::crate_topia::{Position, mover_indices, spawn_item};
+    const N: usize = 100_000;
+    const K: usize = 10_000;
+    let ripple_world = || {
+        let mut world = ripple::World::new();
+        world.track::<Position>();
+        let ids: Vec<ripple::Entity> = world.spawn_batch((0..N).map(spawn_item)).collect();
+        let movers: Vec<ripple::Entity> = mover_indices(N, K).into_iter().map(|i| ids[i]).collect();
+        (world, movers)
+    };
+    let (mut world, movers) = ripple_world();
+    let mut query = world.query::<&mut Position>();
+    let ripple: Pass = Box::new(move || {
+        for &e in &movers {
+            query.get_mut(&mut world, e).unwrap().x += 1.0;
+        }
+    });
+    let (mut world, movers) = ripple_world();
+    let ripple_world_get: Pass = Box::new(move || {
+        for &e in &movers {
+            world.get_mut::<Position>(e).unwrap().x += 1.0;
+        }
+    });
+    let bevy_world = || {
+        let mut world = bevy_ecs::world::World::new();
+        let ids: Vec<bevy_ecs::entity::Entity> = world.spawn_batch((0..N).map(spawn_item)).collect();
+        let movers: Vec<bevy_ecs::entity::Entity> = mover_indices(N, K).into_iter().map(|i| ids[i]).collect();
+        (world, movers)
+    };
+    let (mut world, movers) = bevy_world();
+    let mut query = world.query::<&mut Position>();
+    let bevy: Pass = Box::new(move || {
+        for &e in &movers {
+            query.get_mut(&mut world, e).unwrap().x += 1.0;
+        }
+    });
+    let (mut world, movers) = bevy_world();
+    let bevy_world_get: Pass = Box::new(move || {
+        for &e in &movers {
+            world.get_mut::<Position>(e).unwrap().x += 1.0;
+        }
+    });
+    Workload {
+        name: "get_mut",
+        ripple,
+        others: vec![
+            ("bevy_ecs", bevy),
+            ("bevy_ecs_world_get_mut", bevy_world_get),
+            ("ripple_world_get_mut", ripple_world_get),
+        ],
+    }
+}
