@@ -34,9 +34,10 @@ fn forest(members: usize) -> (ripple::World, Vec<ripple::Entity>) {
 /// runs spread).
 fn measure(members: usize, k: usize) -> (Duration, Duration, bool) {
     let (mut world, ids) = forest(members);
-    let mut propagation = ripple::Propagation::new(&mut world, GlobalTransform::IDENTITY, |parent, local: &Transform| {
-        parent.mul_transform(*local)
-    });
+    let mut propagation =
+        ripple::Propagation::new(&mut world, GlobalTransform::IDENTITY, |parent, local: &Transform| {
+            parent.mul_transform(*local)
+        });
     propagation.run(&mut world);
     let mut rng = Rng(0x2545_F491_4F6C_DD1D);
     let (mut serial, mut parallel, mut spread) = (Vec::new(), Vec::new(), false);

@@ -254,12 +254,16 @@ impl Line for Ripple {
 // ---------------------------------------------------------------------------------------
 // ripple with Position untracked: the mover alone (nothing can render only what changed),
 // for the `crate_topia_mover` group: what ripple's entity lookup and write cost with no
-// change tracking at all, beside the tracked mover.
+// change tracking at all, beside the tracked mover. Its "renderer" reads the movers'
+// Position and Sprite, the rows the tracked line's renderer reads after its mover, so
+// that both movers meet the same caches (it does not know what changed: it reads the
+// movers it was given).
 
 pub struct RippleUntracked {
     world: ripple::World,
     movers: Vec<ripple::Entity>,
     mover: ripple::QueryState<&'static mut Position>,
+    reader: ripple::QueryState<(&'static Position, &'static Sprite)>,
 }
 
 impl RippleUntracked {
@@ -269,7 +273,8 @@ impl RippleUntracked {
         let ids: Vec<ripple::Entity> = world.spawn_batch((0..n).map(spawn_item)).collect();
         let movers = mover_indices(n, k).into_iter().map(|i| ids[i]).collect();
         let mover = world.query::<&mut Position>();
-        RippleUntracked { world, movers, mover }
+        let reader = world.query::<(&Position, &Sprite)>();
+        RippleUntracked { world, movers, mover, reader }
     }
 }
 
@@ -279,7 +284,9 @@ impl Line for RippleUntracked {
     }
 
     fn render(&mut self) -> u64 {
-        0
+        let mut sum = 0u64;
+        self.reader.for_each_of(&self.world, &self.movers, |(p, s)| sum = sum.wrapping_add(entity_hash(s.index, p)));
+        sum
     }
 }
 
@@ -603,6 +610,24 @@ impl Line for SpecsEvents {
         }
         sum
     }
+}
+
+/// Builds one line's world for (n, k), by its name in [`build_lines`] (or
+/// `ripple_untracked`); `None` for another name.
+pub fn build_line(name: &str, n: usize, k: usize) -> Option<Box<dyn Line>> {
+    Some(match name {
+        "ripple" => Box::new(Ripple::new(n, k)),
+        "ripple_untracked" => Box::new(RippleUntracked::new(n, k)),
+        "bevy_ecs" => Box::new(Bevy::new(n, k)),
+        "bevy_ecs_contiguous" => Box::new(BevyContiguous::new(n, k)),
+        "specs" => Box::new(Specs::new(n, k)),
+        "specs_events" => Box::new(SpecsEvents::new(n, k)),
+        "shipyard" => Box::new(Shipyard::new(n, k)),
+        "legion" => Box::new(Legion::new(n, k)),
+        "brute" => Box::new(Brute::new(n, k)),
+        "ideal" => Box::new(Ideal::new(n, k)),
+        _ => return None,
+    })
 }
 
 /// Builds every line's world for (n, k), in report order.

@@ -43,8 +43,8 @@ enum Measure {
     /// a bar that must hold in every repetition.
     PairedEveryProcess { workload: &'static str, archetype: bool },
     /// A figure of the last run of a tool that keeps `name value` lines in `file`
-    /// under bench/ (`persist_scale`: PERSIST_SCALE.md, `deep_tree`: DEEP_TREE.md),
-    /// shown with the figures named in `with`.
+    /// under bench/ (`persist_scale`: PERSIST_SCALE.md, `deep_tree`: DEEP_TREE.md,
+    /// `cache_lines`: CACHE_LINES.md), shown with the figures named in `with`.
     Scale { file: &'static str, figure: &'static str, with: &'static [&'static str] },
     /// A ripple variant's median over the best of `peers` in `group`.
     VariantOverBestOf { group: &'static str, variant: &'static str, peers: &'static [&'static str] },
@@ -524,11 +524,75 @@ const BARS: &[Bar] = &[
         AtMost(1.0),
     )
     .paired(Paired { workload: "simple_iter_tracked", other: "bevy_ecs_contiguous" }),
+    bar(
+        43,
+        "cache lines touched per changed entity (simulated L1d misses, 2-core AMD's caches): renderer / ideal (cache_lines)",
+        Scale {
+            file: CACHE_LINES,
+            figure: "amd_renderer_d1_over_ideal",
+            with: &["amd_renderer_ripple_d1", "amd_renderer_ideal_d1"],
+        },
+        AtMost(1.5),
+    ),
+    bar(
+        43,
+        "cache lines touched per changed entity (16-core Intel's caches): renderer / ideal (cache_lines)",
+        Scale {
+            file: CACHE_LINES,
+            figure: "intel_renderer_d1_over_ideal",
+            with: &["intel_renderer_ripple_d1", "intel_renderer_ideal_d1"],
+        },
+        AtMost(1.5),
+    ),
+    bar(
+        43,
+        "cache lines touched per written entity (AMD's caches): tracked mover / untracked (cache_lines)",
+        Scale {
+            file: CACHE_LINES,
+            figure: "amd_mover_d1_tracked_over_untracked",
+            with: &["amd_mover_tracked_d1", "amd_mover_untracked_d1"],
+        },
+        AtMost(1.5),
+    ),
+    bar(
+        43,
+        "cache lines touched per written entity (Intel's caches): tracked mover / untracked (cache_lines)",
+        Scale {
+            file: CACHE_LINES,
+            figure: "intel_mover_d1_tracked_over_untracked",
+            with: &["intel_mover_tracked_d1", "intel_mover_untracked_d1"],
+        },
+        AtMost(1.5),
+    ),
+    // The Intel part's 2 MiB L2 holds IDEAL's whole frame (K positions and sprites) but
+    // not ripple's (the mover's entity slots and tick rows besides): the cause of the
+    // renderer's 1.4-2.6x there. Bars on the excess of last-level misses per entity.
+    bar(
+        43,
+        "simulated L2 misses per changed entity at Intel's 2 MiB L2, renderer: ripple − ideal (cache_lines)",
+        Scale {
+            file: CACHE_LINES,
+            figure: "intel_renderer_ll_minus_ideal",
+            with: &["intel_renderer_ripple_ll", "intel_renderer_ideal_ll"],
+        },
+        AtMost(0.5),
+    ),
+    bar(
+        43,
+        "simulated L2 misses per written entity at Intel's 2 MiB L2, mover: tracked − untracked (cache_lines)",
+        Scale {
+            file: CACHE_LINES,
+            figure: "intel_mover_ll_tracked_minus_untracked",
+            with: &["intel_mover_tracked_ll", "intel_mover_untracked_ll"],
+        },
+        AtMost(1.0),
+    ),
 ];
 
 /// The files of [`Scale`] figures.
 const PERSIST_SCALE: &str = "PERSIST_SCALE.md";
 const DEEP_TREE: &str = "DEEP_TREE.md";
+const CACHE_LINES: &str = "CACHE_LINES.md";
 
 /// A `name value` figure of a [`Scale`] file's text.
 fn scale_figure(scale: &str, name: &str) -> Option<f64> {
