@@ -158,7 +158,7 @@ struct Pair {
 fn run_child(rounds: usize, only: &[String]) {
     /// Builds a workload's prepared worlds.
     type Make = fn() -> Workload;
-    let workloads: [(&str, Make); 14] = [
+    let workloads: [(&str, Make); 15] = [
         ("empty_systems", empty_systems),
         ("schedule", schedule),
         ("simple_iter", simple_iter),
@@ -173,6 +173,7 @@ fn run_child(rounds: usize, only: &[String]) {
         ("events_merged", peers::events_merged),
         ("events_direct", peers::events_direct),
         ("get_mut", peers::get_mut),
+        ("world_get_mut", peers::world_get_mut),
     ];
     let chosen = |name: &str| only.is_empty() || only.iter().any(|o| o == name);
     for (_, make) in workloads.iter().filter(|(name, _)| chosen(name)) {

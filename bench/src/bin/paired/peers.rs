@@ -235,11 +235,11 @@ pub fn events_direct() -> Workload {
     from_lines("events_direct", bench::events::direct_lines())
 }
 
-/// get_mut: a tracked write of each of K = 10,000 known entities among N = 100,000
-/// (Crate-topia's crates and movers), one `get_mut` call per entity: ripple's
+/// get_mut and world_get_mut: a tracked write of each of K = 10,000 known entities among
+/// N = 100,000 (Crate-topia's crates and movers), one `get_mut` call per entity: ripple's
 /// `QueryState::get_mut` and `World::get_mut` (Position tracked) against bevy_ecs's
 /// `QueryState::get_mut` and `World::get_mut` (bevy always tracks).
-pub fn get_mut() -> Workload {
+fn get_mut_pair() -> (Workload, Workload) {
     use bench::crate_topia::{Position, mover_indices, spawn_item};
     const N: usize = 100_000;
     const K: usize = 10_000;
@@ -282,13 +282,18 @@ pub fn get_mut() -> Workload {
             world.get_mut::<Position>(e).unwrap().x += 1.0;
         }
     });
-    Workload {
-        name: "get_mut",
-        ripple,
-        others: vec![
-            ("bevy_ecs", bevy),
-            ("bevy_ecs_world_get_mut", bevy_world_get),
-            ("ripple_world_get_mut", ripple_world_get),
-        ],
-    }
+    (
+        Workload { name: "get_mut", ripple, others: vec![("bevy_ecs", bevy)] },
+        Workload { name: "world_get_mut", ripple: ripple_world_get, others: vec![("bevy_ecs", bevy_world_get)] },
+    )
+}
+
+/// get_mut: through `QueryState::get_mut` (see [`get_mut_pair`]).
+pub fn get_mut() -> Workload {
+    get_mut_pair().0
+}
+
+/// world_get_mut: through `World::get_mut` (see [`get_mut_pair`]).
+pub fn world_get_mut() -> Workload {
+    get_mut_pair().1
 }

@@ -564,6 +564,18 @@ const BARS: &[Bar] = &[
         },
         AtMost(1.5),
     ),
+    bar(
+        43,
+        "tracked write of a known entity: QueryState::get_mut / bevy_ecs's, paired",
+        Paired { workload: "get_mut", other: "bevy_ecs" },
+        AtMost(1.0),
+    ),
+    bar(
+        43,
+        "tracked write of a known entity: World::get_mut / bevy_ecs's World::get_mut, paired",
+        Paired { workload: "world_get_mut", other: "bevy_ecs" },
+        AtMost(1.0),
+    ),
     // The Intel part's 2 MiB L2 holds IDEAL's whole frame (K positions and sprites) but
     // not ripple's (the mover's entity slots and tick rows besides): the cause of the
     // renderer's 1.4-2.6x there. Bars on the excess of last-level misses per entity.
