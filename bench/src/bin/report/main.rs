@@ -239,6 +239,42 @@ fn read_json(path: &Path) -> Option<Value> {
     serde_json::from_str(&fs::read_to_string(path).ok()?).ok()
 }
 
+/// Where ripple's line and a peer's do different work, what differs, for the table of
+/// `group`: a ratio is only read with it.
+fn same_work_note(group: &str) -> Option<&'static str> {
+    let crate_topia = crate_topia_params(group).is_some();
+    Some(match group {
+        "simple_iter" => {
+            "`ripple` writes untracked, as `bevy_ecs_contiguous_no_detection`, hecs, legion, shipyard and specs \
+             do; bevy always tracks (`bevy_ecs`, `bevy_ecs_contiguous` mark every row written), the same \
+             work as `ripple_tracked`."
+        }
+        "deserialize_text" | "deserialize_binary" => {
+            "ripple's load stages every value and checks the whole scene before it commits anything, and remaps \
+             the entity references in components; hecs's and legion's loads do neither, and `ideal` builds no \
+             world."
+        }
+        "serialize_text" | "serialize_binary" => {
+            "ripple writes one record per entity with its id and the components keyed by name; hecs's column \
+             form writes each component type's values once per archetype (`hecs_row` is its per-entity form), \
+             and `ideal` writes bare rows."
+        }
+        "events_merged" => {
+            "ripple merges the hits by target as they are sent (any key, any number of targets); \
+             `bevy_ecs_totals*` total them in the writer, in an array sized for the 100 targets."
+        }
+        "schedule" => {
+            "hecs has no scheduler: its line runs the three queries in sequence, with no schedule around them."
+        }
+        _ if crate_topia => {
+            "ripple, bevy_ecs, specs and shipyard find the changed entities from their change records; legion and \
+             `brute` compare with a shadow copy; `ideal` is handed the changed indices. Only ripple's and \
+             `ideal`'s renderers cost what changed."
+        }
+        _ => return None,
+    })
+}
+
 fn render_tables(tables: &[Table]) -> String {
     let mut s = String::new();
     for (i, table) in tables.iter().enumerate() {
@@ -249,6 +285,9 @@ fn render_tables(tables: &[Table]) -> String {
             (None, None) => table.group.clone(),
         };
         let _ = writeln!(s, "## {title}\n");
+        if let Some(note) = same_work_note(&table.group) {
+            let _ = writeln!(s, "*Not the same work:* {note}\n");
+        }
         let ripple = table.rows.iter().find(|m| m.function == "ripple");
         let newest = table.rows.iter().map(|m| m.modified).max().unwrap_or(UNIX_EPOCH);
         let mut stale = false;
