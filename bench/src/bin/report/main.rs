@@ -118,6 +118,7 @@ fn main() {
     body.push_str(&before::render(&tables, manifest_dir));
     body.push_str(&standing);
     body.push_str(&render_native(manifest_dir));
+    body.push_str(&render_scaling(manifest_dir));
     println!("{body}");
 
     let mut doc = String::new();
@@ -616,5 +617,29 @@ fn render_native(manifest_dir: &Path) -> String {
         "## Built with `-C target-cpu=native`\n\n\
          The paired tool's iteration lines from a build for this machine's CPU (AVX2 here), \
          bench/PAIRED_NATIVE.md; the standing bars read the default build's (bench/PAIRED.md).\n\n{table}\n"
+    )
+}
+
+/// The paired tables of runs limited to 1, 2, 4, 8 and 16 cores (bench/SCALING_<n>_THREAD(S).md,
+/// written with `taskset` and `RIPPLE_PAIRED_OUT`), where a machine had them.
+fn render_scaling(manifest_dir: &Path) -> String {
+    let mut out = String::new();
+    for threads in [1, 2, 4, 8, 16] {
+        let name =
+            if threads == 1 { "SCALING_1_THREAD.md".to_owned() } else { format!("SCALING_{threads}_THREADS.md") };
+        let Ok(text) = fs::read_to_string(manifest_dir.join(&name)) else { continue };
+        let table: String = text.lines().filter(|l| l.starts_with('|')).map(|l| format!("{l}\n")).collect();
+        let _ =
+            writeln!(out, "### {threads} {} (bench/{name})\n\n{table}", if threads == 1 { "core" } else { "cores" });
+    }
+    if out.is_empty() {
+        return out;
+    }
+    format!(
+        "## Scaling\n\n\
+         heavy_compute, schedule and propagate in the paired tool, with the process limited to n cores by \
+         `taskset` (rayon's pools, bevy's task pool and every library's threads see the same cores), on the \
+         machine the run's header names; written with `RIPPLE_PAIRED_OUT=SCALING_<n>_THREAD(S).md taskset -c \
+         0..n-1 cargo run -p bench --release --bin paired 100 heavy_compute schedule propagate/K=100000`.\n\n{out}"
     )
 }
