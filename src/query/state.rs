@@ -256,6 +256,11 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     }
 
     /// Iterates over the matching entities' items. One run.
+    ///
+    /// With a change filter (`Changed<T>`, `Added<T>`), an iterator first gathers the
+    /// changed rows into the state's list, then hands them out; [`for_each`](Self::for_each)
+    /// walks the change records while it calls its closure, without the list, and is
+    /// the cheaper of the two where nothing needs the iterator.
     #[track_caller]
     pub fn iter<'w, 's>(&'s mut self, world: &'w World) -> QueryIter<'w, 's, Q, F>
     where
@@ -289,6 +294,9 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     }
 
     /// Calls `f` with each matching entity's item. One run.
+    ///
+    /// With a change filter this walks the change records as it goes (see
+    /// [`iter`](Self::iter), which gathers them first).
     #[track_caller]
     pub fn for_each<'w>(&mut self, world: &'w World, mut f: impl FnMut(Q::Item<'w>))
     where
@@ -371,6 +379,11 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
 
     /// The item of `entity` with mutable access, if it matches; writes through it are
     /// stamped with the world's current tick. Not a run.
+    ///
+    /// To write a known list of entities, [`for_each_of_mut`](Self::for_each_of_mut)
+    /// does the same work with the entity lookups loaded ahead and one table lookup
+    /// per run of entities in the same table: a loop of `get_mut` calls waits for
+    /// each entity's memory in turn.
     ///
     /// # Errors
     /// As [`get`](Self::get).
