@@ -75,11 +75,7 @@ fn simple_insert(c: &mut Criterion) {
         use specs::{Builder, Join, WorldExt};
         // specs has no batch spawn: the builder loop is its idiomatic form.
         let build = || {
-            let mut world = specs::World::new();
-            world.register::<Transform>();
-            world.register::<Position>();
-            world.register::<Rotation>();
-            world.register::<Velocity>();
+            let mut world = specs_world();
             for _ in 0..N_ENTITIES {
                 let (t, p, r, v) = tprv();
                 world.create_entity().with(t).with(p).with(r).with(v).build();
@@ -98,11 +94,7 @@ fn simple_insert(c: &mut Criterion) {
     group.bench_function("specs_build_entity", |b| {
         use specs::{Join, WorldExt};
         let build = || {
-            let mut world = specs::World::new();
-            world.register::<Transform>();
-            world.register::<Position>();
-            world.register::<Rotation>();
-            world.register::<Velocity>();
+            let mut world = specs_world();
             {
                 let entities = world.entities();
                 let mut ts = world.write_storage::<Transform>();
@@ -123,6 +115,18 @@ fn simple_insert(c: &mut Criterion) {
     });
 
     group.finish();
+}
+
+/// An empty specs world with the four component types registered (inside the timed
+/// part: simple_insert times creating the world).
+fn specs_world() -> specs::World {
+    use specs::WorldExt;
+    let mut world = specs::World::new();
+    world.register::<Transform>();
+    world.register::<Position>();
+    world.register::<Rotation>();
+    world.register::<Velocity>();
+    world
 }
 
 criterion_group! {

@@ -562,37 +562,32 @@ impl Line for BevyContiguous {
 // flagged twice from being rendered twice, as `Changed` would not.
 
 struct SpecsEvents {
-    world: specs::World,
-    movers: Vec<specs::Entity>,
-    reader: specs::ReaderId<specs::storage::ComponentEvent>,
+    /// specs's world and mover, as the `specs` line has them (its BitSet unused).
+    specs: Specs,
     seen: specs::BitSet,
     seen_ids: Vec<u32>,
 }
 
 impl SpecsEvents {
     fn new(n: usize, k: usize) -> Self {
-        let Specs { world, movers, reader, .. } = Specs::new(n, k);
-        SpecsEvents { world, movers, reader, seen: specs::BitSet::new(), seen_ids: Vec::new() }
+        SpecsEvents { specs: Specs::new(n, k), seen: specs::BitSet::new(), seen_ids: Vec::new() }
     }
 }
 
 impl Line for SpecsEvents {
     fn mover(&mut self) {
-        use specs::WorldExt;
-        let mut positions = self.world.write_storage::<Position>();
-        for &e in &self.movers {
-            positions.get_mut(e).unwrap().x += 1.0;
-        }
+        self.specs.mover();
     }
 
     fn render(&mut self) -> u64 {
         use specs::WorldExt;
         use specs::storage::ComponentEvent;
-        let positions = self.world.read_storage::<Position>();
-        let sprites = self.world.read_storage::<Sprite>();
-        let entities = self.world.entities();
+        let Specs { world, reader, .. } = &mut self.specs;
+        let positions = world.read_storage::<Position>();
+        let sprites = world.read_storage::<Sprite>();
+        let entities = world.entities();
         let mut sum = 0u64;
-        for event in positions.channel().read(&mut self.reader) {
+        for event in positions.channel().read(reader) {
             if let ComponentEvent::Inserted(id) | ComponentEvent::Modified(id) = *event {
                 // `add` answers whether the bit was set already.
                 if self.seen.add(id) {
@@ -630,19 +625,13 @@ pub fn build_line(name: &str, n: usize, k: usize) -> Option<Box<dyn Line>> {
     })
 }
 
+/// The lines of [`build_lines`], in report order.
+pub const LINES: [&str; 9] =
+    ["ripple", "bevy_ecs", "bevy_ecs_contiguous", "specs", "specs_events", "shipyard", "legion", "brute", "ideal"];
+
 /// Builds every line's world for (n, k), in report order.
 pub fn build_lines(n: usize, k: usize) -> Vec<(&'static str, Box<dyn Line>)> {
-    vec![
-        ("ripple", Box::new(Ripple::new(n, k))),
-        ("bevy_ecs", Box::new(Bevy::new(n, k))),
-        ("bevy_ecs_contiguous", Box::new(BevyContiguous::new(n, k))),
-        ("specs", Box::new(Specs::new(n, k))),
-        ("specs_events", Box::new(SpecsEvents::new(n, k))),
-        ("shipyard", Box::new(Shipyard::new(n, k))),
-        ("legion", Box::new(Legion::new(n, k))),
-        ("brute", Box::new(Brute::new(n, k))),
-        ("ideal", Box::new(Ideal::new(n, k))),
-    ]
+    LINES.iter().map(|&name| (name, build_line(name, n, k).expect("every listed line builds"))).collect()
 }
 
 /// Runs the warm-up frame and `CHECK_FRAMES` frames of every line and asserts that each

@@ -94,9 +94,9 @@ mod hecs_scene {
     use serde::de::SeqAccess;
     use serde::ser::SerializeTuple;
 
-    /// The saved name of each component type.
+    /// The saved name of each component type (the row context's keys too).
     #[derive(Clone, Copy, serde::Serialize, serde::Deserialize)]
-    enum HecsId {
+    pub(super) enum HecsId {
         Transform,
         Position,
         Rotation,
@@ -218,12 +218,7 @@ impl Scene for HecsScene {
 
     fn save(&mut self, format: Format, out: &mut Vec<u8>) {
         let saved = hecs_scene::Saved(&self.world);
-        match format {
-            Format::Text => serde_json::to_writer(&mut *out, &saved).unwrap(),
-            Format::Binary => {
-                postcard::to_io(&saved, &mut *out).unwrap();
-            }
-        }
+        write_serde(format, &saved, out);
     }
 
     fn load(&mut self, format: Format, bytes: &[u8]) -> hecs::World {
@@ -256,16 +251,8 @@ mod hecs_row {
     use serde::de::MapAccess;
     use serde::ser::SerializeMap;
 
+    use super::hecs_scene::HecsId as Id;
     use crate::{Position, Rotation, Transform, Velocity};
-
-    /// Component keys, as the column context's.
-    #[derive(Clone, Copy, serde::Serialize, serde::Deserialize)]
-    enum Id {
-        Transform,
-        Position,
-        Rotation,
-        Velocity,
-    }
 
     pub struct Save;
 
@@ -333,12 +320,7 @@ impl Scene for HecsRowScene {
 
     fn save(&mut self, format: Format, out: &mut Vec<u8>) {
         let saved = hecs_row::Saved(&self.world);
-        match format {
-            Format::Text => serde_json::to_writer(&mut *out, &saved).unwrap(),
-            Format::Binary => {
-                postcard::to_io(&saved, &mut *out).unwrap();
-            }
-        }
+        write_serde(format, &saved, out);
     }
 
     fn load(&mut self, format: Format, bytes: &[u8]) -> hecs::World {
@@ -391,12 +373,7 @@ impl Scene for LegionScene {
     // self-describing format (postcard has no `deserialize_any`).
     fn save(&mut self, format: Format, out: &mut Vec<u8>) {
         let saved = self.world.as_serializable(legion::any(), &self.registry, &self.canon);
-        match format {
-            Format::Text => serde_json::to_writer(&mut *out, &saved).unwrap(),
-            Format::Binary => {
-                postcard::to_io(&saved, &mut *out).unwrap();
-            }
-        }
+        write_serde(format, &saved, out);
     }
 
     fn load(&mut self, format: Format, bytes: &[u8]) -> legion::World {
@@ -432,12 +409,7 @@ impl Scene for IdealScene {
     }
 
     fn save(&mut self, format: Format, out: &mut Vec<u8>) {
-        match format {
-            Format::Text => serde_json::to_writer(&mut *out, &self.rows).unwrap(),
-            Format::Binary => {
-                postcard::to_io(&self.rows, &mut *out).unwrap();
-            }
-        }
+        write_serde(format, &self.rows, out);
     }
 
     fn load(&mut self, format: Format, bytes: &[u8]) -> Vec<SceneRow> {
@@ -449,6 +421,18 @@ impl Scene for IdealScene {
 
     fn loaded_len(loaded: &Vec<SceneRow>) -> usize {
         loaded.len()
+    }
+}
+
+/// Writes `value` to `out` in `format`: `serde_json::to_writer` (compact) or
+/// `postcard::to_io`, the save every line but ripple's goes through.
+#[inline]
+fn write_serde(format: Format, value: &impl serde::Serialize, out: &mut Vec<u8>) {
+    match format {
+        Format::Text => serde_json::to_writer(&mut *out, value).unwrap(),
+        Format::Binary => {
+            postcard::to_io(value, &mut *out).unwrap();
+        }
     }
 }
 

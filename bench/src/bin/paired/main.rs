@@ -30,9 +30,6 @@ use legion::IntoQuery;
 
 mod peers;
 
-/// One library's pass over its prepared world.
-type Pass = Box<dyn FnMut()>;
-
 /// A workload: ripple's pass and the peers' (or reference lines'), by name.
 struct Workload {
     name: &'static str,
@@ -453,9 +450,7 @@ fn empty_systems() -> Workload {
 /// schedule: one run of three swapping systems through each library's scheduler
 /// (`bench::schedule`), ripple against each peer's lines.
 fn schedule() -> Workload {
-    let mut lines = bench::schedule::lines().into_iter();
-    let (_, ripple) = lines.next().expect("ripple's line comes first");
-    Workload { name: "schedule", ripple, others: lines.collect() }
+    peers::from_lines("schedule", bench::schedule::lines())
 }
 
 /// simple_iter: `pos += vel` over 10,000 entities of (Transform, Position, Rotation,

@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use bench::*;
 
-use super::{Pass, Step, StepLine, Stepped, Workload};
+use super::{Step, StepLine, Stepped, Workload};
 
 /// frag_iter with the letters in sparse sets (one table of Data), against shipyard.
 pub fn frag_iter_sparse() -> Workload {
@@ -93,7 +93,7 @@ pub fn toggle() -> Workload {
     for (name, line) in &mut lines {
         bench::toggle::check(name, line.as_mut());
     }
-    let mut passes = lines.into_iter().map(|(name, mut line)| {
+    let passes = lines.into_iter().map(|(name, mut line)| {
         let mut f = 0;
         let pass: Pass = Box::new(move || {
             black_box(bench::toggle::frame(line.as_mut(), f % bench::toggle::GROUPS));
@@ -101,8 +101,7 @@ pub fn toggle() -> Workload {
         });
         (name, pass)
     });
-    let (_, ripple) = passes.next().expect("ripple's line comes first");
-    Workload { name: "toggle", ripple, others: passes.collect() }
+    from_lines("toggle", passes.collect())
 }
 
 /// Which step of a Crate-topia frame a paired workload times.
@@ -212,7 +211,7 @@ pub fn simple_insert() -> Stepped {
 }
 
 /// Paired form of a list of (name, pass) lines whose first is ripple's.
-fn from_lines(name: &'static str, lines: Vec<(&'static str, Pass)>) -> Workload {
+pub fn from_lines(name: &'static str, lines: Vec<(&'static str, Pass)>) -> Workload {
     let mut lines = lines.into_iter();
     let (_, ripple) = lines.next().expect("ripple's line comes first");
     Workload { name, ripple, others: lines.collect() }
@@ -236,64 +235,50 @@ pub fn events_direct() -> Workload {
 }
 
 /// get_mut and world_get_mut: a tracked write of each of K = 10,000 known entities among
-/// N = 100,000 (Crate-topia's crates and movers), one `get_mut` call per entity: ripple's
-/// `QueryState::get_mut` and `World::get_mut` (Position tracked) against bevy_ecs's
-/// `QueryState::get_mut` and `World::get_mut` (bevy always tracks).
-fn get_mut_pair() -> (Workload, Workload) {
+/// N = 100,000 (Crate-topia's crates and movers), one `get_mut` call per entity:
+/// ripple's `QueryState::get_mut` (or, with `through_world`, `World::get_mut`; Position
+/// tracked) against bevy_ecs's (bevy always tracks).
+fn get_mut_of(name: &'static str, through_world: bool) -> Workload {
     use bench::crate_topia::{Position, mover_indices, spawn_item};
     const N: usize = 100_000;
     const K: usize = 10_000;
-    let ripple_world = || {
-        let mut world = ripple::World::new();
-        world.track::<Position>();
-        let ids: Vec<ripple::Entity> = world.spawn_batch((0..N).map(spawn_item)).collect();
-        let movers: Vec<ripple::Entity> = mover_indices(N, K).into_iter().map(|i| ids[i]).collect();
-        (world, movers)
-    };
-    let (mut world, movers) = ripple_world();
+    let mut world = ripple::World::new();
+    world.track::<Position>();
+    let ids: Vec<ripple::Entity> = world.spawn_batch((0..N).map(spawn_item)).collect();
+    let movers: Vec<ripple::Entity> = mover_indices(N, K).into_iter().map(|i| ids[i]).collect();
     let mut query = world.query::<&mut Position>();
     let ripple: Pass = Box::new(move || {
         for &e in &movers {
-            query.get_mut(&mut world, e).unwrap().x += 1.0;
+            // A branch the predictor always gets right, on both sides alike.
+            if through_world {
+                world.get_mut::<Position>(e).unwrap().x += 1.0;
+            } else {
+                query.get_mut(&mut world, e).unwrap().x += 1.0;
+            }
         }
     });
-    let (mut world, movers) = ripple_world();
-    let ripple_world_get: Pass = Box::new(move || {
-        for &e in &movers {
-            world.get_mut::<Position>(e).unwrap().x += 1.0;
-        }
-    });
-    let bevy_world = || {
-        let mut world = bevy_ecs::world::World::new();
-        let ids: Vec<bevy_ecs::entity::Entity> = world.spawn_batch((0..N).map(spawn_item)).collect();
-        let movers: Vec<bevy_ecs::entity::Entity> = mover_indices(N, K).into_iter().map(|i| ids[i]).collect();
-        (world, movers)
-    };
-    let (mut world, movers) = bevy_world();
+    let mut world = bevy_ecs::world::World::new();
+    let ids: Vec<bevy_ecs::entity::Entity> = world.spawn_batch((0..N).map(spawn_item)).collect();
+    let movers: Vec<bevy_ecs::entity::Entity> = mover_indices(N, K).into_iter().map(|i| ids[i]).collect();
     let mut query = world.query::<&mut Position>();
     let bevy: Pass = Box::new(move || {
         for &e in &movers {
-            query.get_mut(&mut world, e).unwrap().x += 1.0;
+            if through_world {
+                world.get_mut::<Position>(e).unwrap().x += 1.0;
+            } else {
+                query.get_mut(&mut world, e).unwrap().x += 1.0;
+            }
         }
     });
-    let (mut world, movers) = bevy_world();
-    let bevy_world_get: Pass = Box::new(move || {
-        for &e in &movers {
-            world.get_mut::<Position>(e).unwrap().x += 1.0;
-        }
-    });
-    (
-        Workload { name: "get_mut", ripple, others: vec![("bevy_ecs", bevy)] },
-        Workload { name: "world_get_mut", ripple: ripple_world_get, others: vec![("bevy_ecs", bevy_world_get)] },
-    )
+    Workload { name, ripple, others: vec![("bevy_ecs", bevy)] }
 }
 
-/// get_mut: through `QueryState::get_mut` (see [`get_mut_pair`]).
+/// get_mut: through `QueryState::get_mut` (see [`get_mut_of`]).
 pub fn get_mut() -> Workload {
-    get_mut_pair().0
+    get_mut_of("get_mut", false)
 }
 
-/// world_get_mut: through `World::get_mut` (see [`get_mut_pair`]).
+/// world_get_mut: through `World::get_mut` (see [`get_mut_of`]).
 pub fn world_get_mut() -> Workload {
-    get_mut_pair().1
+    get_mut_of("world_get_mut", true)
 }

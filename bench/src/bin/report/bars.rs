@@ -682,16 +682,28 @@ fn measure(
             .ok_or_else(|| format!("no peer in {group}"))
     };
     // The worst paired ratio of `workload` to the lines `wanted` accepts.
-    let paired_worst = |workload: &str, wanted: &dyn Fn(&str) -> bool| -> Result<Value, String> {
+    // The worst paired ratio of `workload` to the lines `wanted` accepts: the median
+    // ratio, or with `every_process` the highest of the processes' medians.
+    let paired_worst = |workload: &str, wanted: &dyn Fn(&str) -> bool, every_process: bool| -> Result<Value, String> {
         let rows: Vec<(String, String, f64, f64)> =
             paired_rows(paired).into_iter().filter(|(w, o, ..)| w == workload && wanted(o)).collect();
-        let worst =
-            rows.iter().max_by(|a, b| a.2.total_cmp(&b.2)).ok_or_else(|| format!("no {workload} in PAIRED.md"))?;
-        let process = rows.iter().map(|r| r.3).fold(0.0, f64::max);
-        Ok(ratio(
-            worst.2,
-            format!("paired, against {}; worst process median {}; bench/PAIRED.md", worst.1, fmt_ratio(process)),
-        ))
+        let judged = |row: &(String, String, f64, f64)| if every_process { row.3 } else { row.2 };
+        let worst = rows
+            .iter()
+            .max_by(|a, b| judged(a).total_cmp(&judged(b)))
+            .ok_or_else(|| format!("no {workload} in PAIRED.md"))?;
+        let detail = if every_process {
+            format!("highest per-process median, against {}; bench/PAIRED.md", worst.1)
+        } else {
+            let process = rows.iter().map(|r| r.3).fold(0.0, f64::max);
+            format!("paired, against {}; worst process median {}; bench/PAIRED.md", worst.1, fmt_ratio(process))
+        };
+        Ok(ratio(judged(worst), detail))
+    };
+    // Whether a paired line is a form of a peer (an archetype peer, with `archetype`).
+    let peer_form = |archetype: bool| {
+        let peers: &'static [&'static str] = if archetype { super::ARCHETYPE_PEERS } else { super::PEERS };
+        move |o: &str| super::peer_of(o).is_some_and(|p| peers.contains(&p))
     };
     match measure {
         Ratio { group, other } if other.starts_with("ripple_") => {
@@ -790,24 +802,14 @@ fn measure(
             // Per byte, a peer is judged by the form it is judged by whole (its fastest),
             // not by a slower form that writes more bytes.
             let is_peer = super::PEERS.contains(&other) && !workload.ends_with("per byte");
-            paired_worst(workload, &|o: &str| {
-                o == other || (forms == Forms::Best && is_peer && super::peer_of(o) == Some(other))
-            })
+            paired_worst(
+                workload,
+                &|o: &str| o == other || (forms == Forms::Best && is_peer && super::peer_of(o) == Some(other)),
+                false,
+            )
         }
-        PairedBest { workload, archetype } => {
-            let peers: &[&str] = if archetype { super::ARCHETYPE_PEERS } else { super::PEERS };
-            paired_worst(workload, &|o: &str| super::peer_of(o).is_some_and(|p| peers.contains(&p)))
-        }
-        PairedEveryProcess { workload, archetype } => {
-            let peers: &[&str] = if archetype { super::ARCHETYPE_PEERS } else { super::PEERS };
-            let rows: Vec<(String, String, f64, f64)> = paired_rows(paired)
-                .into_iter()
-                .filter(|(w, o, ..)| w == workload && super::peer_of(o).is_some_and(|p| peers.contains(&p)))
-                .collect();
-            let worst =
-                rows.iter().max_by(|a, b| a.3.total_cmp(&b.3)).ok_or_else(|| format!("no {workload} in PAIRED.md"))?;
-            Ok(ratio(worst.3, format!("highest per-process median, against {}; bench/PAIRED.md", worst.1)))
-        }
+        PairedBest { workload, archetype } => paired_worst(workload, &peer_form(archetype), false),
+        PairedEveryProcess { workload, archetype } => paired_worst(workload, &peer_form(archetype), true),
     }
 }
 
