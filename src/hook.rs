@@ -74,8 +74,8 @@ pub struct HookContext<'w> {
 /// A hook as stored.
 type Hook = Box<dyn Fn(&mut HookContext<'_>) + Send + Sync>;
 
-/// The three moments a hook can run at.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The moments a hook (or a reactor) can run at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum HookKind {
     /// The type became present on an entity (spawn, or insert of a type it lacked).
     Add,
@@ -83,6 +83,9 @@ pub(crate) enum HookKind {
     Insert,
     /// The type is about to leave the entity (remove or despawn).
     Remove,
+    /// A value of the type is about to be overwritten by insert, or to leave the
+    /// entity (before `Remove`). No hook runs at this moment; a reactor may watch it.
+    Replace,
 }
 
 /// Which kinds of hook a set of components has: a table's flags let structural
@@ -98,7 +101,13 @@ impl HookFlags {
             HookKind::Add => 1,
             HookKind::Insert => 2,
             HookKind::Remove => 4,
+            HookKind::Replace => 8,
         }
+    }
+
+    /// The flags with only `kind` set.
+    pub(crate) const fn of(kind: HookKind) -> HookFlags {
+        HookFlags(Self::bit(kind))
     }
 
     #[inline]
@@ -122,6 +131,8 @@ pub(crate) struct ComponentHooks {
     on_add: Vec<Hook>,
     on_insert: Vec<Hook>,
     on_remove: Vec<Hook>,
+    /// Moments a reactor watches for this type, with no hook of its own.
+    watched: HookFlags,
 }
 
 impl ComponentHooks {
@@ -130,11 +141,12 @@ impl ComponentHooks {
             HookKind::Add => &self.on_add,
             HookKind::Insert => &self.on_insert,
             HookKind::Remove => &self.on_remove,
+            HookKind::Replace => &[],
         }
     }
 
     pub(crate) fn flags(&self) -> HookFlags {
-        let mut flags = 0;
+        let mut flags = self.watched.0;
         for kind in [HookKind::Add, HookKind::Insert, HookKind::Remove] {
             if !self.list(kind).is_empty() {
                 flags |= HookFlags::bit(kind);
@@ -189,8 +201,22 @@ impl World {
             HookKind::Add => hooks.on_add.push(hook),
             HookKind::Insert => hooks.on_insert.push(hook),
             HookKind::Remove => hooks.on_remove.push(hook),
+            HookKind::Replace => unreachable!("no hook runs at `Replace`"),
         }
-        let flags = HookFlags(HookFlags::bit(kind));
+        self.set_hook_flags(id, HookFlags::of(kind));
+    }
+
+    /// Marks component `id` as watched at the moments `flags` names, with its bundles
+    /// and tables (or the sparse sets), so structural changes stop where hooks run.
+    pub(crate) fn watch_hook_moments(&mut self, id: ComponentId, flags: HookFlags) {
+        let watched = &mut self.components.info_mut(id).hooks.watched;
+        *watched = watched.union(flags);
+        self.set_hook_flags(id, flags);
+    }
+
+    /// Marks component `id`'s bundles and tables (or the sparse sets) as having
+    /// `flags`, so structural changes stop where hooks run.
+    fn set_hook_flags(&mut self, id: ComponentId, flags: HookFlags) {
         self.bundles.add_hook_flags(id, flags);
         if self.components.is_sparse(id) {
             self.sparse_hooks = self.sparse_hooks.union(flags);
@@ -241,7 +267,25 @@ impl World {
             Some(element) if self.components.is_sparse(c) => added_sparse & (1 << element) != 0,
             _ => !before.has(c),
         };
-        self.run_hooks(&mut queue, HookKind::Add, entity, ids, added);
+        self.run_hooks(&mut queue, HookKind::Add, entity, ids, &added);
+        if self.has_reactor() {
+            // Observers run after the hooks of each moment; what they queue follows
+            // what the hooks queued.
+            let mut listed = std::mem::take(&mut self.reactor.scratch);
+            listed.clear();
+            listed.extend(ids.iter().copied().filter(|&c| added(c)));
+            self.hook_queue = queue;
+            self.react(HookKind::Add, entity, &listed);
+            listed.clear();
+            listed.extend_from_slice(&self.bundles.info(bundle).ids);
+            let mut queue = std::mem::take(&mut self.hook_queue);
+            self.run_hooks(&mut queue, HookKind::Insert, entity, &listed, |_| true);
+            self.hook_queue = queue;
+            self.react(HookKind::Insert, entity, &listed);
+            self.reactor.scratch = listed;
+            self.apply_hook_commands();
+            return;
+        }
         self.run_hooks(&mut queue, HookKind::Insert, entity, ids, |_| true);
         self.hook_queue = queue;
         self.apply_hook_commands();
@@ -252,6 +296,10 @@ impl World {
     /// removal is done.
     #[cold]
     pub(crate) fn hooks_before_removal(&mut self, entity: Entity, ids: RemovedIds) {
+        if self.has_reactor() {
+            self.observed_removal(entity, &ids);
+            return;
+        }
         let mut queue = std::mem::take(&mut self.hook_queue);
         let ids = match &ids {
             RemovedIds::Bundle(bundle) => &self.bundles.info(*bundle).ids,
@@ -263,6 +311,32 @@ impl World {
         };
         self.run_hooks(&mut queue, HookKind::Remove, entity, ids, |_| true);
         self.hook_queue = queue;
+    }
+
+    /// A removal's hooks and observers, in order: the despawn, each component's
+    /// `Replace` observers, then each one's `on_remove` hooks, then its `Remove`
+    /// observers.
+    fn observed_removal(&mut self, entity: Entity, ids: &RemovedIds) {
+        let list = |world: &World, out: &mut Vec<ComponentId>| match ids {
+            RemovedIds::Bundle(bundle) => out.extend_from_slice(&world.bundles.info(*bundle).ids),
+            RemovedIds::Table(table) => {
+                out.extend_from_slice(&world.sparse_scratch);
+                out.extend_from_slice(world.archetypes.get(*table).components());
+            }
+        };
+        if matches!(ids, RemovedIds::Table(_)) {
+            self.react_to_despawn(entity);
+        }
+        self.react_listed(HookKind::Replace, entity, list);
+        let mut queue = std::mem::take(&mut self.hook_queue);
+        let listed = std::mem::take(&mut self.reactor.scratch);
+        self.run_hooks(&mut queue, HookKind::Remove, entity, &listed, |_| true);
+        self.hook_queue = queue;
+        self.react(HookKind::Remove, entity, &listed);
+        self.reactor.scratch = listed;
+        if matches!(ids, RemovedIds::Table(_)) {
+            self.react_to_despawned(entity);
+        }
     }
 
     /// Applies the commands hooks queued, and those queued by hooks they trigger, until

@@ -58,8 +58,10 @@ mod hash;
 mod hierarchy;
 mod hint;
 mod hook;
+mod observer;
 mod one_component;
 mod query;
+mod reactor;
 mod resource;
 mod scene;
 mod schedule;
@@ -94,6 +96,12 @@ pub use event::ReaderState;
 pub use event::{Event, EventCursor, EventIter, EventReader, EventStats, EventWriter};
 pub use hierarchy::{Ancestors, ChildOf, Children, Descendants, HierarchyError, Propagation, PropagationStats};
 pub use hook::{HookContext, MAX_HOOK_ROUNDS};
+#[doc(hidden)]
+pub use observer::ObserverKey;
+pub use observer::{
+    MAX_CHANGE_ROUNDS, MAX_OBSERVER_ERRORS, ObserverError, ObserverEvent, ObserverFunction, ObserverId, OnAdd,
+    OnChange, OnDespawn, OnInsert, OnRemove, OnReplace, Trigger,
+};
 pub use query::{
     Added, ArchetypeFilter, Changed, Dirty, Or, QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData, Ref,
     With, Without,
@@ -124,8 +132,9 @@ pub use world_memory::{DEFAULT_CHANGE_LOG_LIMIT, LogMemory, MAX_FAILED_COMMANDS,
 pub mod prelude {
     pub use crate::{
         Added, Api, ApiMut, Bundle, Changed, ChildOf, Children, Commands, Component, Dirty, Entity, EventReader,
-        EventWriter, HookContext, IntoCondition, IntoSystemConfig, Local, Mut, Or, ParamSet, Propagation, Query,
-        QueryState, Ref, Removed, Res, ResMut, Schedule, With, Without, World,
+        EventWriter, HookContext, IntoCondition, IntoSystemConfig, Local, Mut, ObserverEvent, OnAdd, OnChange,
+        OnDespawn, OnInsert, OnRemove, OnReplace, Or, ParamSet, Propagation, Query, QueryState, Ref, Removed, Res,
+        ResMut, Schedule, Trigger, With, Without, World,
     };
 }
 

@@ -92,6 +92,8 @@ pub struct World {
     pub(crate) one_shot: crate::system::OneShotSystems,
     /// Which parent's children list holds each child.
     pub(crate) relations: crate::hierarchy::Relations,
+    /// The module reacting to structural changes and sync points, if any.
+    pub(crate) reactor: crate::reactor::ReactorSlot,
 }
 
 impl Default for World {
@@ -136,6 +138,7 @@ impl World {
             applying_hook_commands: false,
             one_shot: crate::system::OneShotSystems::default(),
             relations: Default::default(),
+            reactor: Default::default(),
         };
         crate::hierarchy::install(&mut world);
         world
@@ -385,10 +388,13 @@ impl World {
         self.entities.reserve_entity()
     }
 
-    /// Makes every entity reserved with [`World::reserve_entity`] alive, with no
-    /// components. Every structural operation does this first.
+    /// A sync point outside a schedule: makes every entity reserved with
+    /// [`World::reserve_entity`] alive, with no components (every structural operation
+    /// does this part first), then delivers what observers of changes are waiting for
+    /// (see [`World::observe`]). A schedule's phases end with it, after their commands.
     pub fn flush(&mut self) {
         self.flush_reserved();
+        self.react_at_sync_point();
     }
 
     /// Makes reserved entities alive (see [`World::reserve_entity`]); inlined, as every
@@ -554,7 +560,8 @@ impl World {
         self.maintain_ticks();
         self.sparse.components_of(entity, &mut self.sparse_scratch);
         let hooked = self.archetypes.get(location.archetype).hooks.has(HookKind::Remove)
-            || (self.sparse_hooks.has(HookKind::Remove) && !self.sparse_scratch.is_empty());
+            || (self.sparse_hooks.has(HookKind::Remove) && !self.sparse_scratch.is_empty())
+            || self.reactor.despawns;
         if hooked {
             self.hooks_before_removal(entity, RemovedIds::Table(location.archetype));
             // Entities the hooks reserved come from the free list: make them alive
@@ -601,7 +608,18 @@ impl World {
         self.flush_reserved();
         let hooked = self.archetypes.iter().any(|table| table.hooks.has(HookKind::Remove) && !table.is_empty())
             || (self.sparse_hooks.has(HookKind::Remove) && self.sparse.iter().any(|set| set.len() > 0));
-        if hooked {
+        let observed = self.has_reactor() && (hooked || self.reactor.despawns);
+        if observed {
+            // Entity by entity, as `despawn` runs hooks and observers. They cannot
+            // change the world's structure, so the list stays right throughout.
+            let all: Vec<Entity> = self.archetypes.iter().flat_map(|table| table.entities().iter().copied()).collect();
+            for entity in all {
+                let location = self.locate(entity).expect("listed entities are alive");
+                self.sparse.components_of(entity, &mut self.sparse_scratch);
+                self.hooks_before_removal(entity, RemovedIds::Table(location.archetype));
+            }
+            self.flush_reserved_entities();
+        } else if hooked {
             // Entity by entity, as `despawn` runs them: its sparse components' hooks,
             // then its table components'.
             let mut queue = std::mem::take(&mut self.hook_queue);
@@ -670,7 +688,7 @@ impl World {
         if let Some(panic) = panicked {
             std::panic::resume_unwind(panic);
         }
-        if hooked {
+        if hooked || observed {
             self.apply_hook_commands();
         }
     }
@@ -689,6 +707,43 @@ impl World {
         self.flush_reserved();
         let location = self.locate(entity)?;
         self.maintain_ticks();
+        if self.reactor.replaces && self.replacing::<B>(entity, location) {
+            // Observers of the values about to be overwritten ran; the row has not
+            // moved (they cannot change the world's structure), and their commands
+            // apply once the insert is done.
+            let inserted = self.insert_located(entity, location, bundle);
+            self.apply_hook_commands();
+            return inserted;
+        }
+        self.insert_located(entity, location, bundle)
+    }
+
+    /// Reports the values of `B`'s components that `entity` has and an insert is about
+    /// to overwrite, if some observer watches them. Whether it reported any.
+    #[cold]
+    fn replacing<B: Bundle>(&mut self, entity: Entity, location: Location) -> bool {
+        let bundle = self.bundles.id_or_register::<B>(&mut self.components);
+        if !self.bundles.info(bundle).hooks.has(HookKind::Replace) {
+            return false;
+        }
+        let mut reported = false;
+        self.react_listed(HookKind::Replace, entity, |world, ids| {
+            let table = world.archetypes.get(location.archetype);
+            ids.extend(world.bundles.info(bundle).ids.iter().copied().filter(|&c| {
+                if world.components.is_sparse(c) {
+                    world.sparse.get(c).is_some_and(|set| set.contains(entity))
+                } else {
+                    table.has(c)
+                }
+            }));
+            reported = !ids.is_empty();
+        });
+        reported
+    }
+
+    /// [`insert`](Self::insert) once the entity is found.
+    #[track_caller]
+    fn insert_located<B: Bundle>(&mut self, entity: Entity, location: Location, bundle: B) -> Result<(), NoSuchEntity> {
         let now = self.change_tick();
         let source = location.archetype;
         let row = location.row.index();

@@ -194,6 +194,21 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         self.matched.len()
     }
 
+    /// Makes the state as if it had just run, seeing nothing: its change filters
+    /// report only changes made from now on (not, as on a first run, everything).
+    pub(crate) fn skip_to_now(&mut self, world: &World) {
+        self.update_archetypes(world);
+        let now = world.increment_change_tick();
+        self.last_run.store(now.0, Ordering::Relaxed);
+        self.has_run.store(true, Ordering::Relaxed);
+    }
+
+    /// Sets the tick of the state's last run back to `tick` (one it had), so that
+    /// the changes its runs since then reported are reported again.
+    pub(crate) fn rewind_to(&self, tick: Tick) {
+        self.last_run.store(tick.0, Ordering::Relaxed);
+    }
+
     /// The tick of this state's last run, if it has run.
     pub fn last_run(&self) -> Option<Tick> {
         self.has_run.load(Ordering::Relaxed).then(|| Tick(self.last_run.load(Ordering::Relaxed)))

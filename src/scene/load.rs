@@ -568,5 +568,18 @@ fn run_add_hooks(
         }
     }
     world.hook_queue = queue;
+    // Observers after every loaded entity's hooks (their commands after the hooks').
+    if world.has_reactor() {
+        for (archetype, records, sparse) in placed {
+            for &entity in &entities[records.clone()] {
+                for kind in [HookKind::Add, HookKind::Insert] {
+                    world.react_listed(kind, entity, |world, ids| {
+                        ids.extend_from_slice(world.archetypes.get(*archetype).components());
+                        ids.extend_from_slice(sparse);
+                    });
+                }
+            }
+        }
+    }
     world.apply_hook_commands();
 }

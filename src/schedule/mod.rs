@@ -479,7 +479,7 @@ impl Schedule {
         if let Err(error) = self.check_world(world) {
             panic!("{error}");
         }
-        world.flush();
+        world.flush_reserved();
         world.maintain_ticks();
         self.refresh_plans();
         for set in &mut self.sets {

@@ -156,7 +156,7 @@ impl CommandQueue {
     /// unapplied (entities reserved by dropped spawns are freed) and the panic
     /// continues.
     pub fn apply(&mut self, world: &mut World) {
-        world.flush();
+        world.flush_reserved();
         self.consume_all(Some(world));
     }
 
@@ -185,7 +185,7 @@ impl CommandQueue {
                     && unapplied
                 {
                     // Frees the abandoned entities, which have no components: no hook runs.
-                    world.flush();
+                    world.flush_reserved();
                 }
             }
         }

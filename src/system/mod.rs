@@ -20,6 +20,7 @@ pub use condition::{
 };
 pub use entity_commands::EntityCommands;
 pub use function::{ExclusiveSystem, FunctionSystem, IntoSystem, System, SystemParamFunction};
+pub(crate) use function::{init_params, short_name};
 pub(crate) use one_shot::OneShotSystems;
 pub use one_shot::{ONE_SHOT_RECURSION_LIMIT, OneShotError, OneShotId};
 pub use param::{EntityCounts, Local, Removed, Res, ResMut, SystemMeta, SystemParam, SystemParamItem};

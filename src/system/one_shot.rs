@@ -187,7 +187,7 @@ impl World {
         };
         self.one_shot.depth += 1;
         let mut commands = self.one_shot.spare_queues.pop().unwrap_or_default();
-        self.flush();
+        self.flush_reserved();
         self.maintain_ticks();
         let ran = catch_unwind(AssertUnwindSafe(|| system.run_exclusive(self)));
         // Its commands move out, and anything else it deferred applies, while it is

@@ -1,0 +1,24 @@
+//! Observers: any number of reactions, added and removed while the program runs, to
+//! what happens to entities — a component added, inserted, replaced, removed or
+//! **changed**, an entity despawned, or an event of your own (which may bubble up
+//! [`ChildOf`](crate::ChildOf) links). Each observer is a system: a function of a
+//! [`Trigger`] and ordinary system parameters.
+//!
+//! Change observers ([`OnChange`]) are fed at sync points from the change records that
+//! `Changed<T>` queries read, so they cost what changed, never what exists.
+//!
+//! This module uses the core through one extension point (the world's reactor, told of
+//! structural changes where hooks run and of sync points); the core does not know it.
+
+mod api;
+mod error;
+mod event;
+mod mutation;
+mod registry;
+mod system;
+
+pub use error::ObserverError;
+pub use event::{ObserverEvent, ObserverKey, OnAdd, OnChange, OnDespawn, OnInsert, OnRemove, OnReplace, Trigger};
+pub use mutation::MAX_CHANGE_ROUNDS;
+pub use registry::{MAX_OBSERVER_ERRORS, ObserverId};
+pub use system::ObserverFunction;
