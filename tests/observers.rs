@@ -308,3 +308,90 @@ fn clear_and_scene_loads_report_like_despawns_and_spawns() {
     assert_eq!(got, ["despawn", "despawn", "remove"]);
     assert_eq!(world.len(), 0);
 }
+
+#[test]
+fn observers_spawn_and_despawn_through_commands() {
+    let mut world = World::new();
+    // Every Hp added spawns a shadow; a despawned entity takes its shadows with it.
+    #[derive(Clone, Copy)]
+    struct ShadowOf(Entity);
+    world
+        .observe(|t: Trigger<OnAdd<Hp>>, mut commands: Commands| {
+            commands.spawn((ShadowOf(t.entity()),));
+        })
+        .unwrap();
+    world
+        .observe(|t: Trigger<OnDespawn>, mut shadows: Query<(Entity, &ShadowOf)>, mut commands: Commands| {
+            for (shadow, of) in shadows.iter() {
+                if of.0 == t.entity() {
+                    commands.despawn(shadow);
+                }
+            }
+        })
+        .unwrap();
+    let a = world.spawn((Hp(1),));
+    let b = world.spawn((Hp(2),));
+    assert_eq!(world.query::<&ShadowOf>().iter(&world).count(), 2);
+    world.despawn(a).unwrap();
+    let left: Vec<Entity> = world.query::<&ShadowOf>().iter(&world).map(|s| s.0).collect();
+    assert_eq!(left, [b]);
+    // A despawn observer despawning the entity again: the command fails, recorded
+    // (for `b`, and for its shadow, whose despawn the first observer queued).
+    world.observe(|t: Trigger<OnDespawn>, mut commands: Commands| commands.despawn(t.entity())).unwrap();
+    world.despawn(b).unwrap();
+    assert_eq!(world.query::<&ShadowOf>().iter(&world).count(), 0);
+    let failed: Vec<String> = world.failed_commands().iter().map(|f| f.to_string()).collect();
+    assert_eq!(failed.len(), 2, "{failed:?}");
+    assert!(failed[0].contains(&b.to_string()), "{failed:?}");
+}
+
+struct Echo;
+impl ObserverEvent for Echo {}
+
+#[test]
+fn recursive_triggers_stop_at_the_bound() {
+    let mut world = World::new();
+    #[derive(Default)]
+    struct Count(usize);
+    world.insert_resource(Count::default());
+    world
+        .observe(|_: Trigger<Echo>, mut count: ResMut<Count>, mut commands: Commands| {
+            count.0 += 1;
+            commands.trigger(Echo);
+        })
+        .unwrap();
+    world.trigger(Echo);
+    let runs = world.resource::<Count>().unwrap().0;
+    assert_eq!(runs, ripple::MAX_HOOK_ROUNDS + 1, "the first run, then one per round");
+    assert!(
+        matches!(
+            world.failed_commands(),
+            [ripple::CommandError { error: ripple::CommandFailure::HookCascade { .. }, .. }]
+        ),
+        "{:?}",
+        world.failed_commands()
+    );
+    // An insert observer re-inserting its own component loops the same way, bounded.
+    world.observe(|t: Trigger<OnInsert<Hp>>, mut commands: Commands| commands.insert(t.entity(), (Hp(0),))).unwrap();
+    let e = world.spawn((Hp(1),));
+    assert_eq!(world.get::<Hp>(e), Ok(&Hp(0)));
+    assert_eq!(world.failed_command_count(), 2);
+}
+
+#[test]
+fn observers_added_while_delivering_start_after_it() {
+    let mut world = World::new();
+    let l = log();
+    let la = l.clone();
+    world
+        .observe(move |_: Trigger<OnAdd<Hp>>, mut commands: Commands| {
+            let lb = la.clone();
+            commands.observe(move |t: Trigger<OnAdd<Hp>>| lb.lock().unwrap().push(t.entity().to_string()));
+        })
+        .unwrap();
+    let a = world.spawn((Hp(1),));
+    assert!(take(&l).is_empty(), "the new observer missed the add that registered it");
+    let b = world.spawn((Hp(1),));
+    assert_eq!(take(&l), [b.to_string()]);
+    let _ = a;
+}

@@ -19,6 +19,7 @@ pub mod crate_topia;
 pub mod empty_systems;
 pub mod events;
 pub mod forest;
+pub mod observers;
 pub mod scenes;
 pub mod schedule;
 pub mod toggle;

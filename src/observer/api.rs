@@ -35,7 +35,7 @@ impl World {
     ///
     /// let mut world = World::new();
     /// world
-    ///     .observe(|trigger: Trigger<OnChange<Hp>>, hp: Query<&Hp>, mut commands: Commands| {
+    ///     .observe(|trigger: Trigger<OnChange<Hp>>, mut hp: Query<&Hp>, mut commands: Commands| {
     ///         let entity = trigger.entity();
     ///         if hp.get(entity).unwrap().0 <= 0 {
     ///             commands.insert(entity, (Dead,));
@@ -109,8 +109,9 @@ impl World {
         {
             observers.watches.push(watch);
         }
-        let id = ObserverId(u32::try_from(observers.entries.len()).expect("fewer than 2^32 observers registered"));
-        observers.entries.push(Some(Entry { system: Box::new(system), key: key.key, target }));
+        let entries = &mut observers.systems.entries;
+        let id = ObserverId(u32::try_from(entries.len()).expect("fewer than 2^32 observers registered"));
+        entries.push(Some(Entry { system: Box::new(system), key: key.key, target }));
         let listeners = observers.lists.entry(key.key).or_default();
         match target {
             None => listeners.global.push(id),
@@ -175,15 +176,12 @@ impl World {
     /// ```
     pub fn trigger_targets<E: ObserverEvent>(&mut self, event: E, targets: impl IntoIterator<Item = Entity>) {
         self.with_reactor_of::<Observers, _>(|observers, world| {
-            let key = Key::Custom(TypeId::of::<E>());
-            if !observers.listens(key) {
-                return;
-            }
+            let Some(listeners) = observers.lists.get(&Key::Custom(TypeId::of::<E>())) else { return };
             for target in targets {
                 let mut data = TriggerData::at(Some(target), None);
                 let mut at = target;
                 loop {
-                    observers.dispatch(world, key, &mut data, Some(&event));
+                    observers.systems.dispatch(world, listeners, &mut data, Some(&event));
                     if !E::BUBBLES || !data.propagate {
                         break;
                     }
@@ -205,7 +203,7 @@ impl World {
         if !self.has_reactor() {
             return Vec::new();
         }
-        std::mem::take(&mut self.reactor_mut(Observers::default).errors)
+        std::mem::take(&mut self.reactor_mut(Observers::default).systems.errors)
     }
 
     /// How many observers are registered.
@@ -213,7 +211,7 @@ impl World {
         if !self.has_reactor() {
             return 0;
         }
-        self.reactor_mut(Observers::default).entries.iter().flatten().count()
+        self.reactor_mut(Observers::default).systems.entries.iter().flatten().count()
     }
 }
 
@@ -234,7 +232,7 @@ impl Commands<'_, '_> {
     pub fn observe<E: ObserverEvent, M: 'static>(&mut self, observer: impl ObserverFunction<E, M>) {
         self.add(move |world: &mut World| {
             if let Err(error) = world.observe(observer) {
-                world.reactor_mut(Observers::default).record(error);
+                world.reactor_mut(Observers::default).systems.record(error);
             }
         });
     }
@@ -243,7 +241,7 @@ impl Commands<'_, '_> {
     pub fn unobserve(&mut self, id: ObserverId) {
         self.add(move |world: &mut World| {
             if let Err(error) = world.unobserve(id) {
-                world.reactor_mut(Observers::default).record(error);
+                world.reactor_mut(Observers::default).systems.record(error);
             }
         });
     }
@@ -256,7 +254,7 @@ impl EntityCommands<'_, '_, '_> {
         let entity = self.id();
         self.commands().add(move |world: &mut World| {
             if let Err(error) = world.observe_entity(entity, observer) {
-                world.reactor_mut(Observers::default).record(error);
+                world.reactor_mut(Observers::default).systems.record(error);
             }
         });
         self

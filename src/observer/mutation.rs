@@ -8,7 +8,6 @@ use crate::query::{Changed, QueryState};
 use crate::world::World;
 
 use super::error::ObserverError;
-use super::event::TriggerData;
 use super::registry::{Key, Observers};
 
 /// The most rounds of change delivery one sync point runs. Each round delivers what
@@ -70,46 +69,37 @@ impl Observers {
             let waiting = self.watches.iter_mut().any(|watch| watch.source.pending(world, &mut changed));
             self.changed = changed;
             if waiting {
-                self.record(ObserverError::TooManyRounds { rounds: round });
+                self.systems.record(ObserverError::TooManyRounds { rounds: round });
             }
             return false;
         }
         let mut delivered = false;
-        let mut ids = std::mem::take(&mut self.scratch);
-        for index in 0..self.watches.len() {
-            let component = self.watches[index].component;
-            let key = Key::Change(component);
-            if !self.listens(key) {
+        let Observers { systems, lists, watches, .. } = self;
+        for watch in watches.iter_mut() {
+            let component = watch.component;
+            let Some(listeners) = lists.get(&Key::Change(component)) else { continue };
+            if listeners.global.is_empty() && listeners.targeted.is_empty() {
                 continue;
             }
             changed.clear();
-            self.watches[index].source.gather(world, &mut changed);
+            watch.source.gather(world, &mut changed);
             if changed.is_empty() {
                 continue;
             }
             delivered = true;
-            let listeners = &self.lists[&key];
-            let targeted = !listeners.targeted.is_empty();
-            ids.clear();
-            ids.extend_from_slice(&listeners.global);
-            for &id in &ids {
-                for &entity in &changed {
-                    self.run(world, id, &mut TriggerData::at(Some(entity), Some(component)), None);
-                }
+            for &id in &listeners.global {
+                systems.run_each(world, id, &changed, component);
             }
-            if targeted {
+            if !listeners.targeted.is_empty() {
                 for &entity in &changed {
-                    ids.clear();
-                    if let Some(own) = self.lists[&key].targeted.get(&entity) {
-                        ids.extend_from_slice(own);
-                    }
-                    for &id in &ids {
-                        self.run(world, id, &mut TriggerData::at(Some(entity), Some(component)), None);
+                    if let Some(own) = listeners.targeted.get(&entity) {
+                        for &id in own {
+                            systems.run_each(world, id, std::slice::from_ref(&entity), component);
+                        }
                     }
                 }
             }
         }
-        self.scratch = ids;
         self.changed = changed;
         delivered
     }

@@ -55,41 +55,28 @@ pub const MAX_OBSERVER_ERRORS: usize = 256;
 /// Every observer of a world.
 #[derive(Default)]
 pub(crate) struct Observers {
-    /// By id; `None` once removed.
-    pub(crate) entries: Vec<Option<Entry>>,
+    pub(crate) systems: Systems,
     pub(crate) lists: IdMap<Key, Listeners>,
     /// Per watched component, in the order first watched.
     pub(crate) watches: Vec<ChangeWatch>,
     /// Entities with targeted observers, and how many each has.
     pub(crate) targeted: IdMap<Entity, u32>,
+    /// Reused list of changed entities.
+    pub(crate) changed: Vec<Entity>,
+}
+
+/// The observers themselves, by id, and what went wrong running them.
+#[derive(Default)]
+pub(crate) struct Systems {
+    /// By id; `None` once removed.
+    pub(crate) entries: Vec<Option<Entry>>,
     /// What went wrong since last taken, oldest first, at most
     /// [`MAX_OBSERVER_ERRORS`]; and how many in all.
     pub(crate) errors: Vec<ObserverError>,
     pub(crate) error_count: u64,
-    /// Reused lists.
-    pub(crate) scratch: Vec<ObserverId>,
-    pub(crate) changed: Vec<Entity>,
 }
 
-impl Observers {
-    /// Puts the observers of `key` for `target` (global ones first, then the
-    /// entity's, each in registration order) into `out`.
-    pub(crate) fn listeners(&self, key: Key, target: Option<Entity>, out: &mut Vec<ObserverId>) {
-        out.clear();
-        let Some(listeners) = self.lists.get(&key) else { return };
-        out.extend_from_slice(&listeners.global);
-        if let Some(entity) = target
-            && let Some(own) = listeners.targeted.get(&entity)
-        {
-            out.extend_from_slice(own);
-        }
-    }
-
-    /// Whether anything listens to `key`.
-    pub(crate) fn listens(&self, key: Key) -> bool {
-        self.lists.get(&key).is_some_and(|listeners| !listeners.is_empty())
-    }
-
+impl Systems {
     /// Runs observer `id` once; a panic is caught and recorded, and the commands it
     /// queued before panicking are kept.
     pub(crate) fn run(&mut self, world: &mut World, id: ObserverId, data: &mut TriggerData, event: Option<&dyn Any>) {
@@ -98,20 +85,57 @@ impl Observers {
         let ran = catch_unwind(AssertUnwindSafe(|| system.run(world, data, event)));
         system.defer(world);
         if let Err(panic) = ran {
-            let message = super::error::panic_message(&*panic);
-            let observer = system.name().to_string();
-            self.record(ObserverError::Panicked { observer: id, name: observer, message });
+            self.record_panic(id, &*panic);
         }
     }
 
-    /// Runs every observer of `key` for `data`'s entity, in order.
-    pub(crate) fn dispatch(&mut self, world: &mut World, key: Key, data: &mut TriggerData, event: Option<&dyn Any>) {
-        let mut ids = std::mem::take(&mut self.scratch);
-        self.listeners(key, data.entity, &mut ids);
-        for &id in &ids {
+    /// Runs observer `id` of a marker event once per entity of `entities`, in order; a
+    /// panic is recorded and the runs go on with the next entity.
+    pub(crate) fn run_each(&mut self, world: &mut World, id: ObserverId, entities: &[Entity], component: ComponentId) {
+        let mut from = 0;
+        while from < entities.len() {
+            let Some(Some(entry)) = self.entries.get_mut(id.0 as usize) else { return };
+            let system = &mut entry.system;
+            let mut done = 0;
+            let ran =
+                catch_unwind(AssertUnwindSafe(|| system.run_each(world, &entities[from..], component, &mut done)));
+            system.defer(world);
+            from += done;
+            if let Err(panic) = ran {
+                self.record_panic(id, &*panic);
+                from += 1;
+            }
+        }
+    }
+
+    /// Runs every observer of `listeners` for `data`'s entity: those of every entity,
+    /// then the entity's own, each in registration order.
+    pub(crate) fn dispatch(
+        &mut self,
+        world: &mut World,
+        listeners: &Listeners,
+        data: &mut TriggerData,
+        event: Option<&dyn Any>,
+    ) {
+        for &id in &listeners.global {
             self.run(world, id, data, event);
         }
-        self.scratch = ids;
+        if let Some(entity) = data.entity
+            && !listeners.targeted.is_empty()
+            && let Some(own) = listeners.targeted.get(&entity)
+        {
+            for &id in own {
+                self.run(world, id, data, event);
+            }
+        }
+    }
+
+    #[cold]
+    fn record_panic(&mut self, id: ObserverId, panic: &(dyn Any + Send)) {
+        let message = super::error::panic_message(panic);
+        let name =
+            self.entries[id.0 as usize].as_ref().map_or_else(String::new, |entry| entry.system.name().to_string());
+        self.record(ObserverError::Panicked { observer: id, name, message });
     }
 
     pub(crate) fn record(&mut self, error: ObserverError) {
@@ -122,14 +146,28 @@ impl Observers {
         }
         self.errors.push(error);
     }
+}
 
-    /// Forgets the observers targeted at `entity` (it is being despawned).
+impl Observers {
+    /// Whether anything listens to `key`.
+    pub(crate) fn listens(&self, key: Key) -> bool {
+        self.lists.get(&key).is_some_and(|listeners| !listeners.is_empty())
+    }
+
+    /// Runs every observer of `key` for `data`'s entity (see [`Systems::dispatch`]).
+    pub(crate) fn dispatch(&mut self, world: &mut World, key: Key, data: &mut TriggerData, event: Option<&dyn Any>) {
+        if let Some(listeners) = self.lists.get(&key) {
+            self.systems.dispatch(world, listeners, data, event);
+        }
+    }
+
+    /// Forgets the observers targeted at `entity` (it is being despawned). O(observers).
     fn forget_targeted(&mut self, entity: Entity) {
         if self.targeted.remove(&entity).is_none() {
             return;
         }
-        for index in 0..self.entries.len() {
-            if self.entries[index].as_ref().is_some_and(|entry| entry.target == Some(entity)) {
+        for index in 0..self.systems.entries.len() {
+            if self.systems.entries[index].as_ref().is_some_and(|entry| entry.target == Some(entity)) {
                 self.remove(ObserverId(index as u32));
             }
         }
@@ -137,7 +175,7 @@ impl Observers {
 
     /// Removes observer `id`; whether it was registered.
     pub(crate) fn remove(&mut self, id: ObserverId) -> bool {
-        let Some(entry) = self.entries.get_mut(id.0 as usize).and_then(Option::take) else { return false };
+        let Some(entry) = self.systems.entries.get_mut(id.0 as usize).and_then(Option::take) else { return false };
         if let Some(listeners) = self.lists.get_mut(&entry.key) {
             match entry.target {
                 None => listeners.global.retain(|&other| other != id),
@@ -164,17 +202,17 @@ impl Observers {
 impl Reactor for Observers {
     fn lifecycle(&mut self, world: &mut World, kind: HookKind, entity: Entity, ids: &[ComponentId]) {
         for &component in ids {
-            let key = Key::Lifecycle(kind, component);
-            if self.lists.contains_key(&key) {
-                self.dispatch(world, key, &mut TriggerData::at(Some(entity), Some(component)), None);
-            }
+            self.dispatch(
+                world,
+                Key::Lifecycle(kind, component),
+                &mut TriggerData::at(Some(entity), Some(component)),
+                None,
+            );
         }
     }
 
     fn despawning(&mut self, world: &mut World, entity: Entity) {
-        if self.lists.contains_key(&Key::Despawn) {
-            self.dispatch(world, Key::Despawn, &mut TriggerData::at(Some(entity), None), None);
-        }
+        self.dispatch(world, Key::Despawn, &mut TriggerData::at(Some(entity), None), None);
     }
 
     fn despawned(&mut self, entity: Entity) {

@@ -4,6 +4,8 @@
 use std::any::Any;
 use std::marker::PhantomData;
 
+use crate::component::ComponentId;
+use crate::entity::Entity;
 use crate::system::{SystemMeta, SystemParam, SystemParamItem};
 use crate::world::World;
 
@@ -49,6 +51,11 @@ pub(crate) trait AnyObserver: Send + 'static {
 
     /// Runs the observer once. `event` is the sent value for events sent with one.
     fn run(&mut self, world: &mut World, data: &mut TriggerData, event: Option<&dyn Any>);
+
+    /// Runs the observer of a marker event once for each of `entities`, in order, with
+    /// `component`; `done` counts the runs that returned (so that after a panic the
+    /// caller knows where to go on from).
+    fn run_each(&mut self, world: &mut World, entities: &[Entity], component: ComponentId, done: &mut usize);
 
     /// Moves the commands it queued to the world's hook queue, applied once the
     /// operation under way completes. (A parameter's [`SystemParam::apply`] is not
@@ -98,6 +105,17 @@ impl<E: ObserverEvent, Marker: 'static, F: ObserverFunction<E, Marker>> AnyObser
         // parameters declared.
         let params = unsafe { F::Param::get(&mut self.state, world, &self.meta) };
         self.function.call(Trigger { event, data }, params);
+    }
+
+    fn run_each(&mut self, world: &mut World, entities: &[Entity], component: ComponentId, done: &mut usize) {
+        let event = E::MARKER.expect("ripple: only marker events are sent without a value");
+        for &entity in entities {
+            let mut data = TriggerData::at(Some(entity), Some(component));
+            // SAFETY: as in `run`.
+            let params = unsafe { F::Param::get(&mut self.state, world, &self.meta) };
+            self.function.call(Trigger { event, data: &mut data }, params);
+            *done += 1;
+        }
     }
 
     fn defer(&mut self, world: &mut World) {

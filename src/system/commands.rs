@@ -136,6 +136,9 @@ impl CommandQueue {
     /// Moves every command of `other` to the end of this queue, in order, leaving
     /// `other` empty (with its capacity).
     pub fn append(&mut self, other: &mut CommandQueue) {
+        if other.entries.is_empty() {
+            return;
+        }
         let shift = self.bytes.len();
         // The bytes move as they are: a command is moved, not copied, because `other`
         // forgets it below (its lengths are zeroed, and `MaybeUninit` bytes and `Entry`

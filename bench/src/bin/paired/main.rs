@@ -155,7 +155,7 @@ struct Pair {
 fn run_child(rounds: usize, only: &[String]) {
     /// Builds a workload's prepared worlds.
     type Make = fn() -> Workload;
-    let workloads: [(&str, Make); 15] = [
+    let workloads: [(&str, Make); 19] = [
         ("empty_systems", empty_systems),
         ("schedule", schedule),
         ("simple_iter", simple_iter),
@@ -171,6 +171,10 @@ fn run_child(rounds: usize, only: &[String]) {
         ("events_direct", peers::events_direct),
         ("get_mut", peers::get_mut),
         ("world_get_mut", peers::world_get_mut),
+        ("observe_lifecycle", peers::observe_lifecycle),
+        ("observe_trigger", peers::observe_trigger),
+        (peers::OBSERVE_MUTATION_100, peers::observe_mutation_100),
+        (peers::OBSERVE_MUTATION_10000, peers::observe_mutation_10000),
     ];
     let chosen = |name: &str| only.is_empty() || only.iter().any(|o| o == name);
     for (_, make) in workloads.iter().filter(|(name, _)| chosen(name)) {

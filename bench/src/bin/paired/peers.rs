@@ -217,6 +217,31 @@ pub fn from_lines(name: &'static str, lines: Vec<(&'static str, Pass)>) -> Workl
     Workload { name, ripple, others: lines.collect() }
 }
 
+/// observe_lifecycle: inserting and removing an observed component (`bench::observers`).
+pub fn observe_lifecycle() -> Workload {
+    from_lines("observe_lifecycle", bench::observers::lifecycle_lines())
+}
+
+/// observe_trigger: bubbling custom triggers (`bench::observers`).
+pub fn observe_trigger() -> Workload {
+    from_lines("observe_trigger", bench::observers::trigger_lines())
+}
+
+/// The name of observe_mutation at K = 100.
+pub const OBSERVE_MUTATION_100: &str = "observe_mutation/N=1000000,K=100";
+/// The name of observe_mutation at K = 10,000.
+pub const OBSERVE_MUTATION_10000: &str = "observe_mutation/N=1000000,K=10000";
+
+/// observe_mutation at N = 1,000,000, K = 100 (`bench::observers`).
+pub fn observe_mutation_100() -> Workload {
+    from_lines(OBSERVE_MUTATION_100, bench::observers::mutation_lines(1_000_000, 100))
+}
+
+/// observe_mutation at N = 1,000,000, K = 10,000 (`bench::observers`).
+pub fn observe_mutation_10000() -> Workload {
+    from_lines(OBSERVE_MUTATION_10000, bench::observers::mutation_lines(1_000_000, 10_000))
+}
+
 /// events: one frame of a writer and four readers through each scheduler
 /// (`bench::events`).
 pub fn events() -> Workload {

@@ -599,6 +599,46 @@ const BARS: &[Bar] = &[
         },
         AtMost(1.0),
     ),
+    bar(
+        44,
+        "observe_lifecycle: 10,000 inserts and removals with a global and a targeted observer / bevy_ecs",
+        Ratio { group: "observe_lifecycle", other: "bevy_ecs" },
+        AtMost(1.0),
+    )
+    .paired(Paired { workload: "observe_lifecycle", other: "bevy_ecs" }),
+    bar(
+        44,
+        "observe_trigger: 10,000 bubbling triggers through depth-4 trees / bevy_ecs",
+        Ratio { group: "observe_trigger", other: "bevy_ecs" },
+        AtMost(1.0),
+    )
+    .paired(Paired { workload: "observe_trigger", other: "bevy_ecs" }),
+    bar(
+        44,
+        "observe_mutation N=1M, K=100: OnChange delivery frame / the same K through Changed<T>",
+        Ratio { group: "observe_mutation/N=1000000,K=100", other: "ripple_changed_query" },
+        AtMost(1.5),
+    )
+    .paired(Paired { workload: "observe_mutation/N=1000000,K=100", other: "ripple_changed_query" }),
+    bar(
+        44,
+        "observe_mutation N=1M, K=10,000: OnChange delivery frame / the same K through Changed<T>",
+        Ratio { group: "observe_mutation/N=1000000,K=10000", other: "ripple_changed_query" },
+        AtMost(1.5),
+    )
+    .paired(Paired { workload: "observe_mutation/N=1000000,K=10000", other: "ripple_changed_query" }),
+    bar(
+        44,
+        "observe_mutation N=1M, K=100: times faster than bevy_ecs's Changed<T> scan",
+        Speedup { group: "observe_mutation/N=1000000,K=100", other: "bevy_ecs" },
+        AtLeast(100.0),
+    ),
+    bar(
+        44,
+        "observe_mutation N=1M, K=10,000: times faster than bevy_ecs's Changed<T> scan",
+        Speedup { group: "observe_mutation/N=1000000,K=10000", other: "bevy_ecs" },
+        Blocked { proposed: 2.0 },
+    ),
 ];
 
 /// The files of [`Scale`] figures.
