@@ -267,7 +267,7 @@ impl World {
             Some(element) if self.components.is_sparse(c) => added_sparse & (1 << element) != 0,
             _ => !before.has(c),
         };
-        self.run_hooks(&mut queue, HookKind::Add, entity, ids, &added);
+        self.run_hooks(&mut queue, HookKind::Add, entity, ids, added);
         if self.has_reactor() {
             // Observers run after the hooks of each moment; what they queue follows
             // what the hooks queued.

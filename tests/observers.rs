@@ -395,3 +395,34 @@ fn observers_added_while_delivering_start_after_it() {
     assert_eq!(take(&l), [b.to_string()]);
     let _ = a;
 }
+
+#[test]
+fn scene_loads_report_adds_and_inserts_in_file_order() {
+    use serde::{Deserialize, Serialize};
+    #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq)]
+    struct Saved(u32);
+    let mut registry = ripple::SceneRegistry::new();
+    registry.component::<Saved>("saved").unwrap();
+    let mut world = World::new();
+    world.spawn((Saved(1),));
+    world.spawn((Saved(2),));
+    let mut json = Vec::new();
+    registry.save(&world).to_json(&mut json).unwrap();
+
+    let mut copy = World::new();
+    let l = log();
+    let (la, li, lc) = (l.clone(), l.clone(), l.clone());
+    copy.observe(move |t: Trigger<OnAdd<Saved>>, mut q: Query<&Saved>| {
+        la.lock().unwrap().push(format!("add {}", q.get(t.entity()).unwrap().0));
+    })
+    .unwrap();
+    copy.observe(move |t: Trigger<OnInsert<Saved>>, mut q: Query<&Saved>| {
+        li.lock().unwrap().push(format!("insert {}", q.get(t.entity()).unwrap().0));
+    })
+    .unwrap();
+    copy.observe(move |_: Trigger<OnChange<Saved>>| lc.lock().unwrap().push("change".to_string())).unwrap();
+    registry.load_json(&mut copy, &json).unwrap();
+    assert_eq!(take(&l), ["add 1", "insert 1", "add 2", "insert 2"]);
+    copy.flush();
+    assert_eq!(take(&l), ["change", "change"], "loaded values are new: added is changed");
+}

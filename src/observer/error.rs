@@ -7,7 +7,7 @@ use crate::entity::Entity;
 use super::registry::ObserverId;
 
 /// Why an observer could not be registered or removed, or what went wrong while
-/// observers ran (see [`World::observer_errors`](crate::World::observer_errors)).
+/// observers ran (see [`World::take_observer_errors`](crate::World::take_observer_errors)).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ObserverError {
     /// The observer's own parameters conflict; nothing was registered.

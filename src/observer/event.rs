@@ -84,6 +84,14 @@ lifecycle_event!(
     /// A `T` became present on an entity: spawned with it, inserted where it had none,
     /// loaded from a scene. Observers run after the value is written, after the
     /// `on_add` hooks.
+    ///
+    /// ```
+    /// use ripple::{OnAdd, Trigger, World};
+    /// struct Body;
+    /// let mut world = World::new();
+    /// world.observe(|t: Trigger<OnAdd<Body>>| println!("create a physics body for {}", t.entity())).unwrap();
+    /// world.spawn((Body,));
+    /// ```
     OnAdd,
     |world, id| lifecycle(world, id, HookKind::Add)
 );
@@ -91,6 +99,19 @@ lifecycle_event!(
     /// A `T` value was written by spawn, insert or scene load, whether the entity had
     /// one or not (after [`OnAdd`]). Observers run after the write and the `on_insert`
     /// hooks.
+    ///
+    /// ```
+    /// use ripple::{OnInsert, Query, Trigger, World};
+    /// struct Label(&'static str);
+    /// let mut world = World::new();
+    /// world
+    ///     .observe(|t: Trigger<OnInsert<Label>>, mut labels: Query<&Label>| {
+    ///         println!("draw {}", labels.get(t.entity()).unwrap().0); // every write by insert
+    ///     })
+    ///     .unwrap();
+    /// let e = world.spawn((Label("hello"),));
+    /// world.insert(e, (Label("bye"),)).unwrap();
+    /// ```
     OnInsert,
     |world, id| lifecycle(world, id, HookKind::Insert)
 );
@@ -98,6 +119,23 @@ lifecycle_event!(
     /// A `T` value is about to be overwritten by insert, or to leave the entity
     /// (remove or despawn, before [`OnRemove`]). Observers run before the change and
     /// can still read the old value.
+    ///
+    /// ```
+    /// use ripple::{OnReplace, Query, ResMut, Trigger, World};
+    /// struct Gold(u32);
+    /// #[derive(Default)]
+    /// struct Spent(u32);
+    /// let mut world = World::new();
+    /// world.insert_resource(Spent::default());
+    /// world
+    ///     .observe(|t: Trigger<OnReplace<Gold>>, mut gold: Query<&Gold>, mut spent: ResMut<Spent>| {
+    ///         spent.0 += gold.get(t.entity()).unwrap().0; // the old value
+    ///     })
+    ///     .unwrap();
+    /// let e = world.spawn((Gold(5),));
+    /// world.insert(e, (Gold(9),)).unwrap();
+    /// assert_eq!(world.resource::<Spent>().unwrap().0, 5);
+    /// ```
     OnReplace,
     |world, id| lifecycle(world, id, HookKind::Replace)
 );
@@ -105,6 +143,19 @@ lifecycle_event!(
     /// A `T` is about to leave an entity: removed, or despawned with it (also by
     /// [`World::clear`](crate::World::clear)). Observers run after the `on_remove`
     /// hooks, before the value goes, and can still read it.
+    ///
+    /// ```
+    /// use ripple::{OnRemove, Query, Trigger, World};
+    /// struct Body(u32);
+    /// let mut world = World::new();
+    /// world
+    ///     .observe(|t: Trigger<OnRemove<Body>>, mut bodies: Query<&Body>| {
+    ///         println!("destroy physics body {}", bodies.get(t.entity()).unwrap().0);
+    ///     })
+    ///     .unwrap();
+    /// let e = world.spawn((Body(7),));
+    /// world.despawn(e).unwrap(); // runs it too
+    /// ```
     OnRemove,
     |world, id| lifecycle(world, id, HookKind::Remove)
 );
@@ -115,6 +166,23 @@ lifecycle_event!(
     /// one-shot run's end), once per entity however many writes happened, and never
     /// for an entity that lost `T` or was despawned meanwhile. Watching a type turns
     /// its change tracking on.
+    ///
+    /// ```
+    /// use ripple::{OnChange, ResMut, Trigger, World};
+    /// struct Score(u32);
+    /// #[derive(Default)]
+    /// struct Redraws(u32);
+    /// let mut world = World::new();
+    /// world.insert_resource(Redraws::default());
+    /// world.observe(|_: Trigger<OnChange<Score>>, mut redraws: ResMut<Redraws>| redraws.0 += 1).unwrap();
+    /// let e = world.spawn((Score(0),));
+    /// world.flush();
+    /// for _ in 0..5 {
+    ///     world.get_mut::<Score>(e).unwrap().0 += 1;
+    /// }
+    /// world.flush();
+    /// assert_eq!(world.resource::<Redraws>().unwrap().0, 2); // the add, then five writes once
+    /// ```
     OnChange,
     |world, id| {
         let source = Box::new(Changes::<T>::from_now(world));
@@ -131,6 +199,14 @@ fn lifecycle(world: &mut World, id: ComponentId, kind: HookKind) -> ObserverKey 
 
 /// An entity is about to be despawned (before its components' [`OnReplace`] and
 /// [`OnRemove`]). Observers can still read every component.
+///
+/// ```
+/// use ripple::{OnDespawn, Trigger, World};
+/// let mut world = World::new();
+/// let boss = world.spawn(());
+/// world.observe_entity(boss, |t: Trigger<OnDespawn>| println!("{} defeated", t.entity())).unwrap();
+/// world.despawn(boss).unwrap();
+/// ```
 #[derive(Debug)]
 pub struct OnDespawn;
 
