@@ -633,12 +633,15 @@ const BARS: &[Bar] = &[
         Speedup { group: "observe_mutation/N=1000000,K=100", other: "bevy_ecs" },
         AtLeast(100.0),
     ),
+    // Asked: 100 times faster. At K = 10,000 the K rows themselves (the writes, and
+    // the changed query that visits them) cost about a third of bevy's whole scan.
     bar(
         44,
-        "observe_mutation N=1M, K=10,000: times faster than bevy_ecs's Changed<T> scan",
-        Speedup { group: "observe_mutation/N=1000000,K=10000", other: "bevy_ecs" },
-        Blocked { proposed: 2.0 },
-    ),
+        "observe_mutation N=1M, K=10,000: ripple / bevy_ecs's Changed<T> scan (asked: 100x faster)",
+        Ratio { group: "observe_mutation/N=1000000,K=10000", other: "bevy_ecs" },
+        Blocked { proposed: 0.8 },
+    )
+    .paired(Paired { workload: "observe_mutation/N=1000000,K=10000", other: "bevy_ecs" }),
 ];
 
 /// The files of [`Scale`] figures.
