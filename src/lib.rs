@@ -121,7 +121,9 @@ pub use system::{
     Command, CommandQueue, Commands, Condition, EntityCommands, EntityCounts, ExclusiveSystem, FunctionSystem,
     IntoCondition, IntoSystem, Local, ONE_SHOT_RECURSION_LIMIT, OneShotError, OneShotId, ParamSet, Query,
     QueryParamIter, ReadOnlySystemParam, Removed, Res, ResMut, System, SystemAccess, SystemMeta, SystemParam,
-    SystemParamFunction, SystemParamItem, any_match, not, on_event, resource_added, resource_changed, resource_exists,
+    SystemParamFunction, SystemParamItem, any_component_removed, any_match, condition_changed, condition_changed_to,
+    not, on_event, resource_added, resource_changed, resource_changed_or_removed, resource_equals, resource_exists,
+    resource_exists_and_equals, resource_removed, run_once,
 };
 #[doc(hidden)]
 pub use system::{IsExclusiveSystem, IsFunctionSystem, ParamSetState, QueryParamState, ResState};

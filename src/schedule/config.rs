@@ -102,8 +102,12 @@ pub trait IntoSystemConfig<Marker>: Sized {
     /// Runs the system only when `condition` holds: a function of read-only system
     /// parameters returning `bool` ([`resource_exists`](crate::resource_exists),
     /// [`on_event`](crate::on_event), a closure, ...). Several conditions must all hold;
-    /// they are evaluated in order, just before the system's stage, and stop at the
-    /// first that fails (a condition not evaluated keeps its memory as it was).
+    /// every one is evaluated, in order, just before the system's stage, even after one
+    /// failed (as in bevy_ecs): a condition watching for a change sees it, and reports
+    /// it, in the run it happens, never in a later run. The conditions of the system's
+    /// sets are evaluated too, whatever they answer. Join conditions with
+    /// [`IntoCondition::and`] (which evaluates the second only when the first holds)
+    /// and the other combinators.
     ///
     /// A system skipped by a condition is treated like a disabled one: its change
     /// filters, dirty sets, removal readers and event readers keep their memory and

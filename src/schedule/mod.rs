@@ -639,10 +639,13 @@ impl Schedule {
 }
 
 /// Whether an enabled system runs now: its sets are enabled and their conditions
-/// hold (evaluated once per schedule run), and its own conditions hold. Conditions are
-/// evaluated in order and stop at the first that fails.
+/// hold (evaluated once per schedule run), and its own conditions hold. Every
+/// condition is evaluated, even after one failed (as bevy_ecs does), so a condition
+/// that watches for a change never keeps one it saw while another condition failed
+/// to report it later.
 #[inline]
 fn should_run(slot: &mut Slot, sets: &mut [SetSlot], world: &World) -> bool {
+    let mut run = true;
     for &index in &slot.sets {
         let set = &mut sets[index];
         if !set.enabled {
@@ -653,17 +656,17 @@ fn should_run(slot: &mut Slot, sets: &mut [SetSlot], world: &World) -> bool {
             None => {
                 // SAFETY: the set's conditions were initialized with this world (the
                 // schedule's), and no system runs while a stage is being prepared.
-                let verdict = set.conditions.iter_mut().all(|condition| unsafe { condition.evaluate(world) });
+                let verdict =
+                    set.conditions.iter_mut().fold(true, |all, condition| unsafe { condition.evaluate(world) } && all);
                 set.verdict = Some(verdict);
                 verdict
             }
         };
-        if !verdict {
-            return false;
-        }
+        run &= verdict;
     }
     // SAFETY: as above, for the system's own conditions.
-    slot.conditions.iter_mut().all(|condition| unsafe { condition.evaluate(world) })
+    let own = slot.conditions.iter_mut().fold(true, |all, condition| unsafe { condition.evaluate(world) } && all);
+    run && own
 }
 
 /// Runs the slots of a stage in parallel, splitting the list in halves.

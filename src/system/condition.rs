@@ -125,11 +125,129 @@ impl<Marker: 'static, F: SystemParamFunction<Marker, Out = bool>> ConditionFn fo
     }
 }
 
+/// How [`Combined`] joins its two conditions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Join {
+    And,
+    Or,
+    Nand,
+    Nor,
+    Xor,
+    Xnor,
+}
+
+impl Join {
+    fn symbol(self) -> &'static str {
+        match self {
+            Join::And => "and",
+            Join::Or => "or",
+            Join::Nand => "nand",
+            Join::Nor => "nor",
+            Join::Xor => "xor",
+            Join::Xnor => "xnor",
+        }
+    }
+}
+
+/// Two conditions joined: `and`, `or`, `nand` and `nor` short-circuit (the second is
+/// evaluated only when the first does not decide), as bevy_ecs's combinators do;
+/// `xor` and `xnor` evaluate both.
+struct Combined {
+    join: Join,
+    first: Condition,
+    second: Condition,
+    name: String,
+    access: SystemAccess,
+}
+
+impl ConditionFn for Combined {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn initialize(&mut self, world: &mut World) -> Result<(), Vec<String>> {
+        let mut conflicts = Vec::new();
+        for condition in [&mut self.first, &mut self.second] {
+            if let Err(found) = condition.initialize(world) {
+                conflicts.extend(found);
+            }
+        }
+        if !conflicts.is_empty() {
+            return Err(conflicts);
+        }
+        self.access = self.first.access().clone();
+        self.access.extend(self.second.access());
+        Ok(())
+    }
+    fn access(&self) -> &SystemAccess {
+        &self.access
+    }
+    unsafe fn evaluate(&mut self, world: &World) -> bool {
+        // SAFETY (all below): per the caller, for both conditions, whose accesses this
+        // one's covers.
+        let first = unsafe { self.first.evaluate(world) };
+        match self.join {
+            Join::And => first && unsafe { self.second.evaluate(world) },
+            Join::Or => first || unsafe { self.second.evaluate(world) },
+            Join::Nand => !(first && unsafe { self.second.evaluate(world) }),
+            Join::Nor => !(first || unsafe { self.second.evaluate(world) }),
+            Join::Xor => first != unsafe { self.second.evaluate(world) },
+            Join::Xnor => first == unsafe { self.second.evaluate(world) },
+        }
+    }
+}
+
+fn combine(join: Join, first: Condition, second: Condition) -> Condition {
+    let name = format!("({} {} {})", first.name(), join.symbol(), second.name());
+    let inner = Combined { join, first, second, name, access: SystemAccess::default() };
+    Condition { inner: Box::new(inner), negated: false }
+}
+
 /// Conversion into a [`Condition`]: implemented for functions of
-/// [read-only parameters](ReadOnlySystemParam) returning `bool`.
+/// [read-only parameters](ReadOnlySystemParam) returning `bool`. Its methods join two
+/// conditions into one, as bevy_ecs's `SystemCondition` combinators do.
+///
+/// ```
+/// use ripple::{IntoCondition, IntoSystemConfig, Schedule, World, resource_exists};
+/// struct Menu;
+/// struct Paused;
+/// let mut world = World::new();
+/// let mut schedule = Schedule::new();
+/// let gate = resource_exists::<Menu>.or(resource_exists::<Paused>);
+/// schedule.add_system(&mut world, (|| println!("ui")).run_if(gate)).unwrap();
+/// ```
 pub trait IntoCondition<Marker>: Sized {
     /// The condition.
     fn into_condition(self) -> Condition;
+
+    /// Holds when both hold; `other` is evaluated only when this one holds.
+    fn and<M>(self, other: impl IntoCondition<M>) -> Condition {
+        combine(Join::And, self.into_condition(), other.into_condition())
+    }
+
+    /// Holds when either holds; `other` is evaluated only when this one fails.
+    fn or<M>(self, other: impl IntoCondition<M>) -> Condition {
+        combine(Join::Or, self.into_condition(), other.into_condition())
+    }
+
+    /// Holds unless both hold; `other` is evaluated only when this one holds.
+    fn nand<M>(self, other: impl IntoCondition<M>) -> Condition {
+        combine(Join::Nand, self.into_condition(), other.into_condition())
+    }
+
+    /// Holds when neither holds; `other` is evaluated only when this one fails.
+    fn nor<M>(self, other: impl IntoCondition<M>) -> Condition {
+        combine(Join::Nor, self.into_condition(), other.into_condition())
+    }
+
+    /// Holds when exactly one holds (both are evaluated).
+    fn xor<M>(self, other: impl IntoCondition<M>) -> Condition {
+        combine(Join::Xor, self.into_condition(), other.into_condition())
+    }
+
+    /// Holds when both hold or both fail (both are evaluated).
+    fn xnor<M>(self, other: impl IntoCondition<M>) -> Condition {
+        combine(Join::Xnor, self.into_condition(), other.into_condition())
+    }
 }
 
 impl IntoCondition<()> for Condition {
@@ -202,6 +320,95 @@ where
     QueryState<Q, F>: Send,
 {
     query.iter().next().is_some()
+}
+
+/// A run condition: true the first time it is evaluated, false ever after.
+pub fn run_once(mut done: Local<'_, bool>) -> bool {
+    !std::mem::replace(&mut *done, true)
+}
+
+/// A run condition: whether resource `T` equals `value`.
+///
+/// # Panics
+/// When evaluated while the world has no `T` (as a [`Res`] parameter does); see
+/// [`resource_exists_and_equals`].
+pub fn resource_equals<T: PartialEq + Send + Sync + 'static>(value: T) -> impl FnMut(Res<'_, T>) -> bool + Send {
+    move |resource: Res<'_, T>| *resource == value
+}
+
+/// A run condition: whether the world has a resource `T` equal to `value`.
+pub fn resource_exists_and_equals<T: PartialEq + Send + Sync + 'static>(
+    value: T,
+) -> impl FnMut(Option<Res<'_, T>>) -> bool + Send {
+    move |resource: Option<Res<'_, T>>| resource.is_some_and(|resource| *resource == value)
+}
+
+/// A run condition: whether resource `T` was removed since this condition was last
+/// evaluated (it existed then and is gone now).
+pub fn resource_removed<T: Send + Sync + 'static>(resource: Option<Res<'_, T>>, mut existed: Local<'_, bool>) -> bool {
+    let exists = resource.is_some();
+    std::mem::replace(&mut *existed, exists) && !exists
+}
+
+/// A run condition: whether resource `T` was inserted, written or removed since this
+/// condition was last evaluated.
+pub fn resource_changed_or_removed<T: Send + Sync + 'static>(
+    resource: Option<Res<'_, T>>,
+    mut existed: Local<'_, bool>,
+) -> bool {
+    let exists = resource.is_some();
+    let removed = std::mem::replace(&mut *existed, exists) && !exists;
+    removed || resource.is_some_and(|resource| resource.is_changed())
+}
+
+/// A run condition: whether any `T` was removed from an entity (or despawned with it)
+/// since this condition was last evaluated. It reads the removals with a reader of
+/// its own.
+pub fn any_component_removed<T: Component>(mut removed: Removed<'_, '_, T>) -> bool {
+    let mut removals = removed.read();
+    removals.missed() > 0 || removals.next().is_some()
+}
+
+/// A condition whose answer is whether `condition`'s answer differs from the one it
+/// gave the previous time (false the first time).
+pub fn condition_changed<M>(condition: impl IntoCondition<M>) -> Condition {
+    let inner = Watched { condition: condition.into_condition(), to: None, last: None, name: String::new() };
+    Condition { inner: Box::new(inner), negated: false }
+}
+
+/// A condition that holds when `condition`'s answer changed since the previous time
+/// and is now `to` (false the first time).
+pub fn condition_changed_to<M>(to: bool, condition: impl IntoCondition<M>) -> Condition {
+    let inner = Watched { condition: condition.into_condition(), to: Some(to), last: None, name: String::new() };
+    Condition { inner: Box::new(inner), negated: false }
+}
+
+/// A condition watching another's answer for a change.
+struct Watched {
+    condition: Condition,
+    /// The answer a change must reach to count (any, if `None`).
+    to: Option<bool>,
+    last: Option<bool>,
+    name: String,
+}
+
+impl ConditionFn for Watched {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn initialize(&mut self, world: &mut World) -> Result<(), Vec<String>> {
+        self.name = format!("changed({})", self.condition.name());
+        self.condition.initialize(world)
+    }
+    fn access(&self) -> &SystemAccess {
+        self.condition.access()
+    }
+    unsafe fn evaluate(&mut self, world: &World) -> bool {
+        // SAFETY: per the caller; the access is the watched condition's.
+        let now = unsafe { self.condition.evaluate(world) };
+        let changed = self.last.replace(now).is_some_and(|last| last != now);
+        changed && self.to.is_none_or(|to| to == now)
+    }
 }
 
 #[cfg(test)]

@@ -15,8 +15,9 @@ mod res;
 pub use access::SystemAccess;
 pub use commands::{Command, CommandQueue, Commands};
 pub use condition::{
-    Condition, IntoCondition, ReadOnlySystemParam, any_match, not, on_event, resource_added, resource_changed,
-    resource_exists,
+    Condition, IntoCondition, ReadOnlySystemParam, any_component_removed, any_match, condition_changed,
+    condition_changed_to, not, on_event, resource_added, resource_changed, resource_changed_or_removed,
+    resource_equals, resource_exists, resource_exists_and_equals, resource_removed, run_once,
 };
 pub use entity_commands::EntityCommands;
 pub use function::{ExclusiveSystem, FunctionSystem, IntoSystem, System, SystemParamFunction};

@@ -127,6 +127,14 @@ pub unsafe trait SystemParam: Sized {
         let _ = (state, world);
     }
 
+    /// Called by a [`ParamSet`](super::ParamSet) once per run of its system, before
+    /// any member is made: a member may then be made several times in one run, and
+    /// should answer as if made once ([`Res::is_changed`] stays relative to the
+    /// system's previous run, however many times `pN()` hands it out).
+    fn begin_shared_run(state: &mut Self::State) {
+        let _ = state;
+    }
+
     /// Moves the commands the parameter deferred to the end of `queue`, to be applied
     /// later with the rest (a one-shot system hands its commands over this way, so it
     /// can be put back before they run and a command may run it again). A parameter
@@ -265,6 +273,11 @@ macro_rules! impl_param_tuple {
                 let _ = &world;
                 let ($($name,)*) = state;
                 $($name::apply($name, world);)*
+            }
+            #[allow(non_snake_case, reason = "elements named after their types")]
+            fn begin_shared_run(state: &mut Self::State) {
+                let ($($name,)*) = state;
+                $($name::begin_shared_run($name);)*
             }
             #[allow(non_snake_case, reason = "elements named after their types")]
             fn queue(state: &mut Self::State, queue: &mut CommandQueue) {

@@ -17,9 +17,9 @@ use super::param::{EntityCounts, SystemMeta, SystemParam, SystemParamItem};
 /// themselves they may. The schedule treats the set as touching everything its
 /// members touch.
 ///
-/// Each `pN()` call makes its member afresh, so a `Res` or `ResMut` member's
-/// `is_changed` is relative to that member's previous hand-out (an earlier `pN()` in the
-/// same run counts): ask once per run and keep the answer.
+/// Each `pN()` call makes its member afresh; a `Res` or `ResMut` member's `is_changed`
+/// is still relative to the system's previous run, however many times it is handed
+/// out in one run (as in bevy_ecs).
 ///
 /// Member types must be `'static`: spell a query's references with `'static`
 /// (`Query<&'static mut Health>`); the items still borrow only for the member's use.
@@ -93,7 +93,11 @@ macro_rules! impl_param_set {
                 ParamSetState { params, meta: SystemMeta::new(meta.name.clone()) }
             }
             unsafe fn get<'w, 's>(state: &'s mut Self::State, world: &'w World, _: &SystemMeta) -> Self::Item<'w, 's> {
+                $($param::begin_shared_run(&mut state.params.$index);)*
                 ParamSet { state, world }
+            }
+            fn begin_shared_run(state: &mut Self::State) {
+                $($param::begin_shared_run(&mut state.params.$index);)*
             }
             fn apply(state: &mut Self::State, world: &mut World) {
                 $($param::apply(&mut state.params.$index, world);)*

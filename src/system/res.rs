@@ -16,19 +16,32 @@ use super::param::{SystemMeta, SystemParam};
 pub struct ResState {
     last_run: Arc<AtomicU32>,
     has_run: bool,
+    /// Inside a [`ParamSet`](super::ParamSet): the look before this run began, which
+    /// every look in the run answers with.
+    run_base: Option<Option<Tick>>,
 }
 
 impl ResState {
     fn new(world: &mut World) -> Self {
-        ResState { last_run: world.register_observer(), has_run: false }
+        ResState { last_run: world.register_observer(), has_run: false, run_base: None }
     }
 
-    /// Records a look at `this_run`; returns the previous one (`None` on the first).
+    /// Records a look at `this_run`; returns the previous one (`None` on the first), or,
+    /// in a run begun with [`begin_shared_run`](Self::begin_shared_run), the last one
+    /// before that run.
     fn look(&mut self, this_run: Tick) -> Option<Tick> {
-        let last = self.has_run.then(|| Tick(self.last_run.load(Ordering::Relaxed)));
+        let last = match self.run_base {
+            Some(base) => base,
+            None => self.has_run.then(|| Tick(self.last_run.load(Ordering::Relaxed))),
+        };
         self.last_run.store(this_run.get(), Ordering::Relaxed);
         self.has_run = true;
         last
+    }
+
+    /// Starts a run in which the parameter may be made several times.
+    fn begin_shared_run(&mut self) {
+        self.run_base = Some(self.has_run.then(|| Tick(self.last_run.load(Ordering::Relaxed))));
     }
 }
 
@@ -120,6 +133,9 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for Res<'_, T> {
         meta.add_resource_access::<T>(false, std::any::type_name::<Self>());
         ResState::new(world)
     }
+    fn begin_shared_run(state: &mut ResState) {
+        state.begin_shared_run();
+    }
     unsafe fn get<'w>(state: &mut ResState, world: &'w World, meta: &SystemMeta) -> Res<'w, T> {
         match get_res(state, world) {
             Some(res) => res,
@@ -138,6 +154,9 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for Option<Res<'_, T>> {
     fn init(world: &mut World, meta: &mut SystemMeta) -> ResState {
         meta.add_resource_access::<T>(false, std::any::type_name::<Self>());
         ResState::new(world)
+    }
+    fn begin_shared_run(state: &mut ResState) {
+        state.begin_shared_run();
     }
     unsafe fn get<'w>(state: &mut ResState, world: &'w World, _: &SystemMeta) -> Option<Res<'w, T>> {
         get_res(state, world)
@@ -222,6 +241,9 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for ResMut<'_, T> {
         meta.add_resource_access::<T>(true, std::any::type_name::<Self>());
         ResState::new(world)
     }
+    fn begin_shared_run(state: &mut ResState) {
+        state.begin_shared_run();
+    }
     unsafe fn get<'w>(state: &mut ResState, world: &'w World, meta: &SystemMeta) -> ResMut<'w, T> {
         // SAFETY: the caller holds the declared write.
         match unsafe { get_res_mut(state, world) } {
@@ -241,6 +263,9 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for Option<ResMut<'_, T>> {
     fn init(world: &mut World, meta: &mut SystemMeta) -> ResState {
         meta.add_resource_access::<T>(true, std::any::type_name::<Self>());
         ResState::new(world)
+    }
+    fn begin_shared_run(state: &mut ResState) {
+        state.begin_shared_run();
     }
     unsafe fn get<'w>(state: &mut ResState, world: &'w World, _: &SystemMeta) -> Option<ResMut<'w, T>> {
         // SAFETY: the caller holds the declared write.
