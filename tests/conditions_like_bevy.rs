@@ -240,3 +240,53 @@ fn param_set_res_is_changed_is_relative_to_the_last_run() {
     schedule.run(&mut world);
     assert_eq!(world.resource::<Seen>().unwrap().0, [(true, true), (false, false), (true, true)]);
 }
+
+#[test]
+fn invalid_system_params_skip_the_system_with_a_report() {
+    let mut world = World::new();
+    let mut schedule = Schedule::new();
+    let ran = Arc::new(AtomicUsize::new(0));
+    let r = ran.clone();
+    schedule
+        .add_system(&mut world, move |score: Res<Score>| {
+            r.fetch_add(score.0 as usize, Ordering::Relaxed);
+        })
+        .unwrap();
+    let (others, system) = counter();
+    schedule.add_system(&mut world, system).unwrap();
+    schedule.run(&mut world);
+    assert_eq!(runs(&others), 1, "the other systems still ran");
+    assert!(schedule.report().contains("skipped: the world has no resource"), "{}", schedule.report());
+    let skipped = schedule.take_skipped_runs();
+    assert_eq!(skipped.len(), 1);
+    assert!(skipped[0].reason.contains("Score"), "{skipped:?}");
+    assert_eq!(schedule.skipped_run_count(), 1);
+    world.insert_resource(Score(2));
+    schedule.run(&mut world);
+    assert_eq!(ran.load(Ordering::Relaxed), 2);
+    assert!(schedule.take_skipped_runs().is_empty());
+}
+
+#[test]
+fn run_system_with_invalid_params_is_a_typed_error() {
+    let mut world = World::new();
+    let id = world.register_system(|mut score: ResMut<Score>| score.0 += 1).unwrap();
+    match world.run_system(id) {
+        Err(ripple::OneShotError::InvalidParams { reason, .. }) => assert!(reason.contains("Score")),
+        other => panic!("expected InvalidParams, got {other:?}"),
+    }
+    world.insert_resource(Score(0));
+    world.run_system(id).unwrap();
+    assert_eq!(world.resource::<Score>().unwrap().0, 1, "registered and usable once the resource exists");
+}
+
+#[test]
+fn panicking_on_invalid_params_is_opt_in() {
+    let mut world = World::new();
+    let mut schedule = Schedule::new();
+    schedule.add_system(&mut world, |_: Res<Score>| {}).unwrap();
+    schedule.set_panic_on_invalid_params(true);
+    let panic = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| schedule.run(&mut world))).unwrap_err();
+    let message = panic.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(message.contains("Score"), "{message}");
+}

@@ -9,6 +9,7 @@ mod order;
 mod plan;
 mod profiler;
 mod sets;
+mod skipped;
 
 use std::borrow::Cow;
 use std::sync::atomic::Ordering;
@@ -30,6 +31,8 @@ use order::Node;
 use plan::{PhaseGraph, Plan};
 use profiler::{Profiler, TraceEvent};
 use sets::SetSlot;
+use skipped::SkippedRuns;
+pub use skipped::{MAX_SKIPPED_RUNS, SkippedRun};
 
 /// The first phase of the default schedule.
 pub const PRE_UPDATE: &str = "PreUpdate";
@@ -68,6 +71,8 @@ struct Slot {
     on_exit: Option<EntityCallback>,
     /// Cursor into the world's structural-change log, for the entity callbacks.
     watch: Option<Cursor>,
+    /// Whether its parameters can fail to be made (asked before each run).
+    validates: bool,
 }
 
 struct Phase {
@@ -156,6 +161,8 @@ pub struct Schedule {
     moves: Vec<Move>,
     /// Reused to decide which moves an entity callback hears about.
     membership: MembershipScratch,
+    /// Runs skipped because a system's parameters could not be made.
+    skipped: SkippedRuns,
 }
 
 impl Default for Schedule {
@@ -204,7 +211,40 @@ impl Schedule {
             scratch: Vec::new(),
             moves: Vec::new(),
             membership: MembershipScratch::default(),
+            skipped: SkippedRuns::default(),
         }
+    }
+
+    /// Takes the runs skipped since the last call because a system's parameters could
+    /// not be made (a resource it takes as `Res` or `ResMut` was missing), oldest
+    /// first: at most the last [`MAX_SKIPPED_RUNS`]. A skipped system is treated like
+    /// one whose run condition failed: its queries keep their memory.
+    ///
+    /// ```
+    /// use ripple::{Res, Schedule, World};
+    /// struct Config(u32);
+    /// let mut world = World::new();
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(&mut world, |config: Res<Config>| println!("{}", config.0)).unwrap();
+    /// schedule.run(&mut world); // no Config yet: skipped, not a panic
+    /// let skipped = schedule.take_skipped_runs();
+    /// assert!(skipped[0].reason.contains("Config"));
+    /// ```
+    pub fn take_skipped_runs(&mut self) -> Vec<SkippedRun> {
+        std::mem::take(&mut self.skipped.runs)
+    }
+
+    /// How many runs were skipped in the schedule's lifetime (see
+    /// [`take_skipped_runs`](Self::take_skipped_runs)).
+    pub fn skipped_run_count(&self) -> u64 {
+        self.skipped.count
+    }
+
+    /// Panic when a system's parameters cannot be made (`true`), naming the system and
+    /// what is missing, instead of skipping it (`false`, the default, as bevy_ecs's
+    /// parameter validation does).
+    pub fn set_panic_on_invalid_params(&mut self, panic: bool) {
+        self.skipped.panic = panic;
     }
 
     /// Runs every system on the calling thread, in the same order a parallel run
@@ -332,7 +372,9 @@ impl Schedule {
             let node = Node::System(id);
             self.edges.push(if before { (node, target) } else { (target, node) });
         }
+        let validates = config.system.validates();
         self.slots.push(Some(Slot {
+            validates,
             system: config.system,
             phase,
             enabled: config.enabled,
@@ -444,7 +486,11 @@ impl Schedule {
     /// The profile as a table: per system, runs, last, mean and max duration, and the
     /// entities matched and processed in the last run.
     pub fn report(&mut self) -> String {
-        profiler::format_report(&self.report_rows())
+        let mut report = profiler::format_report(&self.report_rows());
+        for skipped in &self.skipped.runs {
+            report.push_str(&format!("{skipped}\n"));
+        }
+        report
     }
 
     /// The recorded system runs as a Chrome trace-event JSON document (one complete
@@ -496,7 +542,7 @@ impl Schedule {
 
     /// Runs one stage: its systems never conflict.
     fn run_stage(&mut self, world: &mut World, phase: usize, stage: usize) {
-        let Schedule { phases, slots, sets, scratch, profiler, single_threaded, .. } = self;
+        let Schedule { phases, slots, sets, scratch, profiler, single_threaded, skipped, .. } = self;
         let phase = &phases[phase];
         scratch.clear();
         let mut exclusive = false;
@@ -506,6 +552,12 @@ impl Schedule {
         for &pos in &phase.plan.staged[phase.plan.stages[stage].clone()] {
             let slot = slots[phase.members[pos].0 as usize].as_mut().expect("members exist");
             if slot.enabled && should_run(slot, sets, world) {
+                if slot.validates
+                    && let Err(reason) = slot.system.validate(world)
+                {
+                    skipped.skip(slot.system.name(), reason);
+                    continue;
+                }
                 exclusive |= slot.system.access().is_exclusive();
                 total += slot.stats.last;
                 longest = longest.max(slot.stats.last);

@@ -101,6 +101,21 @@ pub unsafe trait System: Send + 'static {
     /// What the system's queries matched and processed in its last run.
     fn entity_counts(&mut self, world: &World) -> EntityCounts;
 
+    /// Whether the system's parameters can be made now, the reason if not (a missing
+    /// resource): the schedule skips a system that cannot run, and
+    /// [`World::run_system`] refuses it, instead of letting it panic. Reads only the
+    /// world's bookkeeping. The default: always.
+    fn validate(&mut self, world: &World) -> Result<(), String> {
+        let _ = world;
+        Ok(())
+    }
+
+    /// Whether [`validate`](Self::validate) can fail; a schedule asks once, when the
+    /// system is added, and never validates a system that cannot fail.
+    fn validates(&self) -> bool {
+        false
+    }
+
     /// Whether an entity in table `archetype` that has exactly the sparse components
     /// `has_sparse` says it has matches one of the system's queries, change filters
     /// aside (for the entity enter and exit callbacks).
@@ -206,6 +221,15 @@ unsafe impl<Marker: 'static, F: SystemParamFunction<Marker, Out = ()>> System fo
             F::Param::count(state, world, &mut counts);
         }
         counts
+    }
+    fn validate(&mut self, world: &World) -> Result<(), String> {
+        match &self.state {
+            Some(state) if F::Param::FALLIBLE => F::Param::validate(state, world),
+            _ => Ok(()),
+        }
+    }
+    fn validates(&self) -> bool {
+        F::Param::FALLIBLE
     }
     fn matches_entity_in(
         &mut self,

@@ -35,6 +35,15 @@ pub enum OneShotError {
     /// The system is running: it asked to run itself from inside its own run (its
     /// commands may run it again: they apply once it is back).
     AlreadyRunning(OneShotId),
+    /// The system's parameters cannot be made now (a resource it takes as
+    /// [`Res`](crate::Res) or [`ResMut`](crate::ResMut) is missing): it did not run.
+    /// Take `Option<Res<T>>` for a resource that may be absent.
+    InvalidParams {
+        /// The system's name.
+        system: String,
+        /// What is missing.
+        reason: String,
+    },
     /// One-shot runs nested [`ONE_SHOT_RECURSION_LIMIT`] deep (say a system whose
     /// commands run it again, every time): this run was refused, and the runs already
     /// under way finish normally.
@@ -54,6 +63,7 @@ impl std::fmt::Display for OneShotError {
             }
             OneShotError::NoSuchSystem(id) => write!(f, "one-shot system {id:?} is not registered (unregistered?)"),
             OneShotError::AlreadyRunning(id) => write!(f, "one-shot system {id:?} is already running"),
+            OneShotError::InvalidParams { system, reason } => write!(f, "system `{system}` cannot run: {reason}"),
             OneShotError::RecursionLimit { system, limit } => {
                 write!(f, "one-shot system {system:?} refused: one-shot runs already nest {limit} deep")
             }
@@ -166,7 +176,8 @@ impl World {
     /// # Errors
     /// [`OneShotError::NoSuchSystem`] if it is not registered;
     /// [`OneShotError::AlreadyRunning`] if called from the system itself while it
-    /// runs; [`OneShotError::RecursionLimit`] if one-shot runs already nest
+    /// runs; [`OneShotError::InvalidParams`] if its parameters cannot be made (a
+    /// missing resource: it did not run); [`OneShotError::RecursionLimit`] if one-shot runs already nest
     /// [`ONE_SHOT_RECURSION_LIMIT`] deep.
     pub fn run_system(&mut self, id: OneShotId) -> Result<(), OneShotError> {
         let depth = self.one_shot.depth;
@@ -185,6 +196,15 @@ impl World {
                 return Err(error);
             }
         };
+        if system.validates()
+            && let Err(reason) = system.validate(self)
+        {
+            let name = system.name().to_string();
+            if let Some(entry @ Entry::Running) = self.one_shot.entries().get_mut(id.0 as usize) {
+                *entry = Entry::Idle(system);
+            }
+            return Err(OneShotError::InvalidParams { system: name, reason });
+        }
         self.one_shot.depth += 1;
         let mut commands = self.one_shot.spare_queues.pop().unwrap_or_default();
         self.flush_reserved();

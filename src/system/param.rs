@@ -127,6 +127,19 @@ pub unsafe trait SystemParam: Sized {
         let _ = (state, world);
     }
 
+    /// Whether [`validate`](Self::validate) can fail: a system with no such parameter
+    /// is never asked.
+    const FALLIBLE: bool = false;
+
+    /// Whether the parameter can be made now; the reason if not (a missing resource).
+    /// A system whose parameters cannot be made is skipped by the schedule, and
+    /// refused by [`World::run_system`](crate::World::run_system), instead of
+    /// panicking. Reads only the world's bookkeeping.
+    fn validate(state: &Self::State, world: &World) -> Result<(), String> {
+        let _ = (state, world);
+        Ok(())
+    }
+
     /// Called by a [`ParamSet`](super::ParamSet) once per run of its system, before
     /// any member is made: a member may then be made several times in one run, and
     /// should answer as if made once ([`Res::is_changed`] stays relative to the
@@ -273,6 +286,14 @@ macro_rules! impl_param_tuple {
                 let _ = &world;
                 let ($($name,)*) = state;
                 $($name::apply($name, world);)*
+            }
+            const FALLIBLE: bool = false $(|| $name::FALLIBLE)*;
+            #[allow(non_snake_case, reason = "elements named after their types")]
+            fn validate(state: &Self::State, world: &World) -> Result<(), String> {
+                let _ = &world;
+                let ($($name,)*) = state;
+                $($name::validate($name, world)?;)*
+                Ok(())
             }
             #[allow(non_snake_case, reason = "elements named after their types")]
             fn begin_shared_run(state: &mut Self::State) {

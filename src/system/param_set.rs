@@ -99,6 +99,11 @@ macro_rules! impl_param_set {
             fn begin_shared_run(state: &mut Self::State) {
                 $($param::begin_shared_run(&mut state.params.$index);)*
             }
+            const FALLIBLE: bool = false $(|| $param::FALLIBLE)*;
+            fn validate(state: &Self::State, world: &World) -> Result<(), String> {
+                $($param::validate(&state.params.$index, world)?;)*
+                Ok(())
+            }
             fn apply(state: &mut Self::State, world: &mut World) {
                 $($param::apply(&mut state.params.$index, world);)*
             }

@@ -133,6 +133,14 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for Res<'_, T> {
         meta.add_resource_access::<T>(false, std::any::type_name::<Self>());
         ResState::new(world)
     }
+    const FALLIBLE: bool = true;
+    fn validate(_: &ResState, world: &World) -> Result<(), String> {
+        if world.contains_resource::<T>() {
+            Ok(())
+        } else {
+            Err(format!("the world has no resource `{}`", std::any::type_name::<T>()))
+        }
+    }
     fn begin_shared_run(state: &mut ResState) {
         state.begin_shared_run();
     }
@@ -240,6 +248,14 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for ResMut<'_, T> {
     fn init(world: &mut World, meta: &mut SystemMeta) -> ResState {
         meta.add_resource_access::<T>(true, std::any::type_name::<Self>());
         ResState::new(world)
+    }
+    const FALLIBLE: bool = true;
+    fn validate(_: &ResState, world: &World) -> Result<(), String> {
+        if world.contains_resource::<T>() {
+            Ok(())
+        } else {
+            Err(format!("the world has no resource `{}`", std::any::type_name::<T>()))
+        }
     }
     fn begin_shared_run(state: &mut ResState) {
         state.begin_shared_run();
