@@ -182,6 +182,34 @@ impl<'w, T> Mut<'w, T> {
     pub fn is_tracked(&self) -> bool {
         self.ticks.is_tracked()
     }
+
+    /// A handle to a part of the value (a field), without marking anything: writing
+    /// through the new handle marks the whole component changed, as writing through
+    /// this one would.
+    ///
+    /// ```
+    /// use ripple::{Changed, Mut, World};
+    /// struct Transform { x: f32, y: f32 }
+    /// let mut world = World::new();
+    /// let e = world.spawn((Transform { x: 0.0, y: 0.0 },));
+    /// let mut moved = world.query_filtered::<(), Changed<Transform>>();
+    /// moved.iter(&world).count(); // everything is new once
+    /// let x: Mut<'_, f32> = world.get_mut::<Transform>(e).unwrap().map_unchanged(|t| &mut t.x);
+    /// drop(x);
+    /// assert_eq!(moved.iter(&world).count(), 0, "mapping marks nothing");
+    /// let mut x = world.get_mut::<Transform>(e).unwrap().map_unchanged(|t| &mut t.x);
+    /// *x += 1.0;
+    /// assert_eq!(moved.iter(&world).count(), 1);
+    /// ```
+    #[inline]
+    pub fn map_unchanged<U>(self, f: impl FnOnce(&mut T) -> &mut U) -> Mut<'w, U> {
+        let ticks = self.ticks;
+        let value: *mut T = self.value;
+        // SAFETY: `self.value` is a unique borrow for `'w` and `self` is consumed, so
+        // the part `f` returns is the only reference for `'w`; the tick slot, valid for
+        // `'w`, moves to the new handle.
+        unsafe { Mut::new(f(&mut *value), ticks) }
+    }
 }
 
 impl<T> Deref for Mut<'_, T> {
