@@ -708,8 +708,7 @@ fn should_run(slot: &mut Slot, sets: &mut [SetSlot], world: &World) -> bool {
             None => {
                 // SAFETY: the set's conditions were initialized with this world (the
                 // schedule's), and no system runs while a stage is being prepared.
-                let verdict =
-                    set.conditions.iter_mut().fold(true, |all, condition| unsafe { condition.evaluate(world) } && all);
+                let verdict = unsafe { evaluate_all(&mut set.conditions, world) };
                 set.verdict = Some(verdict);
                 verdict
             }
@@ -717,8 +716,23 @@ fn should_run(slot: &mut Slot, sets: &mut [SetSlot], world: &World) -> bool {
         run &= verdict;
     }
     // SAFETY: as above, for the system's own conditions.
-    let own = slot.conditions.iter_mut().fold(true, |all, condition| unsafe { condition.evaluate(world) } && all);
+    let own = unsafe { evaluate_all(&mut slot.conditions, world) };
     run && own
+}
+
+/// Evaluates every one of `conditions` (none is skipped after one fails); whether all
+/// hold.
+///
+/// # Safety
+/// As [`Condition::evaluate`], for each.
+#[inline]
+unsafe fn evaluate_all(conditions: &mut [Condition], world: &World) -> bool {
+    let mut all = true;
+    for condition in conditions {
+        // SAFETY: per the caller.
+        all &= unsafe { condition.evaluate(world) };
+    }
+    all
 }
 
 /// Runs the slots of a stage in parallel, splitting the list in halves.

@@ -182,16 +182,17 @@ impl ConditionFn for Combined {
         &self.access
     }
     unsafe fn evaluate(&mut self, world: &World) -> bool {
-        // SAFETY (all below): per the caller, for both conditions, whose accesses this
-        // one's covers.
-        let first = unsafe { self.first.evaluate(world) };
-        match self.join {
-            Join::And => first && unsafe { self.second.evaluate(world) },
-            Join::Or => first || unsafe { self.second.evaluate(world) },
-            Join::Nand => !(first && unsafe { self.second.evaluate(world) }),
-            Join::Nor => !(first || unsafe { self.second.evaluate(world) }),
-            Join::Xor => first != unsafe { self.second.evaluate(world) },
-            Join::Xnor => first == unsafe { self.second.evaluate(world) },
+        // SAFETY: per the caller, for both conditions, whose accesses this one's covers.
+        unsafe {
+            let first = self.first.evaluate(world);
+            match self.join {
+                Join::And => first && self.second.evaluate(world),
+                Join::Or => first || self.second.evaluate(world),
+                Join::Nand => !(first && self.second.evaluate(world)),
+                Join::Nor => !(first || self.second.evaluate(world)),
+                Join::Xor => first != self.second.evaluate(world),
+                Join::Xnor => first == self.second.evaluate(world),
+            }
         }
     }
 }

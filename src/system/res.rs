@@ -115,6 +115,15 @@ impl<T: Send + Sync + 'static> Deref for Res<'_, T> {
     }
 }
 
+/// Whether the world has a `T`, for [`SystemParam::validate`]: the reason if not.
+fn require<T: Send + Sync + 'static>(world: &World) -> Result<(), String> {
+    if world.contains_resource::<T>() {
+        Ok(())
+    } else {
+        Err(format!("the world has no resource `{}`", std::any::type_name::<T>()))
+    }
+}
+
 fn get_res<'w, T: Send + Sync + 'static>(state: &mut ResState, world: &'w World) -> Option<Res<'w, T>> {
     let resource = world.resources.get::<T>().ok()?;
     // A reader takes the current tick without advancing it: every write takes a fresh
@@ -135,11 +144,7 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for Res<'_, T> {
     }
     const FALLIBLE: bool = true;
     fn validate(_: &ResState, world: &World) -> Result<(), String> {
-        if world.contains_resource::<T>() {
-            Ok(())
-        } else {
-            Err(format!("the world has no resource `{}`", std::any::type_name::<T>()))
-        }
+        require::<T>(world)
     }
     fn begin_shared_run(state: &mut ResState) {
         state.begin_shared_run();
@@ -251,11 +256,7 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for ResMut<'_, T> {
     }
     const FALLIBLE: bool = true;
     fn validate(_: &ResState, world: &World) -> Result<(), String> {
-        if world.contains_resource::<T>() {
-            Ok(())
-        } else {
-            Err(format!("the world has no resource `{}`", std::any::type_name::<T>()))
-        }
+        require::<T>(world)
     }
     fn begin_shared_run(state: &mut ResState) {
         state.begin_shared_run();
