@@ -200,7 +200,7 @@ impl Error for CommandError {
         match &self.error {
             CommandFailure::Component(error) => Some(error),
             CommandFailure::Hierarchy(error) => Some(error),
-            CommandFailure::HookCascade { .. } => None,
+            CommandFailure::HookCascade { .. } | CommandFailure::RunSystem { .. } => None,
         }
     }
 }
@@ -223,6 +223,41 @@ pub enum CommandFailure {
     /// A relation change was refused: a dead parent, an entity as its own parent, or
     /// a cycle (see [`HierarchyError`](crate::HierarchyError)).
     Hierarchy(crate::HierarchyError),
+    /// A queued one-shot run ([`Commands::run_system`](crate::Commands::run_system))
+    /// was refused: the [`OneShotError`](crate::OneShotError) `World::run_system`
+    /// returned, by kind.
+    RunSystem {
+        /// The system.
+        system: crate::OneShotId,
+        /// Why it did not run.
+        refused: RunRefused,
+    },
+}
+
+/// Why a queued one-shot run did not happen (the kinds of
+/// [`OneShotError`](crate::OneShotError) a run can return).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunRefused {
+    /// Not registered.
+    NoSuchSystem,
+    /// It was running when the command applied.
+    AlreadyRunning,
+    /// Runs already nested too deep.
+    RecursionLimit,
+    /// Its parameters could not be made (a missing resource).
+    InvalidParams,
+}
+
+impl From<&crate::OneShotError> for RunRefused {
+    fn from(error: &crate::OneShotError) -> Self {
+        use crate::OneShotError as E;
+        match error {
+            E::NoSuchSystem(_) | E::ConflictingParams { .. } | E::CapturesState { .. } => RunRefused::NoSuchSystem,
+            E::AlreadyRunning(_) => RunRefused::AlreadyRunning,
+            E::RecursionLimit { .. } => RunRefused::RecursionLimit,
+            E::InvalidParams { .. } => RunRefused::InvalidParams,
+        }
+    }
 }
 
 impl fmt::Display for CommandFailure {
@@ -230,6 +265,9 @@ impl fmt::Display for CommandFailure {
         match self {
             CommandFailure::Component(error) => error.fmt(f),
             CommandFailure::Hierarchy(error) => error.fmt(f),
+            CommandFailure::RunSystem { system, refused } => {
+                write!(f, "one-shot system {system:?} did not run: {refused:?}")
+            }
             CommandFailure::HookCascade { rounds, dropped } => write!(
                 f,
                 "hooks kept triggering each other; after {rounds} rounds of hook commands, {dropped} were dropped"

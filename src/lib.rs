@@ -89,7 +89,7 @@ pub use entity_mut::EntityMut;
 pub use entity_ref::EntityRef;
 pub use error::{
     CommandError, CommandFailure, ComponentError, MissingComponent, MissingResource, NoSuchEntity, NotSparse,
-    QueryEntityError, StorageInUse,
+    QueryEntityError, RunRefused, StorageInUse,
 };
 #[doc(hidden)]
 pub use event::ReaderState;

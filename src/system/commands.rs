@@ -327,6 +327,19 @@ impl Commands<'_, '_> {
         self.queue.push(move |world: &mut World| world.send_event(event));
     }
 
+    /// Queues a run of one-shot system `id` ([`World::run_system`]); if it is refused,
+    /// the refusal is recorded as a failed command
+    /// ([`CommandFailure::RunSystem`](crate::CommandFailure::RunSystem)).
+    pub fn run_system(&mut self, id: crate::OneShotId) {
+        self.add(move |world: &mut World| {
+            if let Err(error) = world.run_system(id) {
+                let refused = crate::error::RunRefused::from(&error);
+                let error = crate::CommandFailure::RunSystem { system: id, refused };
+                world.record_failed_command(crate::CommandError { command: "run_system", error });
+            }
+        });
+    }
+
     /// Queues a closure over the whole world.
     pub fn add(&mut self, command: impl FnOnce(&mut World) + Send + 'static) {
         self.queue.push(command);

@@ -44,6 +44,13 @@ pub enum OneShotError {
         /// What is missing.
         reason: String,
     },
+    /// [`run_system_cached`](World::run_system_cached) was given a closure that
+    /// captures values: it caches one system per function type, so only functions
+    /// and closures that capture nothing can be cached (as in bevy_ecs).
+    CapturesState {
+        /// The function's type.
+        system: String,
+    },
     /// One-shot runs nested [`ONE_SHOT_RECURSION_LIMIT`] deep (say a system whose
     /// commands run it again, every time): this run was refused, and the runs already
     /// under way finish normally.
@@ -64,6 +71,9 @@ impl std::fmt::Display for OneShotError {
             OneShotError::NoSuchSystem(id) => write!(f, "one-shot system {id:?} is not registered (unregistered?)"),
             OneShotError::AlreadyRunning(id) => write!(f, "one-shot system {id:?} is already running"),
             OneShotError::InvalidParams { system, reason } => write!(f, "system `{system}` cannot run: {reason}"),
+            OneShotError::CapturesState { system } => {
+                write!(f, "`{system}` captures values, so it cannot be cached (one system per function type)")
+            }
             OneShotError::RecursionLimit { system, limit } => {
                 write!(f, "one-shot system {system:?} refused: one-shot runs already nest {limit} deep")
             }
@@ -90,6 +100,8 @@ pub(crate) struct OneShotSystems {
     /// Queues for the commands of runs under way, kept for their capacity (one per
     /// nesting level): a steady stream of runs allocates nothing.
     spare_queues: Vec<CommandQueue>,
+    /// The systems registered by [`World::register_system_cached`], by function type.
+    cached: std::collections::HashMap<std::any::TypeId, OneShotId>,
 }
 
 impl OneShotSystems {
@@ -230,6 +242,55 @@ impl World {
             resume_unwind(panic);
         }
         Ok(())
+    }
+
+    /// Registers `system` once per function type: the first call registers it, later
+    /// calls with the same function return the same handle. Only functions and closures
+    /// that capture nothing can be cached.
+    ///
+    /// # Errors
+    /// [`OneShotError::CapturesState`] for a closure that captures values;
+    /// [`OneShotError::ConflictingParams`] if its parameters conflict.
+    pub fn register_system_cached<M, S: IntoSystem<M> + 'static>(
+        &mut self,
+        system: S,
+    ) -> Result<OneShotId, OneShotError> {
+        if std::mem::size_of::<S>() != 0 {
+            return Err(OneShotError::CapturesState { system: std::any::type_name::<S>().to_string() });
+        }
+        let key = std::any::TypeId::of::<S>();
+        if let Some(&id) = self.one_shot.cached.get(&key)
+            && matches!(self.one_shot.entries().get(id.0 as usize), Some(Entry::Idle(_) | Entry::Running))
+        {
+            return Ok(id);
+        }
+        let id = self.register_system(system)?;
+        self.one_shot.cached.insert(key, id);
+        Ok(id)
+    }
+
+    /// Runs `system`, registering it on first use ([`register_system_cached`](Self::register_system_cached)),
+    /// so a system called by name from many places keeps one memory.
+    ///
+    /// ```
+    /// use ripple::{Changed, Query, World};
+    /// struct Hp(u32);
+    /// fn count_hurt(hurt: Query<&Hp, Changed<Hp>>) {
+    ///     let mut hurt = hurt;
+    ///     println!("{} hurt", hurt.iter().count());
+    /// }
+    /// let mut world = World::new();
+    /// world.spawn((Hp(3),));
+    /// world.run_system_cached(count_hurt).unwrap(); // 1 hurt
+    /// world.run_system_cached(count_hurt).unwrap(); // 0 hurt: the same system, its memory kept
+    /// ```
+    ///
+    /// # Errors
+    /// As [`register_system_cached`](Self::register_system_cached) and
+    /// [`run_system`](Self::run_system).
+    pub fn run_system_cached<M, S: IntoSystem<M> + 'static>(&mut self, system: S) -> Result<(), OneShotError> {
+        let id = self.register_system_cached(system)?;
+        self.run_system(id)
     }
 
     /// Unregisters a one-shot system, applying the commands it still has queued.
