@@ -111,8 +111,8 @@ pub use scene::{
     SkippedComponent, ValueSite,
 };
 pub use schedule::{
-    IntoSystemConfig, MAX_SKIPPED_RUNS, POST_UPDATE, PRE_UPDATE, PROFILE_EVERY, ReportRow, Schedule, ScheduleError,
-    SetConfig, SkippedRun, SystemConfig, SystemId, SystemRef, SystemStats, UPDATE,
+    IntoSystemConfig, IntoSystemGroup, MAX_SKIPPED_RUNS, POST_UPDATE, PRE_UPDATE, PROFILE_EVERY, ReportRow, Schedule,
+    ScheduleError, SetConfig, SkippedRun, SystemConfig, SystemGroup, SystemId, SystemRef, SystemStats, UPDATE,
 };
 pub use sparse_mut::SparseMut;
 pub use spawn_batch::SpawnBatch;

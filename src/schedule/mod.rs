@@ -4,6 +4,7 @@
 mod clock;
 mod config;
 mod error;
+mod group;
 mod membership;
 mod order;
 mod plan;
@@ -22,6 +23,7 @@ use crate::world::{World, WorldId};
 
 pub use config::{IntoSystemConfig, SystemConfig, SystemRef};
 pub use error::ScheduleError;
+pub use group::{IntoSystemGroup, SystemGroup};
 pub use profiler::{DEFAULT_EVERY as PROFILE_EVERY, ReportRow, SystemStats};
 pub use sets::SetConfig;
 

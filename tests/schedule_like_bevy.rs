@@ -1,0 +1,62 @@
+//! Adding systems as bevy_ecs users do: a tuple at once, chained, with a shared
+//! condition. Named after the bevy_ecs 0.20 behaviour each mirrors.
+#![allow(elided_lifetimes_in_paths, reason = "system signatures read better without them")]
+
+use std::sync::{Arc, Mutex};
+
+use ripple::{IntoSystemConfig, IntoSystemGroup, Schedule, World, resource_exists};
+
+type Log = Arc<Mutex<Vec<&'static str>>>;
+
+fn logger(log: &Log, name: &'static str) -> impl FnMut() + Send + 'static {
+    let log = log.clone();
+    move || log.lock().unwrap().push(name)
+}
+
+struct Playing;
+
+#[test]
+fn chained_systems_run_in_order() {
+    let log: Log = Arc::default();
+    let mut world = World::new();
+    let mut schedule = Schedule::new();
+    // Without the chain they touch nothing in common and could run in any order.
+    let ids = schedule
+        .add_systems(&mut world, (logger(&log, "a"), logger(&log, "b"), logger(&log, "c"), logger(&log, "d")).chain())
+        .unwrap();
+    assert_eq!(ids.len(), 4);
+    schedule.run(&mut world);
+    assert_eq!(*log.lock().unwrap(), ["a", "b", "c", "d"]);
+}
+
+#[test]
+fn distributive_run_if_guards_every_member() {
+    let log: Log = Arc::default();
+    let mut world = World::new();
+    let mut schedule = Schedule::new();
+    schedule
+        .add_systems(&mut world, (logger(&log, "x"), logger(&log, "y")).distributive_run_if(resource_exists::<Playing>))
+        .unwrap();
+    schedule.run(&mut world);
+    assert!(log.lock().unwrap().is_empty());
+    world.insert_resource(Playing);
+    schedule.run(&mut world);
+    let mut ran = log.lock().unwrap().clone();
+    ran.sort();
+    assert_eq!(ran, ["x", "y"]);
+}
+
+#[test]
+fn a_failing_group_adds_nothing() {
+    let log: Log = Arc::default();
+    let mut world = World::new();
+    let mut schedule = Schedule::new();
+    schedule.add_system(&mut world, logger(&log, "taken").named("taken")).unwrap();
+    let error =
+        schedule.add_systems(&mut world, (logger(&log, "fine").named("fine"), logger(&log, "dup").named("taken")));
+    assert!(error.is_err());
+    schedule.run(&mut world);
+    assert_eq!(*log.lock().unwrap(), ["taken"], "the first member was removed again");
+    // The name is free again.
+    schedule.add_system(&mut world, logger(&log, "fine").named("fine")).unwrap();
+}
