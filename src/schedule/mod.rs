@@ -560,7 +560,9 @@ impl Schedule {
                     skipped.skip(slot.system.name(), reason);
                     continue;
                 }
-                exclusive |= slot.system.access().is_exclusive();
+                // The access the plan was made with (the system's, and its conditions'), kept in
+                // the slot: no call into the system to ask.
+                exclusive |= slot.access.is_exclusive();
                 total += slot.stats.last;
                 longest = longest.max(slot.stats.last);
                 unknown |= slot.stats.runs == 0;
