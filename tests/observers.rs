@@ -426,3 +426,22 @@ fn scene_loads_report_adds_and_inserts_in_file_order() {
     copy.flush();
     assert_eq!(take(&l), ["change", "change"], "loaded values are new: added is changed");
 }
+
+#[test]
+fn a_change_observer_added_after_all_were_removed_hears_only_new_changes() {
+    let mut world = World::new();
+    let l = log();
+    let first = world.observe(|_: Trigger<OnChange<Hp>>| {}).unwrap();
+    let e = world.spawn((Hp(0),));
+    world.flush();
+    world.unobserve(first).unwrap();
+    world.get_mut::<Hp>(e).unwrap().0 = 1; // nobody listens
+    world.flush();
+    let lc = l.clone();
+    world.observe(move |t: Trigger<OnChange<Hp>>| lc.lock().unwrap().push(t.entity().to_string())).unwrap();
+    world.flush();
+    assert!(take(&l).is_empty(), "the change made while nobody listened is not a backlog for the newcomer");
+    world.get_mut::<Hp>(e).unwrap().0 = 2;
+    world.flush();
+    assert_eq!(take(&l), [e.to_string()]);
+}

@@ -104,10 +104,15 @@ impl World {
             self.reactor.despawns = true;
         }
         let observers = self.reactor_mut(Observers::default);
-        if let Some(watch) = key.watch
-            && !observers.watches.iter().any(|known| known.component == watch.component)
-        {
-            observers.watches.push(watch);
+        if let Some(watch) = key.watch {
+            let idle = !observers.listens(key.key);
+            match observers.watches.iter_mut().find(|known| known.component == watch.component) {
+                None => observers.watches.push(watch),
+                // Nobody listened since the last delivery, so the old watch fell
+                // behind: the new observer hears changes from now on, not that backlog.
+                Some(known) if idle => *known = watch,
+                Some(_) => {}
+            }
         }
         let entries = &mut observers.systems.entries;
         let id = ObserverId(u32::try_from(entries.len()).expect("fewer than 2^32 observers registered"));
