@@ -480,8 +480,13 @@ fn the_profiler_measures_a_sample_of_runs_and_counts_each_measured_run_alone() {
     let stats = schedule.stats(id).unwrap();
     assert_eq!(stats.runs, runs);
     // The first run and one in PROFILE_EVERY after it; a run slowed past 20 µs (a cold
-    // first run under valgrind) makes the next one measured too.
-    assert!((3..=6).contains(&stats.measured), "{stats:?}");
+    // first run) makes the next one measured too. Under a memory checker
+    // (`RIPPLE_MEMCHECK`) every run takes longer than that, so every run is measured.
+    if std::env::var_os("RIPPLE_MEMCHECK").is_some() {
+        assert!(stats.measured >= 3 && stats.measured <= runs, "{stats:?}");
+    } else {
+        assert!((3..=6).contains(&stats.measured), "{stats:?}");
+    }
     assert_eq!((stats.matched, stats.processed), (10, 10), "one run's counts, not the sample period's");
     schedule.set_profile_every(1);
     for _ in 0..5 {
