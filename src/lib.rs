@@ -73,6 +73,7 @@ mod system;
 mod tuples;
 mod type_name;
 mod world;
+mod world_clear;
 mod world_memory;
 
 pub use api::{Api, ApiMut};
