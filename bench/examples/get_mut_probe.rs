@@ -1,14 +1,11 @@
 //! Tracked writes of known entities through `QueryState::get_mut`, in a loop, for a
 //! profiler: K = 10,000 of N = 100,000 Crate-topia crates a pass.
-use bench::crate_topia::{Position, mover_indices, spawn_item};
+use bench::crate_topia::{Position, ripple_tracked_movers};
 
 fn main() {
     const N: usize = 100_000;
     const K: usize = 10_000;
-    let mut world = ripple::World::new();
-    world.track::<Position>();
-    let ids: Vec<ripple::Entity> = world.spawn_batch((0..N).map(spawn_item)).collect();
-    let movers: Vec<ripple::Entity> = mover_indices(N, K).into_iter().map(|i| ids[i]).collect();
+    let (mut world, movers) = ripple_tracked_movers(N, K);
     let mut query = world.query::<&mut Position>();
     let passes: u32 = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(20_000);
     let start = std::time::Instant::now();

@@ -95,6 +95,16 @@ pub fn mover_indices(n: usize, k: usize) -> Vec<usize> {
     if k == 0 { Vec::new() } else { (0..k).map(|i| i * (n / k)).collect() }
 }
 
+/// A ripple world of `n` crates with `Position` tracked, and the handles of its `k`
+/// movers: the setup of the known-entity write workloads (`get_mut`, its probe).
+pub fn ripple_tracked_movers(n: usize, k: usize) -> (ripple::World, Vec<ripple::Entity>) {
+    let mut world = ripple::World::new();
+    world.track::<Position>();
+    let ids: Vec<ripple::Entity> = world.spawn_batch((0..n).map(spawn_item)).collect();
+    let movers = mover_indices(n, k).into_iter().map(|i| ids[i]).collect();
+    (world, movers)
+}
+
 /// splitmix64's finaliser.
 #[inline(always)]
 fn mix(mut z: u64) -> u64 {

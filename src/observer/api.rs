@@ -122,7 +122,7 @@ impl World {
             None => listeners.global.push(id),
             Some(entity) => {
                 listeners.targeted.entry(entity).or_default().push(id);
-                *observers.targeted.entry(entity).or_default() += 1;
+                observers.targeted.entry(entity).or_default().push(id);
             }
         }
         Ok(id)

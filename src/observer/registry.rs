@@ -59,8 +59,8 @@ pub(crate) struct Observers {
     pub(crate) lists: IdMap<Key, Listeners>,
     /// Per watched component, in the order first watched.
     pub(crate) watches: Vec<ChangeWatch>,
-    /// Entities with targeted observers, and how many each has.
-    pub(crate) targeted: IdMap<Entity, u32>,
+    /// Entities with targeted observers, and those observers.
+    pub(crate) targeted: IdMap<Entity, Vec<ObserverId>>,
     /// Reused list of changed entities.
     pub(crate) changed: Vec<Entity>,
 }
@@ -161,15 +161,11 @@ impl Observers {
         }
     }
 
-    /// Forgets the observers targeted at `entity` (it is being despawned). O(observers).
+    /// Forgets the observers targeted at `entity` (it is being despawned): O(its
+    /// observers, and theirs in each list they are in).
     fn forget_targeted(&mut self, entity: Entity) {
-        if self.targeted.remove(&entity).is_none() {
-            return;
-        }
-        for index in 0..self.systems.entries.len() {
-            if self.systems.entries[index].as_ref().is_some_and(|entry| entry.target == Some(entity)) {
-                self.remove(ObserverId(index as u32));
-            }
+        for id in self.targeted.remove(&entity).unwrap_or_default() {
+            self.remove(id);
         }
     }
 
@@ -186,9 +182,9 @@ impl Observers {
                             listeners.targeted.remove(&entity);
                         }
                     }
-                    if let Some(count) = self.targeted.get_mut(&entity) {
-                        *count -= 1;
-                        if *count == 0 {
+                    if let Some(own) = self.targeted.get_mut(&entity) {
+                        own.retain(|&other| other != id);
+                        if own.is_empty() {
                             self.targeted.remove(&entity);
                         }
                     }

@@ -74,7 +74,7 @@ impl IntoSystemGroup<()> for SystemGroup {
 }
 
 macro_rules! impl_group {
-    ($(($system:ident, $marker:ident)),*) => {
+    ($($system:ident $marker:tt),*) => {
         impl<$($marker, $system: IntoSystemConfig<$marker>),*> IntoSystemGroup<($($marker,)*)> for ($($system,)*) {
             #[allow(non_snake_case, reason = "members named after their types")]
             fn into_group(self) -> SystemGroup {
@@ -85,41 +85,8 @@ macro_rules! impl_group {
     };
 }
 
-impl_group!((S0, M0), (S1, M1));
-impl_group!((S0, M0), (S1, M1), (S2, M2));
-impl_group!((S0, M0), (S1, M1), (S2, M2), (S3, M3));
-impl_group!((S0, M0), (S1, M1), (S2, M2), (S3, M3), (S4, M4));
-impl_group!((S0, M0), (S1, M1), (S2, M2), (S3, M3), (S4, M4), (S5, M5));
-impl_group!((S0, M0), (S1, M1), (S2, M2), (S3, M3), (S4, M4), (S5, M5), (S6, M6));
-impl_group!((S0, M0), (S1, M1), (S2, M2), (S3, M3), (S4, M4), (S5, M5), (S6, M6), (S7, M7));
-impl_group!((S0, M0), (S1, M1), (S2, M2), (S3, M3), (S4, M4), (S5, M5), (S6, M6), (S7, M7), (S8, M8));
-impl_group!((S0, M0), (S1, M1), (S2, M2), (S3, M3), (S4, M4), (S5, M5), (S6, M6), (S7, M7), (S8, M8), (S9, M9));
-impl_group!(
-    (S0, M0),
-    (S1, M1),
-    (S2, M2),
-    (S3, M3),
-    (S4, M4),
-    (S5, M5),
-    (S6, M6),
-    (S7, M7),
-    (S8, M8),
-    (S9, M9),
-    (S10, M10)
-);
-impl_group!(
-    (S0, M0),
-    (S1, M1),
-    (S2, M2),
-    (S3, M3),
-    (S4, M4),
-    (S5, M5),
-    (S6, M6),
-    (S7, M7),
-    (S8, M8),
-    (S9, M9),
-    (S10, M10),
-    (S11, M11)
+crate::tuples::for_each_indexed_tuple_prefix!(
+    impl_group; S0 M0, S1 M1, S2 M2, S3 M3, S4 M4, S5 M5, S6 M6, S7 M7, S8 M8, S9 M9, S10 M10, S11 M11
 );
 
 impl Schedule {

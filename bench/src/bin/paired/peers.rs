@@ -264,13 +264,10 @@ pub fn events_direct() -> Workload {
 /// ripple's `QueryState::get_mut` (or, with `through_world`, `World::get_mut`; Position
 /// tracked) against bevy_ecs's (bevy always tracks).
 fn get_mut_of(name: &'static str, through_world: bool) -> Workload {
-    use bench::crate_topia::{Position, mover_indices, spawn_item};
+    use bench::crate_topia::{Position, mover_indices, ripple_tracked_movers, spawn_item};
     const N: usize = 100_000;
     const K: usize = 10_000;
-    let mut world = ripple::World::new();
-    world.track::<Position>();
-    let ids: Vec<ripple::Entity> = world.spawn_batch((0..N).map(spawn_item)).collect();
-    let movers: Vec<ripple::Entity> = mover_indices(N, K).into_iter().map(|i| ids[i]).collect();
+    let (mut world, movers) = ripple_tracked_movers(N, K);
     let mut query = world.query::<&mut Position>();
     let ripple: Pass = Box::new(move || {
         for &e in &movers {
