@@ -157,6 +157,13 @@ impl ComponentHooks {
 }
 
 impl World {
+    /// Whether a hook or observer waits for `T`'s inserts or replacements, so that a
+    /// new value must be inserted rather than written in place of the old one.
+    pub(crate) fn inserts_are_watched<T: Component>(&self) -> bool {
+        let Some(id) = self.components.id::<T>() else { return false };
+        let flags = self.components.info(id).hooks.flags();
+        flags.has(HookKind::Insert) || flags.has(HookKind::Replace)
+    }
     /// Runs `hook` whenever a `T` becomes present on an entity: spawned with it, or
     /// given it by `insert` when it had none. Hooks of one kind run in registration
     /// order; `on_add` hooks run before `on_insert` hooks.

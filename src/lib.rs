@@ -62,6 +62,7 @@ mod observer;
 mod one_component;
 mod query;
 mod reactor;
+mod replicate;
 mod resource;
 mod scene;
 mod schedule;
@@ -107,9 +108,13 @@ pub use query::{
     Added, ArchetypeFilter, Changed, Dirty, Or, QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData, Ref,
     With, Without,
 };
+pub use replicate::{
+    AckMode, Applied, DEFAULT_JOURNAL_LIMIT, DeltaError, DeltaInfo, DeltaReceiver, MAX_REPLICATED_COMPONENTS,
+    PeerConfig, PeerId, ReplicateError, Replicated, Replicator, Visibility, delta_to_json,
+};
 pub use scene::{
-    InputPosition, LoadError, Loaded, NESTING_LIMIT, RegistryError, SaveError, SaveReport, SceneRegistry, SceneSaver,
-    SkippedComponent, ValueSite,
+    EntityMap, InputPosition, LoadError, Loaded, NESTING_LIMIT, RegistryError, SaveError, SaveReport, SceneRegistry,
+    SceneSaver, SkippedComponent, ValueSite,
 };
 pub use schedule::{
     IntoSystemConfig, IntoSystemGroup, MAX_SKIPPED_RUNS, POST_UPDATE, PRE_UPDATE, PROFILE_EVERY, ReportRow, Schedule,

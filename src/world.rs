@@ -303,13 +303,18 @@ impl World {
     /// ("Removal streams" in docs/design.md).
     pub fn removal_reader<T: Component>(&mut self) -> RemovedReader<T> {
         let id = self.components.id_or_register::<T>();
+        let cursor = self.removal_cursor(id);
+        RemovedReader::new(self.id, id, cursor)
+    }
+
+    /// A cursor into component `id`'s removal log that sees removals made from now on.
+    pub(crate) fn removal_cursor(&mut self, id: ComponentId) -> crate::change::log::Cursor {
         if self.removals.len() <= id.index() {
             // The structural-change log holds the world's limit for all logs.
             let limit = self.moves.limit();
             self.removals.resize_with(self.components.len(), || EventLog::with_limit(limit));
         }
-        let cursor = self.removals[id.index()].register();
-        RemovedReader::new(self.id, id, cursor)
+        self.removals[id.index()].register()
     }
 
     pub(crate) fn removal_log(&self, id: ComponentId) -> &EventLog<(Entity, Tick)> {

@@ -271,6 +271,35 @@ impl World {
         }
     }
 
+    /// Puts `parent`'s children that `order` names first, in `order`'s order (each
+    /// once), the others after them in the order they had; returns whether the list
+    /// changed. Entities in `order` that are not `parent`'s children are passed over.
+    /// The list is only written (and marked changed) when its order differs.
+    ///
+    /// # Complexity
+    /// O(children + `order`), with scratch space of the list's length.
+    pub(crate) fn reorder_children(&mut self, parent: Entity, order: &[Entity]) -> bool {
+        let Ok(children) = self.get::<Children>(parent) else { return false };
+        let mut placed = crate::hash::IdMap::<u64, ()>::default();
+        let mut wanted: Vec<Entity> = Vec::with_capacity(children.list.len());
+        for &child in order {
+            if self.relations.parent_of(child) == Some(parent) && placed.insert(child.to_bits(), ()).is_none() {
+                wanted.push(child);
+            }
+        }
+        wanted.extend(children.list.iter().filter(|c| !placed.contains_key(&c.to_bits())));
+        if wanted == children.list {
+            return false;
+        }
+        match self.children_mut(parent) {
+            Some(mut children) => {
+                children.list = wanted;
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Takes `child` off the list that holds it (after its `ChildOf` left).
     fn unlist(&mut self, child: Entity) {
         if let Some(parent) = self.relations.parent_of(child) {

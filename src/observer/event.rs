@@ -7,9 +7,10 @@ use std::marker::PhantomData;
 use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
 use crate::hook::HookKind;
+use crate::query::Changes;
 use crate::world::World;
 
-use super::mutation::{ChangeWatch, Changes};
+use super::mutation::ChangeWatch;
 use super::registry::Key;
 
 /// Something observers can react to. Implement it for your own events, to send them

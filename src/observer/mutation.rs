@@ -2,9 +2,8 @@
 //! per-column change records that `Changed<T>` reads, so a delivery costs what changed
 //! (`O(changed · log N)` to find the rows, as a `Changed<T>` query), never what exists.
 
-use crate::component::{Component, ComponentId};
-use crate::entity::Entity;
-use crate::query::{Changed, QueryState};
+use crate::component::ComponentId;
+use crate::query::ChangeSource;
 use crate::world::World;
 
 use super::error::ObserverError;
@@ -15,42 +14,6 @@ use super::registry::{Key, Observers};
 /// still waiting stays for the next sync point and the cut is recorded
 /// ([`ObserverError::TooManyRounds`]).
 pub const MAX_CHANGE_ROUNDS: usize = 64;
-
-/// Finds the entities whose component changed since the last look.
-pub(crate) trait ChangeSource: Send + 'static {
-    /// Appends the entities changed since the last call, each once, in the order a
-    /// `Changed<T>` query yields them; the next call starts after them.
-    fn gather(&mut self, world: &World, out: &mut Vec<Entity>);
-
-    /// Whether any entity changed since the last call, without moving on.
-    fn pending(&mut self, world: &World, scratch: &mut Vec<Entity>) -> bool;
-}
-
-/// A [`ChangeSource`] for `T`: a `Changed<T>` query of its own.
-pub(crate) struct Changes<T: Component>(QueryState<Entity, Changed<T>>);
-
-impl<T: Component> Changes<T> {
-    /// Changes to `T` made from now on (turning `T`'s change tracking on).
-    pub(crate) fn from_now(world: &mut World) -> Changes<T> {
-        let mut state = QueryState::new(world);
-        state.skip_to_now(world);
-        Changes(state)
-    }
-}
-
-impl<T: Component> ChangeSource for Changes<T> {
-    fn gather(&mut self, world: &World, out: &mut Vec<Entity>) {
-        self.0.for_each(world, |entity| out.push(entity));
-    }
-
-    fn pending(&mut self, world: &World, scratch: &mut Vec<Entity>) -> bool {
-        let Some(before) = self.0.last_run() else { return true };
-        scratch.clear();
-        self.gather(world, scratch);
-        self.0.rewind_to(before);
-        !scratch.is_empty()
-    }
-}
 
 /// One watched component's change source.
 pub(crate) struct ChangeWatch {

@@ -13,6 +13,7 @@ use serde::de::DeserializeOwned;
 use crate::change::Tick;
 use crate::component::{Component, ComponentId, Components};
 use crate::entity::Entity;
+use crate::query::{ChangeSource, Changes};
 use crate::storage::{Column, SparseSet, TypedColumn, downcast, downcast_mut};
 use crate::world::World;
 
@@ -111,6 +112,78 @@ pub(crate) fn staged_values<'a, T: Component>(
     Some(staged.read.iter_mut().map(UnsafeCell::get_mut))
 }
 
+/// Values of one component type read one at a time, each to be set on an entity
+/// later, in the order read (what a delta's apply stages before it commits).
+pub(crate) trait EntityValues: Send {
+    /// Reads one postcard value from the start of `input`; returns the bytes it took.
+    fn read_binary(&mut self, input: &[u8]) -> Result<usize, ReadError>;
+    /// Looks up, once per batch of [`set_next`](Self::set_next) calls, how values
+    /// of the type reach entities.
+    fn begin(&mut self, world: &World);
+    /// Sets the next value read on `entity` (alive): written in place through change
+    /// tracking where the entity has the component and the type has no insert or
+    /// replace hooks (or observers), inserted otherwise.
+    fn set_next(&mut self, world: &mut World, entity: Entity);
+    /// Drops the next value read without setting it.
+    fn skip_next(&mut self);
+    /// The values, for a caller that knows their type (see [`next_value`]).
+    fn as_any(&self) -> &dyn Any;
+    /// Drops every value read and not set (a refused delta).
+    fn clear(&mut self);
+}
+
+/// The values an [`EntityValues`] read, waiting to be set; and whether inserts of
+/// the type are watched (see [`EntityValues::begin`]).
+struct Pending<T> {
+    values: VecDeque<T>,
+    insert: bool,
+}
+
+impl<T: Component + DeserializeOwned> EntityValues for Pending<T> {
+    fn read_binary(&mut self, input: &[u8]) -> Result<usize, ReadError> {
+        let mut values = postcard::Deserializer::from_bytes(input);
+        let value = read_binary::<T, _>(&mut values)?;
+        let rest = values.finalize().map_err(ReadError::Value)?;
+        self.values.push_back(value);
+        Ok(input.len() - rest.len())
+    }
+
+    fn begin(&mut self, world: &World) {
+        self.insert = world.inserts_are_watched::<T>();
+    }
+
+    fn set_next(&mut self, world: &mut World, entity: Entity) {
+        let Some(value) = self.values.pop_front() else { return };
+        if !self.insert
+            && let Ok(mut place) = world.get_mut::<T>(entity)
+        {
+            *place = value;
+            return;
+        }
+        let _ = world.insert(entity, (value,));
+    }
+
+    fn skip_next(&mut self) {
+        self.values.pop_front();
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn clear(&mut self) {
+        self.values.clear();
+    }
+}
+
+/// Reads one value from the start of the input: the value and the bytes it took.
+pub(crate) type ReadValue<V, E> = fn(&[u8]) -> Result<(V, usize), E>;
+
+/// The next value `values` will set, if they hold `T`s.
+pub(crate) fn next_value<T: Component>(values: &dyn EntityValues) -> Option<&T> {
+    values.as_any().downcast_ref::<Pending<T>>()?.values.front()
+}
+
 /// A registered component type.
 pub(crate) struct ComponentEntry {
     pub(crate) name: Box<str>,
@@ -120,6 +193,19 @@ pub(crate) struct ComponentEntry {
     /// Binds a column (or sparse set values) of the type for writing.
     pub(crate) bind: for<'a> fn(&'a dyn Column) -> Box<dyn ValueWriter + 'a>,
     pub(crate) new_staging: fn() -> Box<dyn Staging>,
+    /// Appends `entity`'s value in postcard; `Ok(false)` (nothing written) if it has
+    /// none.
+    pub(crate) write_binary_of: fn(&World, Entity, &mut Vec<u8>) -> Result<bool, postcard::Error>,
+    /// Reads one postcard value and returns it as JSON, with the bytes it took (for
+    /// a readable view of binary data).
+    pub(crate) binary_to_json: ReadValue<serde_json::Value, ReadError>,
+    pub(crate) new_entity_values: fn() -> Box<dyn EntityValues>,
+    /// Whether `entity` (alive) has the component.
+    pub(crate) has: fn(&World, Entity) -> bool,
+    /// Removes the component from `entity`, if it has it.
+    pub(crate) remove_from: fn(&mut World, Entity),
+    /// Follows the type's changes from now on (turning its change tracking on).
+    pub(crate) changes_from_now: fn(&mut World) -> Box<dyn ChangeSource>,
 }
 
 impl ComponentEntry {
@@ -130,6 +216,24 @@ impl ComponentEntry {
             register_in: Components::id_or_register::<T>,
             bind: |column| Box::new(ColumnValues { column: downcast::<T>(column), shape: Cell::new(None) }),
             new_staging: || Box::new(Staged::<T>::new()),
+            write_binary_of: |world, entity, out| match world.get::<T>(entity) {
+                Ok(value) => super::binary::write_value(value, out).map(|()| true),
+                Err(_) => Ok(false),
+            },
+            binary_to_json: |input| {
+                let mut values = postcard::Deserializer::from_bytes(input);
+                let value = read_binary::<T, _>(&mut values)?;
+                let rest = values.finalize().map_err(ReadError::Value)?;
+                let json =
+                    serde_json::to_value(&value).unwrap_or_else(|error| serde_json::Value::String(error.to_string()));
+                Ok((json, input.len() - rest.len()))
+            },
+            new_entity_values: || Box::new(Pending::<T> { values: VecDeque::new(), insert: true }),
+            has: |world, entity| world.get::<T>(entity).is_ok(),
+            remove_from: |world, entity| {
+                let _ = world.remove::<(T,)>(entity);
+            },
+            changes_from_now: |world| Box::new(Changes::<T>::from_now(world)),
         }
     }
 }

@@ -9,21 +9,23 @@
 //! the whole input before the world changes, so a bad input leaves the world exactly
 //! as it was and says what was wrong and where.
 
-mod binary;
+pub(crate) mod binary;
 mod binary_in;
 mod checked_write;
-mod entry;
+mod entity_map;
+pub(crate) mod entry;
 mod error;
 mod json_in;
 mod json_out;
 mod level;
 mod load;
-mod nesting;
+pub(crate) mod nesting;
 mod registry;
 pub(crate) mod remap;
 mod save;
 mod sibling_order;
 
+pub use entity_map::EntityMap;
 pub use error::{InputPosition, LoadError, RegistryError, SaveError, ValueSite};
 pub use load::Loaded;
 pub use nesting::NESTING_LIMIT;

@@ -17,6 +17,8 @@ use std::cell::{Cell, OnceCell, RefCell};
 use crate::entity::Entity;
 use crate::hash::IdMap;
 
+use super::entity_map::EntityMap;
+
 /// The handles a world's next allocations will give, in order.
 pub(crate) struct Upcoming {
     /// Recycled slots first, in the order the allocator pops them.
@@ -101,6 +103,9 @@ pub(crate) struct EntityRemap {
     /// In `Mode::Known`: handles read that no record declares (the world's, if
     /// alive), with where they were read.
     pub(crate) passed: Vec<(Entity, (u32, u32))>,
+    /// Ids that already have local handles (a delta's receiver's map), read as those
+    /// handles before anything else is looked up; empty for a scene load.
+    pub(crate) known: EntityMap,
 }
 
 /// One file id seen by a load.
@@ -125,6 +130,7 @@ impl EntityRemap {
             first_references: IdMap::default(),
             upcoming,
             passed: Vec::new(),
+            known: EntityMap::new(),
         }
     }
 
@@ -217,6 +223,9 @@ impl EntityRemap {
 
     /// The new handle for a reference to `id` read inside a value.
     fn refer(&mut self, id: Entity) -> Entity {
+        if let Some(local) = self.known.get(id) {
+            return local;
+        }
         let at = SITE.with(Cell::get);
         if self.mode == Mode::Known {
             return match self.lookup(id) {
@@ -278,7 +287,6 @@ impl Installed {
     }
 
     /// Uninstalls the remap and returns it.
-    #[cfg(test)]
     pub(crate) fn finish(mut self) -> EntityRemap {
         let previous = self.previous.take();
         let remap = ACTIVE.with(|active| std::mem::replace(&mut *active.borrow_mut(), previous));

@@ -1,0 +1,46 @@
+//! [`ChangeSource`]: "which entities' `T` changed since I last looked", with `T`
+//! erased, for the readers outside queries that follow one component's changes
+//! (change observers, replication). Each is a `Changed<T>` query of its own, so a look
+//! costs what changed (`O(changed · log N)` to find the rows), never what exists.
+
+use crate::component::Component;
+use crate::entity::Entity;
+use crate::world::World;
+
+use super::{Changed, QueryState};
+
+/// Finds the entities whose component changed since the last look.
+pub(crate) trait ChangeSource: Send + 'static {
+    /// Appends the entities changed since the last call, each once, in the order a
+    /// `Changed<T>` query yields them; the next call starts after them.
+    fn gather(&mut self, world: &World, out: &mut Vec<Entity>);
+
+    /// Whether any entity changed since the last call, without moving on.
+    fn pending(&mut self, world: &World, scratch: &mut Vec<Entity>) -> bool;
+}
+
+/// A [`ChangeSource`] for `T`: a `Changed<T>` query of its own.
+pub(crate) struct Changes<T: Component>(QueryState<Entity, Changed<T>>);
+
+impl<T: Component> Changes<T> {
+    /// Changes to `T` made from now on (turning `T`'s change tracking on).
+    pub(crate) fn from_now(world: &mut World) -> Changes<T> {
+        let mut state = QueryState::new(world);
+        state.skip_to_now(world);
+        Changes(state)
+    }
+}
+
+impl<T: Component> ChangeSource for Changes<T> {
+    fn gather(&mut self, world: &World, out: &mut Vec<Entity>) {
+        self.0.for_each(world, |entity| out.push(entity));
+    }
+
+    fn pending(&mut self, world: &World, scratch: &mut Vec<Entity>) -> bool {
+        let Some(before) = self.0.last_run() else { return true };
+        scratch.clear();
+        self.gather(world, scratch);
+        self.0.rewind_to(before);
+        !scratch.is_empty()
+    }
+}

@@ -1,0 +1,289 @@
+//! A peer's configuration (how it acknowledges, what it sees) and the state the
+//! replicator keeps for it.
+
+use std::collections::VecDeque;
+use std::fmt;
+
+use crate::component::{Component, ComponentId};
+use crate::entity::Entity;
+use crate::hash::IdMap;
+use crate::query::{ChangeSource, Changes};
+use crate::world::World;
+
+/// How a peer tells the replicator what arrived, and so what its next delta holds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum AckMode {
+    /// Each delta holds everything that changed since the last delta the peer
+    /// acknowledged ([`Replicator::ack`](super::Replicator::ack)), so a lost delta
+    /// needs nothing: the next one carries its contents again, with the values of
+    /// then. Deltas grow while acknowledgements are missing. The default.
+    #[default]
+    SinceLastAck,
+    /// Each delta holds what changed since the last delta sent. A delta the peer did
+    /// not receive is reported with [`Replicator::nack`](super::Replicator::nack), or
+    /// found when a later one is acknowledged first; what it carried is sent again
+    /// (each entity it named, whole) in the next delta. Deltas stay small under
+    /// loss, at the price of a round trip before a loss is repaired.
+    SinceLastSendWithNack,
+}
+
+/// Which replicated entities a peer sees.
+///
+/// An entity that leaves a peer's view is sent to that peer as despawned, and one
+/// that enters it is sent whole.
+pub struct Visibility(pub(crate) View);
+
+/// A visibility filter: whether the peer sees the entity.
+pub(crate) type VisibleFn = Box<dyn Fn(&World, Entity) -> bool + Send + Sync>;
+
+pub(crate) enum View {
+    All,
+    Marker { register: fn(&mut World) -> (ComponentId, Box<dyn ChangeSource>), has: fn(&World, Entity) -> bool },
+    Filter(VisibleFn),
+}
+
+impl Visibility {
+    /// Every replicated entity (the default).
+    pub fn all() -> Visibility {
+        Visibility(View::All)
+    }
+
+    /// The replicated entities that have an `M`. Adding or removing `M` moves an
+    /// entity into or out of the view at the next [`update`](super::Replicator::update).
+    pub fn with<M: Component>() -> Visibility {
+        Visibility(View::Marker {
+            register: |world| {
+                let id = world.components.id_or_register::<M>();
+                (id, Box::new(Changes::<M>::from_now(world)))
+            },
+            has: |world, entity| world.get::<M>(entity).is_ok(),
+        })
+    }
+
+    /// The replicated entities for which `filter` holds. It is asked about the
+    /// entities touched since the peer's last delta (and about every replicated
+    /// entity after [`refresh_visibility`](super::Replicator::refresh_visibility),
+    /// which a filter that reads other entities needs when those change).
+    pub fn filter(filter: impl Fn(&World, Entity) -> bool + Send + Sync + 'static) -> Visibility {
+        Visibility(View::Filter(Box::new(filter)))
+    }
+}
+
+impl Default for Visibility {
+    fn default() -> Self {
+        Visibility::all()
+    }
+}
+
+impl fmt::Debug for Visibility {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self.0 {
+            View::All => "Visibility::all()",
+            View::Marker { .. } => "Visibility::with::<_>()",
+            View::Filter(_) => "Visibility::filter(_)",
+        })
+    }
+}
+
+/// How a peer is served: [`AckMode`] and [`Visibility`].
+#[derive(Debug, Default)]
+pub struct PeerConfig {
+    /// How the peer acknowledges.
+    pub mode: AckMode,
+    /// What the peer sees.
+    pub visibility: Visibility,
+}
+
+/// Names a peer of one [`Replicator`](super::Replicator).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PeerId(pub(crate) u32);
+
+/// A delta sent and not yet acknowledged.
+pub(crate) struct Sent {
+    pub(crate) seq: u64,
+    /// The journal tick it was written at.
+    pub(crate) tick: u64,
+    pub(crate) snapshot: bool,
+    /// The windows of ticks it covered (`SinceLastSendWithNack`), to re-send if lost.
+    pub(crate) windows: Vec<(u64, u64)>,
+    /// Entities whose view it changed, and to what (peers with a filter): the peer's
+    /// view once it is acknowledged (`SinceLastAck`); the entities to hide again if it
+    /// is lost (`SinceLastSendWithNack`).
+    pub(crate) shown: Vec<(Entity, bool)>,
+}
+
+/// The most deltas a peer may have unacknowledged: past it the oldest is forgotten
+/// (in `SinceLastSendWithNack`, counted as lost).
+pub(crate) const MAX_IN_FLIGHT: usize = 256;
+
+/// The replicator's state for one peer.
+pub(crate) struct Peer {
+    pub(crate) mode: AckMode,
+    pub(crate) view: PeerView,
+    /// The journal tick the next delta's window starts after.
+    pub(crate) base: u64,
+    /// The next delta must be a snapshot (a new peer, or one whose window was dropped).
+    pub(crate) needs_snapshot: bool,
+    pub(crate) next_seq: u64,
+    pub(crate) acked: Option<u64>,
+    pub(crate) in_flight: VecDeque<Sent>,
+    /// Windows of lost deltas, to re-send (`SinceLastSendWithNack`).
+    pub(crate) resend: Vec<(u64, u64)>,
+    /// Entities lost deltas hid from the peer, to hide again (`SinceLastSendWithNack`).
+    pub(crate) hide: Vec<Entity>,
+    /// Re-ask the filter about every replicated entity at the next delta.
+    pub(crate) refresh: bool,
+    /// Buffers of acknowledged deltas, for reuse.
+    pub(crate) spare: Vec<Sent>,
+    /// Filtered peers, `SinceLastAck`: how many deltas in flight show (`[0]`) and
+    /// hide (`[1]`) each entity: the receiver may hold the first though the
+    /// acknowledged view does not, and may have hidden the second though it does.
+    pub(crate) in_flight_view: IdMap<u64, [u32; 2]>,
+}
+
+/// A peer's view, resolved against the world.
+pub(crate) enum PeerView {
+    All,
+    /// A filter (or a marker): the entities the peer holds, as acknowledged
+    /// (`SinceLastAck`) or as sent (`SinceLastSendWithNack`).
+    Filtered {
+        visible: VisibleFn,
+        shown: IdMap<u64, ()>,
+    },
+}
+
+impl Peer {
+    pub(crate) fn new(mode: AckMode, view: PeerView, now: u64) -> Peer {
+        Peer {
+            mode,
+            view,
+            base: now,
+            needs_snapshot: true,
+            next_seq: 1,
+            acked: None,
+            in_flight: VecDeque::new(),
+            resend: Vec::new(),
+            hide: Vec::new(),
+            refresh: false,
+            spare: Vec::new(),
+            in_flight_view: IdMap::default(),
+        }
+    }
+
+    /// The oldest journal tick the peer may still need.
+    pub(crate) fn oldest_needed(&self) -> u64 {
+        let mut oldest = self.base;
+        if self.mode == AckMode::SinceLastSendWithNack {
+            for sent in &self.in_flight {
+                oldest = oldest.min(sent.windows.iter().map(|w| w.0).min().unwrap_or(u64::MAX));
+            }
+            oldest = oldest.min(self.resend.iter().map(|w| w.0).min().unwrap_or(u64::MAX));
+        }
+        oldest
+    }
+
+    /// A record for a delta about to be written.
+    pub(crate) fn start_sent(&mut self, seq: u64, tick: u64, snapshot: bool) -> Sent {
+        let mut sent = self.spare.pop().unwrap_or(Sent { seq, tick, snapshot, windows: Vec::new(), shown: Vec::new() });
+        sent.seq = seq;
+        sent.tick = tick;
+        sent.snapshot = snapshot;
+        sent.windows.clear();
+        sent.shown.clear();
+        sent
+    }
+
+    /// Keeps `sent` until acknowledged (forgetting the oldest past [`MAX_IN_FLIGHT`]).
+    pub(crate) fn push_sent(&mut self, sent: Sent) {
+        if self.mode == AckMode::SinceLastAck {
+            for &(entity, shown) in &sent.shown {
+                self.in_flight_view.entry(entity.to_bits()).or_insert([0; 2])[usize::from(!shown)] += 1;
+            }
+        }
+        if self.in_flight.len() == MAX_IN_FLIGHT
+            && let Some(oldest) = self.in_flight.pop_front()
+        {
+            self.lost(oldest);
+        }
+        self.in_flight.push_back(sent);
+    }
+
+    /// `sent` leaves the deltas in flight.
+    pub(crate) fn retire(&mut self, sent: Sent) {
+        if self.mode == AckMode::SinceLastAck {
+            for &(entity, shown) in &sent.shown {
+                if let Some(counts) = self.in_flight_view.get_mut(&entity.to_bits()) {
+                    counts[usize::from(!shown)] -= 1;
+                    if *counts == [0; 2] {
+                        self.in_flight_view.remove(&entity.to_bits());
+                    }
+                }
+            }
+        }
+        self.spare.push(sent);
+    }
+
+    /// `sent` did not arrive.
+    pub(crate) fn lost(&mut self, mut sent: Sent) {
+        if self.mode == AckMode::SinceLastSendWithNack {
+            if sent.snapshot {
+                self.needs_snapshot = true;
+            }
+            self.resend.append(&mut sent.windows);
+            self.hide.extend(sent.shown.iter().filter(|(_, shown)| !shown).map(|&(entity, _)| entity));
+        }
+        self.retire(sent);
+    }
+
+    /// The peer acknowledged delta `seq`.
+    pub(crate) fn ack(&mut self, seq: u64) {
+        if self.acked.is_some_and(|acked| seq <= acked) || seq >= self.next_seq {
+            return;
+        }
+        while let Some(sent) = self.in_flight.pop_front() {
+            if sent.seq < seq {
+                // Older and not acknowledged: the receiver ignores it from now on.
+                self.lost(sent);
+                continue;
+            }
+            if sent.seq == seq {
+                self.acked = Some(seq);
+                self.acknowledged(sent);
+            } else {
+                self.in_flight.push_front(sent);
+            }
+            return;
+        }
+    }
+
+    fn acknowledged(&mut self, sent: Sent) {
+        if self.mode == AckMode::SinceLastAck {
+            self.base = self.base.max(sent.tick);
+            if sent.snapshot {
+                self.needs_snapshot = false;
+            }
+            if let PeerView::Filtered { shown, .. } = &mut self.view {
+                if sent.snapshot {
+                    shown.clear();
+                }
+                for &(entity, visible) in &sent.shown {
+                    if visible {
+                        shown.insert(entity.to_bits(), ());
+                    } else {
+                        shown.remove(&entity.to_bits());
+                    }
+                }
+            }
+        }
+        self.retire(sent);
+    }
+
+    /// The peer reports delta `seq` lost.
+    pub(crate) fn nack(&mut self, seq: u64) {
+        if let Some(at) = self.in_flight.iter().position(|sent| sent.seq == seq)
+            && let Some(sent) = self.in_flight.remove(at)
+        {
+            self.lost(sent);
+        }
+    }
+}
