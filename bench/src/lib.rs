@@ -20,6 +20,7 @@ pub mod empty_systems;
 pub mod events;
 pub mod forest;
 pub mod observers;
+pub mod replicate;
 pub mod scenes;
 pub mod schedule;
 pub mod toggle;

@@ -7,7 +7,7 @@ use crate::hash::IdMap;
 use crate::hierarchy::ChildOf;
 use crate::scene::entry::{EntityValues, next_value};
 use crate::scene::nesting::{NESTING_LIMIT, ReadError};
-use crate::scene::remap::{self, EntityRemap, Installed, Mode};
+use crate::scene::remap::{EntityRemap, Installed, Mode};
 use crate::scene::{EntityMap, SceneRegistry};
 use crate::world::World;
 
@@ -100,6 +100,8 @@ pub struct DeltaReceiver {
     mentioned: IdMap<u64, ()>,
     /// The registry index of `ChildOf`, if registered.
     child_of: Option<usize>,
+    /// Scratch: one type's targets.
+    targets: Vec<Entity>,
     /// Children whose `ChildOf` the hierarchy refused, with the parent they should
     /// have: attached once a later delta lifts the refusal.
     unattached: Vec<(Entity, Entity)>,
@@ -138,6 +140,7 @@ impl DeltaReceiver {
             children: Vec::new(),
             mentioned: IdMap::default(),
             unattached: Vec::new(),
+            targets: Vec::new(),
         })
     }
 
@@ -189,7 +192,7 @@ impl DeltaReceiver {
         let mut remap = EntityRemap::new(upcoming, Mode::Assign);
         remap.known = std::mem::take(&mut self.map);
         let installed = Installed::new(remap);
-        let read = self.read_body(world, &mut reader, &installed);
+        let read = self.read_body(&mut reader);
         let mut remap = installed.finish();
         self.map = std::mem::take(&mut remap.known);
         if let Err(error) = read {
@@ -197,6 +200,7 @@ impl DeltaReceiver {
             self.records.clear();
             return Err(error);
         }
+        self.resolve(world, &mut remap);
         let (records, spawned) = (self.records.len(), remap.slots.len());
         let despawned = self.commit(world, &remap, snapshot);
         self.last = Some(seq);
@@ -205,7 +209,7 @@ impl DeltaReceiver {
 
     /// Reads the records and orders into `self.records`, `self.orders` and the
     /// values' staging.
-    fn read_body(&mut self, world: &World, reader: &mut Reader<'_>, installed: &Installed) -> Result<(), DeltaError> {
+    fn read_body(&mut self, reader: &mut Reader<'_>) -> Result<(), DeltaError> {
         self.records.clear();
         self.orders.clear();
         self.children.clear();
@@ -213,8 +217,7 @@ impl DeltaReceiver {
         let all = if entries.len() >= 64 { u64::MAX } else { (1u64 << entries.len()) - 1 };
         let count = reader.count("record count")?;
         self.records.reserve(count);
-        installed.with(|remap| remap.expect(count));
-        for record in 0..count {
+        for _ in 0..count {
             let sender = entity(reader, "record's entity")?;
             let header_at = reader.at;
             let header = reader.varint("record header")?;
@@ -227,32 +230,10 @@ impl DeltaReceiver {
             if flags & DESPAWN != 0 && (set != 0 || flags != DESPAWN) {
                 return Err(DeltaError::Malformed { at: header_at, what: "a despawn record with values" });
             }
-            let target = if flags & DESPAWN != 0 {
-                // `self.map` is the remap's while the delta is read.
-                match installed.with(|remap| remap.known.get(sender)) {
-                    Some(local) if world.contains(local) => Target::Local(local),
-                    _ => Target::None,
-                }
-            } else {
-                installed.with(|remap| match remap.known.get(sender) {
-                    Some(local) if world.contains(local) => Target::Local(local),
-                    stale => {
-                        if stale.is_some() {
-                            // The receiver despawned it: it comes back as a new entity.
-                            remap.known.remove(sender);
-                        }
-                        let slot = remap
-                            .declare(sender, record as u32)
-                            .unwrap_or_else(|first| remap.lookup(sender).unwrap_or(first));
-                        Target::Slot(slot)
-                    }
-                })
-            };
             let mut bits = set;
             while bits != 0 {
                 let c = bits.trailing_zeros() as usize;
                 bits &= bits - 1;
-                remap::set_site((record as u32, c as u32));
                 let at = reader.at;
                 let taken = self.values[c].read_binary(reader.rest()).map_err(|error| DeltaError::Value {
                     at,
@@ -265,7 +246,7 @@ impl DeltaReceiver {
                 })?;
                 reader.skip(taken);
             }
-            self.records.push(Planned { sender, target, flags, set, removed });
+            self.records.push(Planned { sender, target: Target::None, flags, set, removed });
         }
         let parents = reader.count("order count")?;
         for _ in 0..parents {
@@ -283,6 +264,30 @@ impl DeltaReceiver {
         Ok(())
     }
 
+    /// Finds where each record lands: the local entity that stands for its sender's,
+    /// or (for one not held, or despawned here) a slot of `remap`'s, the entities the
+    /// commit spawns. A despawn of an entity not held lands nowhere.
+    fn resolve(&mut self, world: &World, remap: &mut EntityRemap) {
+        for k in 0..self.records.len() {
+            let record = &mut self.records[k];
+            let held = self.map.get(record.sender);
+            record.target = match held {
+                Some(local) if world.contains(local) => Target::Local(local),
+                _ if record.flags & DESPAWN != 0 => Target::None,
+                stale => {
+                    if stale.is_some() {
+                        // The receiver despawned it: it comes back as a new entity.
+                        self.map.remove(record.sender);
+                    }
+                    let slot = remap
+                        .declare(record.sender, k as u32)
+                        .unwrap_or_else(|first| remap.lookup(record.sender).unwrap_or(first));
+                    Target::Slot(slot)
+                }
+            };
+        }
+    }
+
     /// Applies what [`read_body`](Self::read_body) read; returns how many local
     /// entities were despawned.
     fn commit(&mut self, world: &mut World, remap: &EntityRemap, snapshot: bool) -> usize {
@@ -298,6 +303,26 @@ impl DeltaReceiver {
             values.begin(world);
         }
         let entries = &self.registry.components;
+        let child_of = self.child_of.map_or(0, |c| 1u64 << c);
+        let plain = |record: &Planned| {
+            record.flags == 0 && record.set & child_of == 0 && matches!(record.target, Target::Local(_))
+        };
+        if !snapshot && self.orders.is_empty() && self.records.iter().all(plain) {
+            // Only values for entities held here (a frame's changes): each type's
+            // values land in one pass.
+            for (c, values) in self.values.iter_mut().enumerate() {
+                self.targets.clear();
+                self.targets.extend(self.records.iter().filter_map(|record| match record.target {
+                    Target::Local(local) if record.set & (1 << c) != 0 => Some(local),
+                    _ => None,
+                }));
+                if !self.targets.is_empty() {
+                    values.set_all(world, &self.targets);
+                }
+            }
+            self.records.clear();
+            return 0;
+        }
         let mut despawned = 0;
         if let Some(child_of) = self.child_of {
             // Every child whose parent the delta sets or removes leaves the one it

@@ -82,19 +82,52 @@ impl<'a> Reader<'a> {
     }
 
     /// A LEB128 varint of at most 64 bits.
+    #[inline]
     pub(crate) fn varint(&mut self, what: &'static str) -> Result<u64, Malformed> {
+        // One byte (record headers, small counts) is the common case.
+        if let Some(&byte) = self.input.get(self.at)
+            && byte < 0x80
+        {
+            self.at += 1;
+            return Ok(u64::from(byte));
+        }
+        self.varint_long(what)
+    }
+
+    fn varint_long(&mut self, what: &'static str) -> Result<u64, Malformed> {
         let start = self.at;
-        let mut value = 0u64;
-        for shift in (0..64).step_by(7) {
-            let byte = self.byte(what).map_err(|_| Malformed { at: start, what })?;
-            let bits = u64::from(byte & 0x7F);
-            if shift == 63 && bits > 1 {
-                return Err(Malformed { at: start, what });
+        let rest = self.input.get(start..).unwrap_or(&[]);
+        // Up to eight bytes at once (entity handles take five): the first byte without
+        // a continuation bit ends the varint, and the 7-bit groups before it are
+        // packed together pairwise, then by fours, then by eights.
+        if let Some(bytes) = rest.first_chunk::<8>() {
+            let word = u64::from_le_bytes(*bytes);
+            let ends = !word & 0x8080_8080_8080_8080;
+            if ends != 0 {
+                let len = ends.trailing_zeros() / 8 + 1;
+                let mut x = if len == 8 { word } else { word & ((1u64 << (8 * len)) - 1) };
+                x &= 0x7F7F_7F7F_7F7F_7F7F;
+                x = ((x & 0x7F00_7F00_7F00_7F00) >> 1) | (x & 0x007F_007F_007F_007F);
+                x = ((x & 0x3FFF_0000_3FFF_0000) >> 2) | (x & 0x0000_3FFF_0000_3FFF);
+                x = ((x & 0x0FFF_FFFF_0000_0000) >> 4) | (x & 0x0000_0000_0FFF_FFFF);
+                self.at = start + len as usize;
+                return Ok(x);
             }
-            value |= bits << shift;
-            if byte & 0x80 == 0 {
+        }
+        let mut value = 0u64;
+        let mut i = 0;
+        while i < rest.len() && i < 10 {
+            let byte = rest[i];
+            value |= u64::from(byte & 0x7F) << (7 * i);
+            if byte < 0x80 {
+                // The tenth byte holds the 64th bit only.
+                if i == 9 && byte > 1 {
+                    break;
+                }
+                self.at = start + i + 1;
                 return Ok(value);
             }
+            i += 1;
         }
         Err(Malformed { at: start, what })
     }
@@ -135,9 +168,17 @@ mod tests {
 
     #[test]
     fn varints_round_trip_and_refuse_overlong_input() {
-        for value in [0, 1, 127, 128, 300, u64::from(u32::MAX) + 5, u64::MAX] {
+        let mut values = vec![0, 1, 127, 128, 300, u64::from(u32::MAX) + 5, u64::MAX];
+        values.extend((0..64).map(|bit| (1u64 << bit) | 0x5555_5555_5555_5555 >> (63 - bit)));
+        for value in values {
             let mut out = Vec::new();
             put_varint(&mut out, value);
+            // Long input too, for the eight-byte reader.
+            let mut long = out.clone();
+            long.extend_from_slice(&[0xFF; 9]);
+            let mut reader = Reader::new(&long);
+            assert_eq!(reader.varint("v").unwrap(), value);
+            assert_eq!(reader.at, out.len());
             assert_eq!(out, postcard::to_stdvec(&value).unwrap(), "postcard's encoding");
             let mut reader = Reader::new(&out);
             assert_eq!(reader.varint("v").unwrap(), value);

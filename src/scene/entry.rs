@@ -124,6 +124,9 @@ pub(crate) trait EntityValues: Send {
     /// tracking where the entity has the component and the type has no insert or
     /// replace hooks (or observers), inserted otherwise.
     fn set_next(&mut self, world: &mut World, entity: Entity);
+    /// Sets the values read, in order, on `targets` (alive, one per value), as
+    /// [`set_next`](Self::set_next) would one by one.
+    fn set_all(&mut self, world: &mut World, targets: &[Entity]);
     /// Drops the next value read without setting it.
     fn skip_next(&mut self);
     /// The values, for a caller that knows their type (see [`next_value`]).
@@ -161,6 +164,19 @@ impl<T: Component + DeserializeOwned> EntityValues for Pending<T> {
             return;
         }
         let _ = world.insert(entity, (value,));
+    }
+
+    fn set_all(&mut self, world: &mut World, targets: &[Entity]) {
+        debug_assert_eq!(targets.len(), self.values.len(), "one target per value");
+        for (&entity, value) in targets.iter().zip(self.values.drain(..)) {
+            if !self.insert
+                && let Ok(mut place) = world.get_mut::<T>(entity)
+            {
+                *place = value;
+                continue;
+            }
+            let _ = world.insert(entity, (value,));
+        }
     }
 
     fn skip_next(&mut self) {

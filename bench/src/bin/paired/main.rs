@@ -155,7 +155,7 @@ struct Pair {
 fn run_child(rounds: usize, only: &[String]) {
     /// Builds a workload's prepared worlds.
     type Make = fn() -> Workload;
-    let workloads: [(&str, Make); 19] = [
+    let workloads: [(&str, Make); 21] = [
         ("empty_systems", empty_systems),
         ("schedule", schedule),
         ("simple_iter", simple_iter),
@@ -175,6 +175,8 @@ fn run_child(rounds: usize, only: &[String]) {
         ("observe_trigger", peers::observe_trigger),
         (peers::OBSERVE_MUTATION_100, peers::observe_mutation_100),
         (peers::OBSERVE_MUTATION_10000, peers::observe_mutation_10000),
+        (peers::REPLICATE, peers::replicate),
+        (peers::APPLY_DELTA, peers::apply_delta),
     ];
     let chosen = |name: &str| only.is_empty() || only.iter().any(|o| o == name);
     for (_, make) in workloads.iter().filter(|(name, _)| chosen(name)) {

@@ -242,6 +242,21 @@ pub fn observe_mutation_10000() -> Workload {
     from_lines(OBSERVE_MUTATION_10000, bench::observers::mutation_lines(1_000_000, 10_000))
 }
 
+/// The name of replicate at N = 1,000,000, K = 100, 16 peers.
+pub const REPLICATE: &str = "replicate/N=1000000,K=100,peers=16";
+/// The name of apply_delta at K = 10,000.
+pub const APPLY_DELTA: &str = "apply_delta/K=10000";
+
+/// replicate: sixteen peers' deltas after K writes (`bench::replicate`).
+pub fn replicate() -> Workload {
+    from_lines(REPLICATE, bench::replicate::replicate_lines(1_000_000, 100, 16))
+}
+
+/// apply_delta: a delta of K changes applied (`bench::replicate`).
+pub fn apply_delta() -> Workload {
+    from_lines(APPLY_DELTA, bench::replicate::apply_lines(10_000))
+}
+
 /// events: one frame of a writer and four readers through each scheduler
 /// (`bench::events`).
 pub fn events() -> Workload {
