@@ -19,6 +19,8 @@
 
 use std::collections::HashMap;
 
+use serde::{Deserialize, Serialize};
+
 use ripple::prelude::*;
 use ripple::{POST_UPDATE, QueryFilter, Storage, SystemConfig};
 
@@ -31,20 +33,20 @@ pub enum Mode {
     ChangeDriven,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Position {
     pub x: f32,
     pub y: f32,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Velocity {
     pub x: f32,
     pub y: f32,
 }
 
 /// What an entity looks like.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Sprite {
     Crate,
     Exploding,
@@ -54,33 +56,34 @@ pub enum Sprite {
 }
 
 /// The animation an entity shows, and its frame.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Animatable {
     pub sprite: Sprite,
     pub frame: u16,
 }
 
 /// What a mover is doing; crates have none.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Activity {
     Idle,
     Walking,
 }
 
 /// How big an entity is drawn and collides.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Body {
     pub radius: f32,
 }
 
 /// A crate's collision box; a disabled one collides with nothing (set when the crate
 /// dies, through `set_if_neq`, so writing the same value marks nothing).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CollisionShape {
     pub half: f32,
     pub disabled: bool,
 }
 
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Health(pub u8);
 /// A resting crate.
 pub struct Crate;
