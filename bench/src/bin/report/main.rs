@@ -118,6 +118,7 @@ fn main() {
     body.push_str(&before::render(&tables, manifest_dir));
     body.push_str(&standing);
     body.push_str(&render_native(manifest_dir));
+    body.push_str(&render_intel(manifest_dir));
     body.push_str(&render_scaling(manifest_dir));
     println!("{body}");
 
@@ -617,6 +618,20 @@ fn render_native(manifest_dir: &Path) -> String {
         "## Built with `-C target-cpu=native`\n\n\
          The paired tool's iteration lines from a build for this machine's CPU (AVX2 here), \
          bench/PAIRED_NATIVE.md; the standing bars read the default build's (bench/PAIRED.md).\n\n{table}\n"
+    )
+}
+
+/// The paired table of a run on the lent 16-core Intel Xeon, if one was kept
+/// (bench/PAIRED_INTEL.md): a bar holds when it holds on both CPU families.
+fn render_intel(manifest_dir: &Path) -> String {
+    let Ok(intel) = fs::read_to_string(manifest_dir.join("PAIRED_INTEL.md")) else { return String::new() };
+    let how = intel.lines().find(|l| l.starts_with("Run as")).unwrap_or_default();
+    let table: String = intel.lines().filter(|l| l.starts_with('|')).map(|l| format!("{l}\n")).collect();
+    format!(
+        "## On the 16-core Intel Xeon\n\n\
+         The paired tool's table from the second CPU family (bench/PAIRED_INTEL.md). {how} The standing \
+         bars read the project machine's (bench/PAIRED.md); the session notes list the bars this table \
+         does not meet.\n\n{table}\n"
     )
 }
 
