@@ -338,3 +338,35 @@ fn peers_that_see_everything_share_one_encoding_and_the_rest_get_their_own() {
     );
     assert!(bytes.is_empty());
 }
+
+/// How far the filtered peer sees.
+struct Radius(f32);
+
+#[test]
+fn a_filter_that_reads_other_state_is_asked_again_on_refresh() {
+    let near = |world: &World, e: Entity| {
+        let radius = world.resource::<Radius>().map_or(0.0, |r| r.0);
+        world.get::<Position>(e).is_ok_and(|p| p.0 <= radius)
+    };
+    let config = PeerConfig { visibility: Visibility::filter(near), ..PeerConfig::default() };
+    let mut link = Link::new(config);
+    link.server.insert_resource(Radius(1.0));
+    let a = link.server.spawn((Position(0.5, 0.0), Replicated));
+    let b = link.server.spawn((Position(5.0, 0.0), Replicated));
+    link.frame(true);
+    link.assert_mirrored(near);
+    assert!(link.local(b).is_none());
+    link.server.insert_resource(Radius(10.0));
+    link.frame(true);
+    assert!(link.local(b).is_none(), "nothing touched b: the filter was not asked");
+    link.replicator.refresh_visibility(link.peer);
+    link.frame(false); // the refresh is lost...
+    let (bytes, _) = link.frame(true); // ...and asked again
+    assert!(link.local(b).is_some(), "{}", delta_to_json(link.replicator.registry(), &bytes).unwrap());
+    link.assert_mirrored(near);
+    link.server.insert_resource(Radius(0.0));
+    link.replicator.refresh_visibility(link.peer);
+    link.frame(true);
+    link.assert_mirrored(near);
+    assert_eq!(link.client.entity(link.local(a).unwrap()).unwrap().component_names().count(), 0, "hidden");
+}

@@ -80,7 +80,7 @@ pub(crate) struct Journal {
     held: usize,
     /// Buffers of dropped ticks, for reuse.
     spare: Vec<Vec<Touch>>,
-    /// The oldest tick dropped so far (a window starting before it cannot be read).
+    /// The newest tick dropped so far (a window starting before it cannot be read).
     pub(crate) dropped_through: u64,
 }
 

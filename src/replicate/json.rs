@@ -34,6 +34,9 @@ pub fn delta_to_json(registry: &SceneRegistry, delta: &[u8]) -> Result<Value, De
     }
     let seq = reader.varint("sequence number")?;
     let flags = reader.byte("flags")?;
+    if flags & !wire::SNAPSHOT != 0 {
+        return Err(DeltaError::Malformed { at: reader.at - 1, what: "flags" });
+    }
     let all = super::receiver::mask(entries.len());
     let mut records = Vec::new();
     for _ in 0..reader.count("record count")? {
@@ -44,6 +47,9 @@ pub fn delta_to_json(registry: &SceneRegistry, delta: &[u8]) -> Result<Value, De
         let removed = if header & REMOVED != 0 { reader.varint("removed components")? } else { 0 };
         if (set | removed) & !all != 0 {
             return Err(DeltaError::UnknownComponent { at: header_at, components: set | removed });
+        }
+        if header & DESPAWN != 0 && (set != 0 || header & ((1 << FLAG_BITS) - 1) != DESPAWN) {
+            return Err(DeltaError::Malformed { at: header_at, what: "a despawn record with values" });
         }
         let mut values = Map::new();
         for c in (0..entries.len()).filter(|c| set & (1 << c) != 0) {

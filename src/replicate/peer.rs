@@ -104,6 +104,9 @@ pub(crate) struct Sent {
     /// The journal tick it was written at.
     pub(crate) tick: u64,
     pub(crate) snapshot: bool,
+    /// It asked the filter about every replicated entity (`refresh_visibility`):
+    /// asked again if it is lost.
+    pub(crate) refresh: bool,
     /// The windows of ticks it covered (`SinceLastSendWithNack`), to re-send if lost.
     pub(crate) windows: Vec<(u64, u64)>,
     /// Entities whose view it changed, and to what (peers with a filter): the peer's
@@ -131,7 +134,8 @@ pub(crate) struct Peer {
     pub(crate) resend: Vec<(u64, u64)>,
     /// Entities lost deltas hid from the peer, to hide again (`SinceLastSendWithNack`).
     pub(crate) hide: Vec<Entity>,
-    /// Re-ask the filter about every replicated entity at the next delta.
+    /// Re-ask the filter about every replicated entity at the next delta (in
+    /// `SinceLastAck`, at every delta until one that asked is acknowledged).
     pub(crate) refresh: bool,
     /// Buffers of acknowledged deltas, for reuse.
     pub(crate) spare: Vec<Sent>,
@@ -184,10 +188,18 @@ impl Peer {
 
     /// A record for a delta about to be written.
     pub(crate) fn start_sent(&mut self, seq: u64, tick: u64, snapshot: bool) -> Sent {
-        let mut sent = self.spare.pop().unwrap_or(Sent { seq, tick, snapshot, windows: Vec::new(), shown: Vec::new() });
+        let mut sent = self.spare.pop().unwrap_or(Sent {
+            seq,
+            tick,
+            snapshot,
+            refresh: false,
+            windows: Vec::new(),
+            shown: Vec::new(),
+        });
         sent.seq = seq;
         sent.tick = tick;
         sent.snapshot = snapshot;
+        sent.refresh = false;
         sent.windows.clear();
         sent.shown.clear();
         sent
@@ -224,15 +236,29 @@ impl Peer {
     }
 
     /// `sent` did not arrive.
-    pub(crate) fn lost(&mut self, mut sent: Sent) {
+    pub(crate) fn lost(&mut self, sent: Sent) {
+        self.refresh |= sent.refresh;
         if self.mode == AckMode::SinceLastSendWithNack {
             if sent.snapshot {
                 self.needs_snapshot = true;
             }
-            self.resend.append(&mut sent.windows);
+            // One window covering every lost one: re-sending an entity the lost
+            // deltas did not name costs bytes, never correctness, and the windows stay
+            // bounded however many deltas are lost.
+            for &window in &sent.windows {
+                self.resend_window(window);
+            }
             self.hide.extend(sent.shown.iter().filter(|(_, shown)| !shown).map(|&(entity, _)| entity));
         }
         self.retire(sent);
+    }
+
+    /// Adds `window` to the ticks to re-send, kept as one window.
+    pub(crate) fn resend_window(&mut self, (from, to): (u64, u64)) {
+        match self.resend.first_mut() {
+            Some(window) => *window = (window.0.min(from), window.1.max(to)),
+            None => self.resend.push((from, to)),
+        }
     }
 
     /// The peer acknowledged delta `seq`.
@@ -259,6 +285,9 @@ impl Peer {
     fn acknowledged(&mut self, sent: Sent) {
         if self.mode == AckMode::SinceLastAck {
             self.base = self.base.max(sent.tick);
+            if sent.refresh {
+                self.refresh = false;
+            }
             if sent.snapshot {
                 self.needs_snapshot = false;
             }
@@ -280,6 +309,9 @@ impl Peer {
 
     /// The peer reports delta `seq` lost.
     pub(crate) fn nack(&mut self, seq: u64) {
+        if self.mode == AckMode::SinceLastAck {
+            return;
+        }
         if let Some(at) = self.in_flight.iter().position(|sent| sent.seq == seq)
             && let Some(sent) = self.in_flight.remove(at)
         {

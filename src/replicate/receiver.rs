@@ -273,7 +273,13 @@ impl DeltaReceiver {
             let held = self.map.get(record.sender);
             record.target = match held {
                 Some(local) if world.contains(local) => Target::Local(local),
-                _ if record.flags & DESPAWN != 0 => Target::None,
+                stale if record.flags & DESPAWN != 0 => {
+                    if stale.is_some() {
+                        // Despawned here already: forgotten.
+                        self.map.remove(record.sender);
+                    }
+                    Target::None
+                }
                 stale => {
                     if stale.is_some() {
                         // The receiver despawned it: it comes back as a new entity.
@@ -321,6 +327,7 @@ impl DeltaReceiver {
                 }
             }
             self.records.clear();
+            self.attach_refused(world);
             return 0;
         }
         let mut despawned = 0;
@@ -391,12 +398,7 @@ impl DeltaReceiver {
                 despawned += usize::from(gone(&mut self.map, world, record.sender, local));
             }
         }
-        self.unattached.retain(|&(child, parent)| {
-            world.contains(child)
-                && world.contains(parent)
-                && world.get::<ChildOf>(child).ok().map(ChildOf::parent) != Some(parent)
-                && world.set_parent(child, parent).is_err()
-        });
+        self.attach_refused(world);
         let mut locals = Vec::new();
         for &(parent, start, end) in &self.orders {
             let Some(parent) = self.map.get(parent).filter(|&local| world.contains(local)) else { continue };
@@ -417,6 +419,21 @@ impl DeltaReceiver {
         }
         self.records.clear();
         despawned
+    }
+}
+
+impl DeltaReceiver {
+    /// Tries again the `ChildOf`s the hierarchy refused (see `unattached`).
+    fn attach_refused(&mut self, world: &mut World) {
+        if self.unattached.is_empty() {
+            return;
+        }
+        self.unattached.retain(|&(child, parent)| {
+            world.contains(child)
+                && world.contains(parent)
+                && world.get::<ChildOf>(child).ok().map(ChildOf::parent) != Some(parent)
+                && world.set_parent(child, parent).is_err()
+        });
     }
 }
 

@@ -79,9 +79,11 @@ struct CachedBody {
 /// lists and removal streams of the registered components (tracking them from
 /// [`new`](Self::new) on). A delta costs the entities its window touched: peers that
 /// see every entity and whose windows start at the same tick share one encoding, so
-/// sixteen peers acknowledging every frame cost one encoding and sixteen copies. Only a
-/// peer's first delta, or one after it fell further behind than the journal keeps, is
-/// a snapshot: O(replicated entities).
+/// sixteen peers acknowledging every frame cost one encoding and sixteen copies. A
+/// snapshot, O(replicated entities), goes to a new peer (in
+/// [`AckMode::SinceLastAck`], every delta until one is acknowledged), to one that fell
+/// further behind than the journal keeps, and to all after a removal stream dropped
+/// removals the replicator had not read.
 ///
 /// ```
 /// use ripple::{DeltaReceiver, PeerConfig, Replicated, Replicator, SceneRegistry, World};
@@ -250,7 +252,8 @@ impl Replicator {
 
     /// The peer did not receive delta `seq`: in
     /// [`AckMode::SinceLastSendWithNack`] the next delta re-sends every entity it
-    /// named; in [`AckMode::SinceLastAck`] nothing is needed and this does nothing.
+    /// named; in [`AckMode::SinceLastAck`] nothing is needed and this does nothing
+    /// (the next delta carries it anyway).
     pub fn nack(&mut self, peer: PeerId, seq: u64) {
         if let Some(Some(peer)) = self.peers.get_mut(peer.0 as usize) {
             peer.nack(seq);
@@ -266,7 +269,8 @@ impl Replicator {
         }
     }
 
-    /// Bytes the replicator holds for its journal and per-peer state.
+    /// Bytes the replicator's journal and encoding buffers hold (not counting the
+    /// per-peer bookkeeping of deltas in flight and filtered views).
     pub fn memory(&self) -> usize {
         self.journal.bytes()
             + self.cache_bytes.capacity()
@@ -406,15 +410,22 @@ impl Replicator {
         };
         // Written: the peer's state moves on.
         peer.next_seq += 1;
-        peer.refresh = false;
+        sent.refresh = peer.refresh;
+        if peer.mode == AckMode::SinceLastSendWithNack {
+            // Asked again if the delta is lost; acknowledged mode asks in every delta
+            // until one that asked is acknowledged.
+            peer.refresh = false;
+        }
         if peer.mode == AckMode::SinceLastSendWithNack {
             peer.hide.clear();
             if snapshot {
                 peer.needs_snapshot = false;
                 peer.resend.clear();
             } else {
-                sent.windows.push((peer.base, now));
-                sent.windows.append(&mut peer.resend);
+                // The window it covered and the lost ones it re-sent, as one.
+                let from = peer.resend.iter().map(|w| w.0).fold(peer.base, u64::min);
+                sent.windows.push((from, now));
+                peer.resend.clear();
             }
             peer.base = now;
             if let PeerView::Filtered { shown, .. } = &mut peer.view {

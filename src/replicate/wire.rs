@@ -20,8 +20,9 @@
 pub(crate) const MAGIC: u8 = 0xD7;
 /// The format this module writes and reads.
 pub(crate) const VERSION: u8 = 1;
-/// `flags`: the delta is a snapshot of everything the peer sees; the receiver drops
-/// the entities it holds from this sender that the snapshot does not name.
+/// `flags`: the delta is a snapshot of everything the peer sees; the receiver empties
+/// the entities it holds from this sender that the snapshot does not name (they stay as
+/// stand-ins).
 pub(crate) const SNAPSHOT: u8 = 1;
 
 /// Record flag: the components listed are all the entity has.

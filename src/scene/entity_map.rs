@@ -7,9 +7,10 @@ use crate::hash::IdMap;
 /// entities that stand for them.
 ///
 /// Lookups are O(1): a table indexed by the foreign handle's slot index, which grows
-/// with the map's length (at most four times the entries plus 4,096 slots, so a
-/// hostile index cannot make it large), and a hash map for the handles past it or
-/// sharing a slot index with another generation.
+/// with the map's length (at most four times the most entries it held plus 4,096
+/// slots, so a hostile index cannot make it large; it never shrinks), and a hash map
+/// for the handles past it or sharing a slot index with another generation.
+/// [`iter`](Self::iter) and [`clear`](Self::clear) cost the table's size.
 ///
 /// ```
 /// use ripple::{EntityMap, World};

@@ -598,7 +598,7 @@ pub(super) const BARS: &[Bar] = &[
         45,
         "apply_delta K=10,000: DeltaReceiver::apply_delta / the same values through get_mut (asked: 1.5)",
         Ratio { group: APPLY_DELTA, other: "get_mut" },
-        Blocked { proposed: 3.0 },
+        Blocked { proposed: 4.0 },
     )
     .paired(Paired { workload: APPLY_DELTA, other: "get_mut" }),
 ];
