@@ -20,23 +20,7 @@ use super::wire::{self, DESPAWN, FLAG_BITS, FULL, REMOVED, Reader};
 pub fn delta_to_json(registry: &SceneRegistry, delta: &[u8]) -> Result<Value, DeltaError> {
     let entries = &registry.components;
     let mut reader = Reader::new(delta);
-    if reader.byte("magic").ok() != Some(wire::MAGIC) {
-        return Err(DeltaError::NotADelta);
-    }
-    let version = reader.byte("version")?;
-    if version != wire::VERSION {
-        return Err(DeltaError::Version { found: version });
-    }
-    let expected = wire::fingerprint(registry.component_names());
-    let found = reader.u32_le("registry fingerprint")?;
-    if found != expected {
-        return Err(DeltaError::Schema { expected, found });
-    }
-    let seq = reader.varint("sequence number")?;
-    let flags = reader.byte("flags")?;
-    if flags & !wire::SNAPSHOT != 0 {
-        return Err(DeltaError::Malformed { at: reader.at - 1, what: "flags" });
-    }
+    let (seq, flags) = wire::read_header(&mut reader, wire::fingerprint(registry.component_names()))?;
     let all = super::receiver::mask(entries.len());
     let mut records = Vec::new();
     for _ in 0..reader.count("record count")? {

@@ -156,6 +156,24 @@ pub(crate) enum PeerView {
     },
 }
 
+impl PeerView {
+    /// Takes in the view changes of a delta (`snapshot`: everything it shows is all
+    /// the peer holds).
+    pub(crate) fn record(&mut self, snapshot: bool, changes: &[(Entity, bool)]) {
+        let PeerView::Filtered { shown, .. } = self else { return };
+        if snapshot {
+            shown.clear();
+        }
+        for &(entity, visible) in changes {
+            if visible {
+                shown.insert(entity.to_bits(), ());
+            } else {
+                shown.remove(&entity.to_bits());
+            }
+        }
+    }
+}
+
 impl Peer {
     pub(crate) fn new(mode: AckMode, view: PeerView, now: u64) -> Peer {
         Peer {
@@ -291,18 +309,7 @@ impl Peer {
             if sent.snapshot {
                 self.needs_snapshot = false;
             }
-            if let PeerView::Filtered { shown, .. } = &mut self.view {
-                if sent.snapshot {
-                    shown.clear();
-                }
-                for &(entity, visible) in &sent.shown {
-                    if visible {
-                        shown.insert(entity.to_bits(), ());
-                    } else {
-                        shown.remove(&entity.to_bits());
-                    }
-                }
-            }
+            self.view.record(sent.snapshot, &sent.shown);
         }
         self.retire(sent);
     }

@@ -165,22 +165,7 @@ impl DeltaReceiver {
     /// and the receiver are unchanged.
     pub fn apply_delta(&mut self, world: &mut World, delta: &[u8]) -> Result<Applied, DeltaError> {
         let mut reader = Reader::new(delta);
-        if reader.byte("magic").ok() != Some(wire::MAGIC) {
-            return Err(DeltaError::NotADelta);
-        }
-        let version = reader.byte("version")?;
-        if version != wire::VERSION {
-            return Err(DeltaError::Version { found: version });
-        }
-        let schema = reader.u32_le("registry fingerprint")?;
-        if schema != self.schema {
-            return Err(DeltaError::Schema { expected: self.schema, found: schema });
-        }
-        let seq = reader.varint("sequence number")?;
-        let flags = reader.byte("flags")?;
-        if flags & !wire::SNAPSHOT != 0 {
-            return Err(DeltaError::Malformed { at: reader.at - 1, what: "flags" });
-        }
+        let (seq, flags) = wire::read_header(&mut reader, self.schema)?;
         if self.last.is_some_and(|last| seq <= last) {
             return Ok(Applied::Stale { seq });
         }

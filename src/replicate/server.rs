@@ -428,18 +428,7 @@ impl Replicator {
                 peer.resend.clear();
             }
             peer.base = now;
-            if let PeerView::Filtered { shown, .. } = &mut peer.view {
-                if snapshot {
-                    shown.clear();
-                }
-                for &(entity, visible) in &sent.shown {
-                    if visible {
-                        shown.insert(entity.to_bits(), ());
-                    } else {
-                        shown.remove(&entity.to_bits());
-                    }
-                }
-            }
+            peer.view.record(snapshot, &sent.shown);
         }
         peer.push_sent(sent);
         Ok(DeltaInfo { seq, bytes: out.len() - start, records, snapshot })

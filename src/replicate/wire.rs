@@ -16,6 +16,8 @@
 //! (LEB128), so a record of one changed component costs the entity, one header byte
 //! and the value.
 
+use super::error::DeltaError;
+
 /// First byte of every delta.
 pub(crate) const MAGIC: u8 = 0xD7;
 /// The format this module writes and reads.
@@ -147,6 +149,28 @@ impl<'a> Reader<'a> {
     pub(crate) fn skip(&mut self, bytes: usize) {
         self.at += bytes;
     }
+}
+
+/// Reads a delta's header: checks the magic byte, the version and the registry
+/// `fingerprint`; returns the sequence number and the flags.
+pub(crate) fn read_header(reader: &mut Reader<'_>, fingerprint: u32) -> Result<(u64, u8), DeltaError> {
+    if reader.byte("magic").ok() != Some(MAGIC) {
+        return Err(DeltaError::NotADelta);
+    }
+    let version = reader.byte("version")?;
+    if version != VERSION {
+        return Err(DeltaError::Version { found: version });
+    }
+    let found = reader.u32_le("registry fingerprint")?;
+    if found != fingerprint {
+        return Err(DeltaError::Schema { expected: fingerprint, found });
+    }
+    let seq = reader.varint("sequence number")?;
+    let flags = reader.byte("flags")?;
+    if flags & !SNAPSHOT != 0 {
+        return Err(DeltaError::Malformed { at: reader.at - 1, what: "flags" });
+    }
+    Ok((seq, flags))
 }
 
 /// A fingerprint of the registry's component names in order: a sender and a receiver
