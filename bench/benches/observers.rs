@@ -2,21 +2,9 @@
 //! and reacting to mutation (which bevy can only do by scanning change ticks). The
 //! workloads and their lines are in `bench::observers` (shared with the paired tool).
 
-use std::time::Duration;
-
-use bench::Pass;
-use bench::criterion_config;
 use bench::observers::{lifecycle_lines, mutation_lines, trigger_lines};
+use bench::{criterion_config, run_group};
 use criterion::{Criterion, criterion_group};
-
-fn run_group(c: &mut Criterion, group: &str, lines: Vec<(&'static str, Pass)>) {
-    let mut group = c.benchmark_group(group);
-    group.sample_size(20).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
-    for (name, mut pass) in lines {
-        group.bench_function(name, |b| b.iter(&mut pass));
-    }
-    group.finish();
-}
 
 fn observers(c: &mut Criterion) {
     run_group(c, "observe_lifecycle", lifecycle_lines());

@@ -210,6 +210,17 @@ pub fn criterion_config() -> Criterion {
         .without_plots()
 }
 
+/// Runs each of `lines` (name, pass) as a function of criterion group `group`, with
+/// the short settings of the workloads whose passes take milliseconds (20 samples).
+pub fn run_group(c: &mut Criterion, group: &str, lines: Vec<(&'static str, Pass)>) {
+    let mut group = c.benchmark_group(group);
+    group.sample_size(20).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
+    for (name, mut pass) in lines {
+        group.bench_function(name, |b| b.iter(&mut pass));
+    }
+    group.finish();
+}
+
 /// Pins glibc malloc's thresholds so that every library is measured in the same allocator
 /// state, whichever ran before it in the process.
 ///

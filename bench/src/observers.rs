@@ -186,7 +186,7 @@ fn bevy_trigger() -> Pass {
 
 /// The K entities a pass writes: pass `p` writes `k` entities spread over the world,
 /// a different set each pass.
-fn written(n: usize, k: usize, pass: usize) -> impl Iterator<Item = usize> {
+pub fn written(n: usize, k: usize, pass: usize) -> impl Iterator<Item = usize> {
     let stride = n / k;
     (0..k).map(move |i| i * stride + pass % stride)
 }

@@ -24,6 +24,7 @@ use std::hint::black_box;
 use serde::{Deserialize, Serialize};
 
 use crate::Pass;
+use crate::observers::written;
 
 /// The replicated component, for both libraries.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, bevy_ecs::component::Component)]
@@ -43,13 +44,6 @@ pub fn registry() -> ripple::SceneRegistry {
     let mut registry = ripple::SceneRegistry::new();
     registry.component::<Pos>("pos").expect("a valid name");
     registry
-}
-
-/// The K entities a pass writes: pass `p` writes `k` entities spread over the world,
-/// a different set each pass.
-pub fn written(n: usize, k: usize, pass: usize) -> impl Iterator<Item = usize> {
-    let stride = n / k;
-    (0..k).map(move |i| i * stride + pass % stride)
 }
 
 fn pos(i: usize) -> Pos {

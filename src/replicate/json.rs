@@ -21,7 +21,7 @@ pub fn delta_to_json(registry: &SceneRegistry, delta: &[u8]) -> Result<Value, De
     let entries = &registry.components;
     let mut reader = Reader::new(delta);
     let (seq, flags) = wire::read_header(&mut reader, wire::fingerprint(registry.component_names()))?;
-    let all = super::receiver::mask(entries.len());
+    let all = wire::component_mask(entries.len());
     let mut records = Vec::new();
     for _ in 0..reader.count("record count")? {
         let entity = entity(&mut reader)?;

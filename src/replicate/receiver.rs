@@ -199,7 +199,7 @@ impl DeltaReceiver {
         self.orders.clear();
         self.children.clear();
         let entries = &self.registry.components;
-        let all = if entries.len() >= 64 { u64::MAX } else { (1u64 << entries.len()) - 1 };
+        let all = wire::component_mask(entries.len());
         let count = reader.count("record count")?;
         self.records.reserve(count);
         for _ in 0..count {
@@ -347,7 +347,7 @@ impl DeltaReceiver {
             }
             let mut removed = record.removed;
             if record.flags & FULL != 0 {
-                removed |= !record.set & mask(entries.len());
+                removed |= !record.set & wire::component_mask(entries.len());
             }
             while removed != 0 {
                 let c = removed.trailing_zeros() as usize;
@@ -448,9 +448,4 @@ fn entity(reader: &mut Reader<'_>, what: &'static str) -> Result<Entity, DeltaEr
     let at = reader.at;
     let bits = reader.varint(what)?;
     Entity::from_bits(bits).ok_or(DeltaError::Malformed { at, what: "an entity handle of generation 0" })
-}
-
-/// The set of the first `n` components.
-pub(crate) fn mask(n: usize) -> u64 {
-    if n >= 64 { u64::MAX } else { (1u64 << n) - 1 }
 }

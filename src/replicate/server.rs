@@ -454,10 +454,15 @@ impl Replicator {
             }
         };
         let touches = if merged { self.merger.touches() } else { touches };
-        let records = self.encoder.encode(world, &self.registry, self.child_of, touches, &mut Decide::All)?;
         let start = self.cache_bytes.len();
-        put_varint(&mut self.cache_bytes, records as u64);
-        self.cache_bytes.extend_from_slice(&self.encoder.body);
+        let records = self.encoder.encode(
+            world,
+            &self.registry,
+            self.child_of,
+            touches,
+            &mut Decide::All,
+            &mut self.cache_bytes,
+        )?;
         self.cache.push(CachedBody { base, bytes: start..self.cache_bytes.len(), records });
         out.extend_from_slice(&self.cache_bytes[start..]);
         Ok(records)
@@ -504,10 +509,7 @@ impl Replicator {
                 changes: &mut sent.shown,
             },
         };
-        let records = self.encoder.encode(world, &self.registry, self.child_of, self.merger.touches(), &mut decide)?;
-        put_varint(out, records as u64);
-        out.extend_from_slice(&self.encoder.body);
-        Ok(records)
+        self.encoder.encode(world, &self.registry, self.child_of, self.merger.touches(), &mut decide, out)
     }
 
     /// Every replicated entity the peer sees, whole.
@@ -536,10 +538,7 @@ impl Replicator {
                 changes: &mut sent.shown,
             },
         };
-        let records = self.encoder.encode(world, &self.registry, self.child_of, self.merger.touches(), &mut decide)?;
-        put_varint(out, records as u64);
-        out.extend_from_slice(&self.encoder.body);
-        Ok(records)
+        self.encoder.encode(world, &self.registry, self.child_of, self.merger.touches(), &mut decide, out)
     }
 }
 
@@ -670,7 +669,8 @@ impl Decide<'_> {
 }
 
 /// Writes the records of `touches` as `decide` sends them, then the order records of
-/// the parents whose children's `ChildOf` they carry; returns the record count.
+/// the parents whose children's `ChildOf` they carry, and appends them to `out`
+/// behind their count (nothing on an error); returns the record count.
 impl Encoder {
     fn encode(
         &mut self,
@@ -679,6 +679,7 @@ impl Encoder {
         child_of: Option<usize>,
         touches: &[Touch],
         decide: &mut Decide<'_>,
+        out: &mut Vec<u8>,
     ) -> Result<usize, ReplicateError> {
         let Encoder { body, values, parents: parent_set, parent_list } = self;
         body.clear();
@@ -698,7 +699,7 @@ impl Encoder {
                     records += 1;
                     continue;
                 }
-                Kind::Full => (mask_of(entries.len()), 0, FULL),
+                Kind::Full => (wire::component_mask(entries.len()), 0, FULL),
                 Kind::Diff => (touch.set, touch.removed, 0),
             };
             if set == 0 && removed == 0 && flags == 0 {
@@ -755,11 +756,8 @@ impl Encoder {
                 put_varint(body, child.to_bits());
             }
         }
+        put_varint(out, records as u64);
+        out.extend_from_slice(body);
         Ok(records)
     }
-}
-
-/// The set of the first `n` components.
-fn mask_of(n: usize) -> u64 {
-    if n >= 64 { u64::MAX } else { (1u64 << n) - 1 }
 }

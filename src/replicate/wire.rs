@@ -40,6 +40,11 @@ pub(crate) const FLAG_BITS: u32 = 3;
 /// header beside the flags).
 pub const MAX_REPLICATED_COMPONENTS: usize = (u64::BITS - FLAG_BITS) as usize;
 
+/// The set of the first `n` registered components.
+pub(crate) fn component_mask(n: usize) -> u64 {
+    if n >= 64 { u64::MAX } else { (1u64 << n) - 1 }
+}
+
 /// Appends `value` as a LEB128 varint.
 #[inline]
 pub(crate) fn put_varint(out: &mut Vec<u8>, mut value: u64) {
