@@ -117,22 +117,28 @@ pub use scene::{
     SceneSaver, SkippedComponent, ValueSite,
 };
 pub use schedule::{
-    IntoSystemConfig, IntoSystemGroup, MAX_SKIPPED_RUNS, POST_UPDATE, PRE_UPDATE, PROFILE_EVERY, ReportRow, Schedule,
-    ScheduleError, SetConfig, SkippedRun, SystemConfig, SystemGroup, SystemId, SystemRef, SystemStats, UPDATE,
+    ErrorHandler, IntoSystemConfig, IntoSystemGroup, MAX_SKIPPED_RUNS, MAX_SYSTEM_ERRORS, POST_UPDATE, PRE_UPDATE,
+    PROFILE_EVERY, ReportRow, Schedule, ScheduleError, SetConfig, SkippedRun, SystemConfig, SystemGroup, SystemId,
+    SystemRef, SystemStats, UPDATE,
 };
 pub use sparse_mut::SparseMut;
 pub use spawn_batch::SpawnBatch;
 pub use storage::ArchetypeId;
 pub use system::{
-    Command, CommandQueue, Commands, Condition, EntityCommands, EntityCounts, ExclusiveSystem, FunctionSystem,
-    IntoCondition, IntoSystem, Local, ONE_SHOT_RECURSION_LIMIT, OneShotError, OneShotId, ParamSet, Query,
-    QueryParamIter, ReadOnlySystemParam, Removed, Res, ResMut, System, SystemAccess, SystemMeta, SystemParam,
-    SystemParamFunction, SystemParamItem, any_component_removed, any_match, condition_changed, condition_changed_to,
-    not, on_event, resource_added, resource_changed, resource_changed_or_removed, resource_equals, resource_exists,
-    resource_exists_and_equals, resource_removed, run_once,
+    BoxError, Command, CommandQueue, Commands, Condition, EntityCommands, EntityCounts, ExclusiveSystem,
+    FunctionSystem, In, InMut, InRef, IntoCondition, IntoIoSystem, IntoSystem, IoSystem, Local,
+    ONE_SHOT_RECURSION_LIMIT, OneShotError, OneShotId, ParamSet, Pipe, PlainSystem, Query, QueryParamIter,
+    ReadOnlySystemParam, Removed, Res, ResMut, ScheduledIo, System, SystemAccess, SystemError, SystemIn, SystemInput,
+    SystemMeta, SystemOutput, SystemParam, SystemParamFunction, SystemParamItem, SystemResult, any_component_removed,
+    any_match, condition_changed, condition_changed_to, not, on_event, resource_added, resource_changed,
+    resource_changed_or_removed, resource_equals, resource_exists, resource_exists_and_equals, resource_removed,
+    run_once,
 };
 #[doc(hidden)]
-pub use system::{IsExclusiveSystem, IsFunctionSystem, ParamSetState, QueryParamState, ResState};
+pub use system::{
+    HasSystemInput, IsExclusiveSystem, IsFunctionSystem, IsPipe, IsPlainSystem, ParamSetState, QueryParamState,
+    ResState,
+};
 pub use world::World;
 pub use world_memory::{DEFAULT_CHANGE_LOG_LIMIT, LogMemory, MAX_FAILED_COMMANDS, ObserverMemory};
 
@@ -140,9 +146,9 @@ pub use world_memory::{DEFAULT_CHANGE_LOG_LIMIT, LogMemory, MAX_FAILED_COMMANDS,
 pub mod prelude {
     pub use crate::{
         Added, Api, ApiMut, Bundle, Changed, ChildOf, Children, Commands, Component, Dirty, Entity, EventReader,
-        EventWriter, HookContext, IntoCondition, IntoSystemConfig, Local, Mut, ObserverEvent, OnAdd, OnChange,
-        OnDespawn, OnInsert, OnRemove, OnReplace, Or, ParamSet, Propagation, Query, QueryState, Ref, Removed, Res,
-        ResMut, Schedule, Trigger, With, Without, World,
+        EventWriter, HookContext, In, InMut, InRef, IntoCondition, IntoIoSystem, IntoSystemConfig, Local, Mut,
+        ObserverEvent, OnAdd, OnChange, OnDespawn, OnInsert, OnRemove, OnReplace, Or, ParamSet, Propagation, Query,
+        QueryState, Ref, Removed, Res, ResMut, Schedule, SystemResult, Trigger, With, Without, World,
     };
 }
 

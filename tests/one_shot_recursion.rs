@@ -3,7 +3,7 @@
 //! typed error, and nothing the runs under way did is lost.
 
 use ripple::prelude::*;
-use ripple::{IntoSystem, ONE_SHOT_RECURSION_LIMIT, OneShotError, OneShotId};
+use ripple::{IntoIoSystem, ONE_SHOT_RECURSION_LIMIT, OneShotError, OneShotId};
 
 struct Me(OneShotId);
 struct Left(u32);
@@ -20,7 +20,7 @@ fn run_me_again(commands: &mut Commands<'_, '_>) {
     });
 }
 
-fn world_with<M>(system: impl IntoSystem<M>, left: u32) -> (World, OneShotId) {
+fn world_with<M>(system: impl IntoIoSystem<(), (), M>, left: u32) -> (World, OneShotId) {
     let mut world = World::new();
     world.insert_resource(Left(left));
     world.insert_resource(Trace::default());

@@ -4,6 +4,7 @@
 mod clock;
 mod config;
 mod error;
+mod failures;
 mod group;
 mod membership;
 mod order;
@@ -27,7 +28,10 @@ pub use group::{IntoSystemGroup, SystemGroup};
 pub use profiler::{DEFAULT_EVERY as PROFILE_EVERY, ReportRow, SystemStats};
 pub use sets::SetConfig;
 
+use crate::system::SystemError;
 use config::{EntityCallback, WorldCallback};
+use failures::SystemErrors;
+pub use failures::{ErrorHandler, MAX_SYSTEM_ERRORS};
 use membership::{Membership, MembershipScratch};
 use order::Node;
 use plan::{PhaseGraph, Plan};
@@ -75,6 +79,8 @@ struct Slot {
     watch: Option<Cursor>,
     /// Whether its parameters can fail to be made (asked before each run).
     validates: bool,
+    /// Whether it can return an error (asked at each sync point).
+    can_fail: bool,
 }
 
 struct Phase {
@@ -165,6 +171,8 @@ pub struct Schedule {
     membership: MembershipScratch,
     /// Runs skipped because a system's parameters could not be made.
     skipped: SkippedRuns,
+    /// Errors systems returned.
+    errors: SystemErrors,
 }
 
 impl Default for Schedule {
@@ -214,7 +222,53 @@ impl Schedule {
             moves: Vec::new(),
             membership: MembershipScratch::default(),
             skipped: SkippedRuns::default(),
+            errors: SystemErrors::default(),
         }
+    }
+
+    /// Takes the errors systems returned since the last call (systems returning
+    /// `Result`), oldest first: at most the last [`MAX_SYSTEM_ERRORS`]. A failed run is
+    /// like any other: its commands apply, and the system runs again next time. The
+    /// errors also end the [`report`](Self::report) until taken. With an
+    /// [error handler](Self::set_error_handler) set, errors go to it instead.
+    ///
+    /// ```
+    /// use ripple::{Res, Schedule, SystemResult, World};
+    /// struct Input(String);
+    /// fn parse(input: Res<Input>) -> SystemResult {
+    ///     let _: u32 = input.0.parse()?;
+    ///     Ok(())
+    /// }
+    /// let mut world = World::new();
+    /// world.insert_resource(Input("twelve".into()));
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(&mut world, parse).unwrap();
+    /// schedule.run(&mut world);
+    /// let errors = schedule.take_system_errors();
+    /// assert_eq!(errors[0].system, "parse");
+    /// assert!(errors[0].error.to_string().contains("invalid digit"));
+    /// ```
+    pub fn take_system_errors(&mut self) -> Vec<SystemError> {
+        std::mem::take(&mut self.errors.kept)
+    }
+
+    /// How many errors systems returned in the schedule's lifetime.
+    pub fn system_error_count(&self) -> u64 {
+        self.errors.count
+    }
+
+    /// Sends every error a system returns to `handler` (at the sync point ending the
+    /// system's phase, in the phase's run order) instead of keeping it; bevy_ecs's
+    /// default, a panic, is `|error| panic!("{error}")`. A handler that panics stops
+    /// nothing: the sync point completes (every command applied, events delivered),
+    /// then the panic continues from [`run`](Self::run).
+    pub fn set_error_handler(&mut self, handler: impl FnMut(SystemError) + Send + 'static) {
+        self.errors.handler = Some(Box::new(handler));
+    }
+
+    /// Goes back to keeping errors for [`take_system_errors`](Self::take_system_errors).
+    pub fn clear_error_handler(&mut self) {
+        self.errors.handler = None;
     }
 
     /// Takes the runs skipped since the last call because a system's parameters could
@@ -375,8 +429,10 @@ impl Schedule {
             self.edges.push(if before { (node, target) } else { (target, node) });
         }
         let validates = config.system.validates();
+        let can_fail = config.system.can_fail();
         self.slots.push(Some(Slot {
             validates,
+            can_fail,
             system: config.system,
             phase,
             enabled: config.enabled,
@@ -492,6 +548,9 @@ impl Schedule {
         for skipped in &self.skipped.runs {
             report.push_str(&format!("{skipped}\n"));
         }
+        for error in &self.errors.kept {
+            report.push_str(&format!("{error}\n"));
+        }
         report
     }
 
@@ -596,10 +655,15 @@ impl Schedule {
     /// The end of a phase: applies deferred commands in run order, then entity
     /// callbacks.
     fn sync_point(&mut self, world: &mut World, phase: usize) {
-        let Schedule { phases, slots, moves, membership, .. } = self;
+        let Schedule { phases, slots, moves, membership, errors, .. } = self;
         let phase = &phases[phase];
         for &pos in &phase.plan.order {
             let slot = slots[phase.members[pos].0 as usize].as_mut().expect("members exist");
+            if slot.can_fail
+                && let Some(error) = slot.system.take_error()
+            {
+                errors.record(error);
+            }
             slot.system.apply_deferred(world);
         }
         world.flush();
@@ -629,6 +693,9 @@ impl Schedule {
         }
         // Last, so events sent by commands and entity callbacks are delivered too.
         world.deliver_events();
+        if let Some(panic) = self.errors.panic.take() {
+            std::panic::resume_unwind(panic);
+        }
     }
 
     fn refresh_plans(&mut self) {

@@ -330,11 +330,11 @@ impl Commands<'_, '_> {
     /// Queues a run of one-shot system `id` ([`World::run_system`]); if it is refused,
     /// the refusal is recorded as a failed command
     /// ([`CommandFailure::RunSystem`](crate::CommandFailure::RunSystem)).
-    pub fn run_system(&mut self, id: crate::OneShotId) {
+    pub fn run_system<O: 'static>(&mut self, id: crate::OneShotId<(), O>) {
         self.add(move |world: &mut World| {
             if let Err(error) = world.run_system(id) {
                 let refused = crate::error::RunRefused::from(&error);
-                let error = crate::CommandFailure::RunSystem { system: id, refused };
+                let error = crate::CommandFailure::RunSystem { system: id.untyped(), refused };
                 world.record_failed_command(crate::CommandError { command: "run_system", error });
             }
         });

@@ -98,14 +98,16 @@ trait ConditionFn: Send {
     unsafe fn evaluate(&mut self, world: &World) -> bool;
 }
 
-struct FunctionCondition<Marker, F: SystemParamFunction<Marker, Out = bool>> {
+struct FunctionCondition<Marker, F: SystemParamFunction<Marker, In = (), Out = bool>> {
     function: F,
     state: Option<<F::Param as SystemParam>::State>,
     meta: SystemMeta,
     _marker: PhantomData<fn() -> Marker>,
 }
 
-impl<Marker: 'static, F: SystemParamFunction<Marker, Out = bool>> ConditionFn for FunctionCondition<Marker, F> {
+impl<Marker: 'static, F: SystemParamFunction<Marker, In = (), Out = bool>> ConditionFn
+    for FunctionCondition<Marker, F>
+{
     fn name(&self) -> &str {
         &self.meta.name
     }
@@ -121,7 +123,7 @@ impl<Marker: 'static, F: SystemParamFunction<Marker, Out = bool>> ConditionFn fo
         // SAFETY: the caller keeps writers of what the condition declared out while it
         // runs.
         let params = unsafe { F::Param::get(state, world, &self.meta) };
-        self.function.call(params)
+        self.function.call((), params)
     }
 }
 
@@ -259,7 +261,7 @@ impl IntoCondition<()> for Condition {
 
 impl<Marker: 'static, F> IntoCondition<(IsFunctionSystem, Marker)> for F
 where
-    F: SystemParamFunction<Marker, Out = bool>,
+    F: SystemParamFunction<Marker, In = (), Out = bool>,
     F::Param: ReadOnlySystemParam,
 {
     fn into_condition(self) -> Condition {

@@ -12,6 +12,8 @@ use crate::world::World;
 
 use super::access::SystemAccess;
 use super::commands::CommandQueue;
+use super::input::{SystemIn, SystemInput};
+use super::output::{SystemError, SystemOutput};
 use super::param::{EntityCounts, SystemMeta, SystemParam, SystemParamItem};
 
 /// Something the schedule can run. Made from functions by [`IntoSystem`]; implement
@@ -116,6 +118,19 @@ pub unsafe trait System: Send + 'static {
         false
     }
 
+    /// The error the system's last run returned, if it returned one (a system
+    /// function returning `Result`): the schedule hands it to its error handler at
+    /// the sync point. The default: none.
+    fn take_error(&mut self) -> Option<SystemError> {
+        None
+    }
+
+    /// Whether [`take_error`](Self::take_error) can return an error; asked once, when
+    /// the system is added, so a system that cannot fail is never asked.
+    fn can_fail(&self) -> bool {
+        false
+    }
+
     /// Whether an entity in table `archetype` that has exactly the sparse components
     /// `has_sparse` says it has matches one of the system's queries, change filters
     /// aside (for the entity enter and exit callbacks).
@@ -158,30 +173,87 @@ pub(crate) fn short_name<F>() -> Cow<'static, str> {
     Cow::Owned(short_type_name(full))
 }
 
-/// A function whose parameters are system parameters; `Marker` is the function's
-/// signature type. A system returns `()`; a [run condition](crate::IntoCondition)
-/// returns `bool`.
+/// A function whose parameters are system parameters, after an optional
+/// [input](SystemInput) first; `Marker` is the function's signature type. A scheduled
+/// system returns `()` or a `Result`; a [run condition](crate::IntoCondition) returns
+/// `bool`; a one-shot or [piped](crate::IntoIoSystem::pipe) system may return anything.
 pub trait SystemParamFunction<Marker>: Send + 'static {
-    /// The parameters, as a tuple.
+    /// The input ([`In`](crate::In), [`InRef`](crate::InRef), [`InMut`](crate::InMut)),
+    /// or `()` for a function without one.
+    type In: SystemInput;
+    /// The parameters after the input, as a tuple.
     type Param: SystemParam;
     /// What the function returns.
     type Out;
     /// Calls the function.
-    fn call(&mut self, params: SystemParamItem<'_, '_, Self::Param>) -> Self::Out;
+    fn call(&mut self, input: SystemIn<'_, Self::In>, params: SystemParamItem<'_, '_, Self::Param>) -> Self::Out;
 }
 
-/// A [`System`] made from a function of system parameters.
-pub struct FunctionSystem<Marker, F: SystemParamFunction<Marker, Out = ()>> {
+/// A [`System`] made from a function of system parameters (an
+/// [`IoSystem`](crate::IoSystem) if it takes input or returns a value other than `()`
+/// or a `Result`).
+pub struct FunctionSystem<Marker, F: SystemParamFunction<Marker>> {
     function: F,
     state: Option<<F::Param as SystemParam>::State>,
     meta: SystemMeta,
+    /// The error the last run returned, until the schedule takes it.
+    error: Option<SystemError>,
     _marker: PhantomData<fn() -> Marker>,
+}
+
+impl<Marker: 'static, F: SystemParamFunction<Marker>> FunctionSystem<Marker, F> {
+    /// Runs the function once with `input`.
+    ///
+    /// # Safety
+    /// As [`System::run_shared`].
+    pub(crate) unsafe fn run_function(&mut self, input: SystemIn<'_, F::In>, world: &World) -> F::Out {
+        let state = self.state.as_mut().expect("system initialized before it runs");
+        // SAFETY: the caller keeps conflicting systems out while this one runs, and
+        // the access was declared by `init`.
+        let params = unsafe { F::Param::get(state, world, &self.meta) };
+        self.function.call(input, params)
+    }
+
+    pub(crate) fn meta(&self) -> &SystemMeta {
+        &self.meta
+    }
+
+    pub(crate) fn meta_mut(&mut self) -> &mut SystemMeta {
+        &mut self.meta
+    }
+
+    pub(crate) fn initialize_params(&mut self, world: &mut World) -> Result<(), Vec<String>> {
+        init_params::<F::Param>(&mut self.state, world, &mut self.meta)
+    }
+
+    pub(crate) fn apply_params(&mut self, world: &mut World) {
+        if let Some(state) = &mut self.state {
+            F::Param::apply(state, world);
+        }
+    }
+
+    pub(crate) fn queue_params(&mut self, queue: &mut CommandQueue) {
+        if let Some(state) = &mut self.state {
+            F::Param::queue(state, queue);
+        }
+    }
+
+    pub(crate) fn validate_params(&self, world: &World) -> Result<(), String> {
+        match &self.state {
+            Some(state) if F::Param::FALLIBLE => F::Param::validate(state, world),
+            _ => Ok(()),
+        }
+    }
 }
 
 // SAFETY: `initialize` sets the access to the union of the parameters' accesses,
 // and `run_shared` touches the world only through those parameters, each of which
 // promises (by `SystemParam`'s contract) to touch only what it declared.
-unsafe impl<Marker: 'static, F: SystemParamFunction<Marker, Out = ()>> System for FunctionSystem<Marker, F> {
+unsafe impl<Marker: 'static, F> System for FunctionSystem<Marker, F>
+where
+    F: SystemParamFunction<Marker, In = ()>,
+    F::Out: SystemOutput,
+{
     fn name(&self) -> &str {
         &self.meta.name
     }
@@ -189,31 +261,29 @@ unsafe impl<Marker: 'static, F: SystemParamFunction<Marker, Out = ()>> System fo
         self.meta.name = name;
     }
     fn initialize(&mut self, world: &mut World) -> Result<(), Vec<String>> {
-        init_params::<F::Param>(&mut self.state, world, &mut self.meta)
+        self.initialize_params(world)
     }
     fn access(&self) -> &SystemAccess {
         &self.meta.access
     }
     unsafe fn run_shared(&mut self, world: &World) {
-        let state = self.state.as_mut().expect("system initialized before it runs");
-        // SAFETY: the caller keeps conflicting systems out while this one runs, and
-        // the access was declared by `init`.
-        let params = unsafe { F::Param::get(state, world, &self.meta) };
-        self.function.call(params);
+        // SAFETY: forwarded from the caller.
+        let out = unsafe { self.run_function((), world) };
+        if F::Out::CAN_FAIL
+            && let Err(error) = out.into_result()
+        {
+            self.error = Some(SystemError { system: self.meta.name.to_string(), error });
+        }
     }
     fn run_exclusive(&mut self, world: &mut World) {
         // SAFETY: exclusive access covers any declared access.
         unsafe { self.run_shared(world) };
     }
     fn apply_deferred(&mut self, world: &mut World) {
-        if let Some(state) = &mut self.state {
-            F::Param::apply(state, world);
-        }
+        self.apply_params(world);
     }
     fn queue_deferred(&mut self, queue: &mut CommandQueue) {
-        if let Some(state) = &mut self.state {
-            F::Param::queue(state, queue);
-        }
+        self.queue_params(queue);
     }
     fn entity_counts(&mut self, world: &World) -> EntityCounts {
         let mut counts = EntityCounts::default();
@@ -223,13 +293,16 @@ unsafe impl<Marker: 'static, F: SystemParamFunction<Marker, Out = ()>> System fo
         counts
     }
     fn validate(&mut self, world: &World) -> Result<(), String> {
-        match &self.state {
-            Some(state) if F::Param::FALLIBLE => F::Param::validate(state, world),
-            _ => Ok(()),
-        }
+        self.validate_params(world)
     }
     fn validates(&self) -> bool {
         F::Param::FALLIBLE
+    }
+    fn take_error(&mut self) -> Option<SystemError> {
+        self.error.take()
+    }
+    fn can_fail(&self) -> bool {
+        F::Out::CAN_FAIL
     }
     fn matches_entity_in(
         &mut self,
@@ -265,10 +338,27 @@ pub(crate) fn init_params<P: SystemParam>(
 #[doc(hidden)]
 pub struct IsFunctionSystem;
 
-impl<Marker: 'static, F: SystemParamFunction<Marker, Out = ()>> IntoSystem<(IsFunctionSystem, Marker)> for F {
+impl<Marker: 'static, F> IntoSystem<(IsFunctionSystem, Marker)> for F
+where
+    F: SystemParamFunction<Marker, In = ()>,
+    F::Out: SystemOutput,
+{
     type System = FunctionSystem<Marker, F>;
     fn into_system(self) -> Self::System {
-        FunctionSystem { function: self, state: None, meta: SystemMeta::new(short_name::<F>()), _marker: PhantomData }
+        FunctionSystem::new(self)
+    }
+}
+
+impl<Marker: 'static, F: SystemParamFunction<Marker>> FunctionSystem<Marker, F> {
+    /// A system of `function`, named after it.
+    pub(crate) fn new(function: F) -> Self {
+        FunctionSystem {
+            function,
+            state: None,
+            meta: SystemMeta::new(short_name::<F>()),
+            error: None,
+            _marker: PhantomData,
+        }
     }
 }
 
@@ -279,10 +369,11 @@ macro_rules! impl_system_function {
             Func: Send + 'static,
             for<'a> &'a mut Func: FnMut($($param),*) -> Out + FnMut($(SystemParamItem<'_, '_, $param>),*) -> Out,
         {
+            type In = ();
             type Param = ($($param,)*);
             type Out = Out;
             #[allow(non_snake_case, clippy::too_many_arguments, reason = "parameters named after their types")]
-            fn call(&mut self, params: SystemParamItem<'_, '_, ($($param,)*)>) -> Out {
+            fn call(&mut self, _: (), params: SystemParamItem<'_, '_, ($($param,)*)>) -> Out {
                 // Calling through a generic function pins the argument types to the
                 // items, which lets the compiler pick the right `FnMut` impl.
                 fn call_inner<Out, $($param),*>(mut f: impl FnMut($($param),*) -> Out, $($param: $param),*) -> Out {
@@ -296,6 +387,42 @@ macro_rules! impl_system_function {
 }
 
 crate::tuples::for_each_tuple_prefix!(impl_system_function; A, B, C, D, E, F, G, H, I, J, K, L);
+
+/// Tells functions with an input apart from those without (in their marker).
+#[doc(hidden)]
+pub struct HasSystemInput;
+
+macro_rules! impl_system_function_with_input {
+    ($($param:ident),*) => {
+        impl<Input, Out, Func, $($param: SystemParam),*> SystemParamFunction<(HasSystemInput, fn(Input, $($param,)*) -> Out)> for Func
+        where
+            Input: SystemInput,
+            Func: Send + 'static,
+            for<'a> &'a mut Func: FnMut(Input, $($param),*) -> Out
+                + FnMut(Input::Param<'_>, $(SystemParamItem<'_, '_, $param>),*) -> Out,
+        {
+            type In = Input;
+            type Param = ($($param,)*);
+            type Out = Out;
+            #[allow(non_snake_case, clippy::too_many_arguments, reason = "parameters named after their types")]
+            fn call(&mut self, input: SystemIn<'_, Input>, params: SystemParamItem<'_, '_, ($($param,)*)>) -> Out {
+                // As above; the input is wrapped for the function inside.
+                fn call_inner<Input: SystemInput, Out, $($param),*>(
+                    _: PhantomData<Input>,
+                    mut f: impl FnMut(Input::Param<'_>, $($param),*) -> Out,
+                    input: Input::Inner<'_>,
+                    $($param: $param),*
+                ) -> Out {
+                    f(Input::wrap(input), $($param),*)
+                }
+                let ($($param,)*) = params;
+                call_inner(PhantomData::<Input>, self, input, $($param),*)
+            }
+        }
+    };
+}
+
+crate::tuples::for_each_tuple_prefix!(impl_system_function_with_input; A, B, C, D, E, F, G, H, I, J, K);
 
 /// A [`System`] made from a function taking `&mut World`: it runs alone, and conflicts
 /// with every other system.

@@ -6,9 +6,13 @@ mod commands;
 mod condition;
 mod entity_commands;
 mod function;
+mod input;
+mod io_system;
 mod one_shot;
+mod output;
 mod param;
 mod param_set;
+mod pipe;
 mod query_param;
 mod res;
 
@@ -22,16 +26,24 @@ pub use condition::{
 pub use entity_commands::EntityCommands;
 pub use function::{ExclusiveSystem, FunctionSystem, IntoSystem, System, SystemParamFunction};
 pub(crate) use function::{init_params, short_name};
+pub use input::{In, InMut, InRef, SystemIn, SystemInput};
+pub use io_system::{IntoIoSystem, IoSystem, PlainSystem, ScheduledIo};
 pub(crate) use one_shot::OneShotSystems;
 pub use one_shot::{ONE_SHOT_RECURSION_LIMIT, OneShotError, OneShotId};
+pub use output::{BoxError, SystemError, SystemOutput, SystemResult};
 pub use param::{EntityCounts, Local, Removed, Res, ResMut, SystemMeta, SystemParam, SystemParamItem};
 pub use param_set::ParamSet;
+pub use pipe::Pipe;
 pub use query_param::{Query, QueryParamIter};
 
 #[doc(hidden)]
-pub use function::{IsExclusiveSystem, IsFunctionSystem};
+pub use function::{HasSystemInput, IsExclusiveSystem, IsFunctionSystem};
+#[doc(hidden)]
+pub use io_system::IsPlainSystem;
 #[doc(hidden)]
 pub use param_set::ParamSetState;
+#[doc(hidden)]
+pub use pipe::IsPipe;
 #[doc(hidden)]
 pub use query_param::QueryParamState;
 #[doc(hidden)]

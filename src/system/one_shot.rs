@@ -1,13 +1,18 @@
 //! One-shot systems: registered with the world and run on demand, each keeping its
 //! own memory (query caches, change-tracking ticks, event cursors) between calls.
 
+use std::any::Any;
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::marker::PhantomData;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::sync::Mutex;
 
 use crate::world::World;
 
 use super::commands::CommandQueue;
-use super::function::{IntoSystem, System};
+use super::input::{SystemIn, SystemInput};
+use super::io_system::{IntoIoSystem, IoSystem};
 
 /// How deep one-shot runs may nest (a system whose commands run a system whose
 /// commands run a system...) before [`World::run_system`] refuses with
@@ -15,10 +20,65 @@ use super::function::{IntoSystem, System};
 /// a runaway recursion stops long before the stack runs out.
 pub const ONE_SHOT_RECURSION_LIMIT: usize = 64;
 
-/// Identifies a system registered with [`World::register_system`]. Never reused, so
-/// a handle to an unregistered system stays invalid.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct OneShotId(u32);
+/// Identifies a system registered with [`World::register_system`], which takes `I`
+/// ([`In`](crate::In), [`InRef`](crate::InRef), [`InMut`](crate::InMut), or `()` for no
+/// input) and returns `O`. Never reused, so a handle to an unregistered system stays
+/// invalid.
+pub struct OneShotId<I = (), O = ()> {
+    index: u32,
+    _types: PhantomData<fn(I) -> O>,
+}
+
+impl<I, O> OneShotId<I, O> {
+    fn new(index: u32) -> Self {
+        OneShotId { index, _types: PhantomData }
+    }
+
+    /// The same handle without its input and output types, as errors name it.
+    pub fn untyped(self) -> OneShotId {
+        OneShotId::new(self.index)
+    }
+}
+
+impl<I, O> Clone for OneShotId<I, O> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<I, O> Copy for OneShotId<I, O> {}
+
+impl<I, O> PartialEq for OneShotId<I, O> {
+    fn eq(&self, other: &Self) -> bool {
+        self.index == other.index
+    }
+}
+
+impl<I, O> Eq for OneShotId<I, O> {}
+
+impl<I, O> PartialOrd for OneShotId<I, O> {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl<I, O> Ord for OneShotId<I, O> {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.index.cmp(&other.index)
+    }
+}
+
+impl<I, O> Hash for OneShotId<I, O> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.index.hash(state);
+    }
+}
+
+impl<I, O> fmt::Debug for OneShotId<I, O> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "OneShotId({})", self.index)
+    }
+}
 
 /// Why a one-shot system could not be registered or run.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -83,8 +143,26 @@ impl std::fmt::Display for OneShotError {
 
 impl std::error::Error for OneShotError {}
 
+/// A registered system with its input and output types erased; run, it is downcast
+/// back to [`Typed`] by the typed handle.
+trait Stored: Send {
+    fn apply_deferred(&mut self, world: &mut World);
+    fn as_any(&mut self) -> &mut dyn Any;
+}
+
+struct Typed<I: SystemInput, O>(Box<dyn IoSystem<In = I, Out = O>>);
+
+impl<I: SystemInput, O: 'static> Stored for Typed<I, O> {
+    fn apply_deferred(&mut self, world: &mut World) {
+        self.0.apply_deferred(world);
+    }
+    fn as_any(&mut self) -> &mut dyn Any {
+        self
+    }
+}
+
 enum Entry {
-    Idle(Box<dyn System>),
+    Idle(Box<dyn Stored>),
     Running,
     Removed,
 }
@@ -135,16 +213,21 @@ impl World {
     /// world.run_system(report).unwrap(); // 1 changed
     /// ```
     ///
+    /// A system may take an input and return a value ([`run_system_with`](Self::run_system_with)).
+    ///
     /// # Errors
     /// [`OneShotError::ConflictingParams`] if the system's parameters conflict.
-    pub fn register_system<M>(&mut self, system: impl IntoSystem<M>) -> Result<OneShotId, OneShotError> {
-        let mut system = system.into_system();
+    pub fn register_system<I: SystemInput, O: 'static, M>(
+        &mut self,
+        system: impl IntoIoSystem<I, O, M>,
+    ) -> Result<OneShotId<I, O>, OneShotError> {
+        let mut system = system.into_io_system();
         if let Err(conflicts) = system.initialize(self) {
             return Err(OneShotError::ConflictingParams { system: system.name().to_string(), conflicts });
         }
         let entries = self.one_shot.entries();
-        let id = OneShotId(u32::try_from(entries.len()).expect("fewer than 2^32 systems registered"));
-        entries.push(Entry::Idle(Box::new(system)));
+        let id = OneShotId::new(u32::try_from(entries.len()).expect("fewer than 2^32 systems registered"));
+        entries.push(Entry::Idle(Box::new(Typed::<I, O>(Box::new(system)))));
         Ok(id)
     }
 
@@ -191,29 +274,63 @@ impl World {
     /// runs; [`OneShotError::InvalidParams`] if its parameters cannot be made (a
     /// missing resource: it did not run); [`OneShotError::RecursionLimit`] if one-shot runs already nest
     /// [`ONE_SHOT_RECURSION_LIMIT`] deep.
-    pub fn run_system(&mut self, id: OneShotId) -> Result<(), OneShotError> {
+    pub fn run_system<O: 'static>(&mut self, id: OneShotId<(), O>) -> Result<O, OneShotError> {
+        self.run_system_with(id, ())
+    }
+
+    /// Runs a registered system that takes an input once, with `input`, and returns
+    /// what it returned; otherwise as [`run_system`](Self::run_system).
+    ///
+    /// ```
+    /// use ripple::{In, ResMut, World};
+    /// struct Score(u32);
+    /// fn add(In(points): In<u32>, mut score: ResMut<Score>) -> u32 {
+    ///     score.0 += points;
+    ///     score.0
+    /// }
+    /// let mut world = World::new();
+    /// world.insert_resource(Score(0));
+    /// let add = world.register_system(add).unwrap();
+    /// assert_eq!(world.run_system_with(add, 5), Ok(5));
+    /// assert_eq!(world.run_system_with(add, 7), Ok(12));
+    /// ```
+    ///
+    /// # Errors
+    /// As [`run_system`](Self::run_system).
+    pub fn run_system_with<I: SystemInput, O: 'static>(
+        &mut self,
+        id: OneShotId<I, O>,
+        input: SystemIn<'_, I>,
+    ) -> Result<O, OneShotError> {
+        let index = id.index as usize;
         let depth = self.one_shot.depth;
-        let entry = self.one_shot.entries().get_mut(id.0 as usize).ok_or(OneShotError::NoSuchSystem(id))?;
+        let entry = self.one_shot.entries().get_mut(index).ok_or(OneShotError::NoSuchSystem(id.untyped()))?;
         if matches!(entry, Entry::Idle(_)) && depth >= ONE_SHOT_RECURSION_LIMIT {
-            return Err(OneShotError::RecursionLimit { system: id, limit: ONE_SHOT_RECURSION_LIMIT });
+            return Err(OneShotError::RecursionLimit { system: id.untyped(), limit: ONE_SHOT_RECURSION_LIMIT });
         }
-        let mut system = match std::mem::replace(entry, Entry::Running) {
+        let mut stored = match std::mem::replace(entry, Entry::Running) {
             Entry::Idle(system) => system,
             other => {
                 let error = match other {
-                    Entry::Running => OneShotError::AlreadyRunning(id),
-                    _ => OneShotError::NoSuchSystem(id),
+                    Entry::Running => OneShotError::AlreadyRunning(id.untyped()),
+                    _ => OneShotError::NoSuchSystem(id.untyped()),
                 };
                 *entry = other;
                 return Err(error);
             }
         };
-        if system.validates()
-            && let Err(reason) = system.validate(self)
-        {
+        // The handle's types are the registered system's: only `register_system` makes
+        // a handle, with the types it stored.
+        let Some(Typed(system)) = stored.as_any().downcast_mut::<Typed<I, O>>() else {
+            if let Some(entry @ Entry::Running) = self.one_shot.entries().get_mut(index) {
+                *entry = Entry::Idle(stored);
+            }
+            return Err(OneShotError::NoSuchSystem(id.untyped()));
+        };
+        if let Err(reason) = system.validate(self) {
             let name = system.name().to_string();
-            if let Some(entry @ Entry::Running) = self.one_shot.entries().get_mut(id.0 as usize) {
-                *entry = Entry::Idle(system);
+            if let Some(entry @ Entry::Running) = self.one_shot.entries().get_mut(index) {
+                *entry = Entry::Idle(stored);
             }
             return Err(OneShotError::InvalidParams { system: name, reason });
         }
@@ -221,15 +338,15 @@ impl World {
         let mut commands = self.one_shot.spare_queues.pop().unwrap_or_default();
         self.flush_reserved();
         self.maintain_ticks();
-        let ran = catch_unwind(AssertUnwindSafe(|| system.run_exclusive(self)));
+        let ran = catch_unwind(AssertUnwindSafe(|| system.run_with(input, self)));
         // Its commands move out, and anything else it deferred applies, while it is
         // still out; then it goes back, and only then do its commands run.
         system.queue_deferred(&mut commands);
         let applied_in_place = catch_unwind(AssertUnwindSafe(|| system.apply_deferred(self)));
         // Put back before any panic continues: a system that panicked stays usable.
         let entries = self.one_shot.entries();
-        if let Some(entry @ Entry::Running) = entries.get_mut(id.0 as usize) {
-            *entry = Entry::Idle(system);
+        if let Some(entry @ Entry::Running) = entries.get_mut(index) {
+            *entry = Entry::Idle(stored);
         }
         let applied = catch_unwind(AssertUnwindSafe(|| {
             commands.apply(self);
@@ -238,10 +355,10 @@ impl World {
         // A panicking command dropped the rest: the queue is empty either way.
         self.one_shot.spare_queues.push(commands);
         self.one_shot.depth -= 1;
-        if let Err(panic) = ran.and(applied_in_place).and(applied) {
-            resume_unwind(panic);
+        match (ran, applied_in_place.and(applied)) {
+            (Ok(out), Ok(())) => Ok(out),
+            (Err(panic), _) | (_, Err(panic)) => resume_unwind(panic),
         }
-        Ok(())
     }
 
     /// Registers `system` once per function type: the first call registers it, later
@@ -251,21 +368,22 @@ impl World {
     /// # Errors
     /// [`OneShotError::CapturesState`] for a closure that captures values;
     /// [`OneShotError::ConflictingParams`] if its parameters conflict.
-    pub fn register_system_cached<M, S: IntoSystem<M> + 'static>(
+    pub fn register_system_cached<I: SystemInput, O: 'static, M, S: IntoIoSystem<I, O, M> + 'static>(
         &mut self,
         system: S,
-    ) -> Result<OneShotId, OneShotError> {
+    ) -> Result<OneShotId<I, O>, OneShotError> {
         if std::mem::size_of::<S>() != 0 {
             return Err(OneShotError::CapturesState { system: std::any::type_name::<S>().to_string() });
         }
         let key = std::any::TypeId::of::<S>();
         if let Some(&id) = self.one_shot.cached.get(&key)
-            && matches!(self.one_shot.entries().get(id.0 as usize), Some(Entry::Idle(_) | Entry::Running))
+            && matches!(self.one_shot.entries().get(id.index as usize), Some(Entry::Idle(_) | Entry::Running))
         {
-            return Ok(id);
+            // Keyed by the function's type, which fixes its input and output types.
+            return Ok(OneShotId::new(id.index));
         }
         let id = self.register_system(system)?;
-        self.one_shot.cached.insert(key, id);
+        self.one_shot.cached.insert(key, id.untyped());
         Ok(id)
     }
 
@@ -288,9 +406,26 @@ impl World {
     /// # Errors
     /// As [`register_system_cached`](Self::register_system_cached) and
     /// [`run_system`](Self::run_system).
-    pub fn run_system_cached<M, S: IntoSystem<M> + 'static>(&mut self, system: S) -> Result<(), OneShotError> {
+    pub fn run_system_cached<O: 'static, M, S: IntoIoSystem<(), O, M> + 'static>(
+        &mut self,
+        system: S,
+    ) -> Result<O, OneShotError> {
         let id = self.register_system_cached(system)?;
         self.run_system(id)
+    }
+
+    /// As [`run_system_cached`](Self::run_system_cached), for a system that takes an
+    /// input.
+    ///
+    /// # Errors
+    /// As [`run_system_cached`](Self::run_system_cached).
+    pub fn run_system_cached_with<I: SystemInput, O: 'static, M, S: IntoIoSystem<I, O, M> + 'static>(
+        &mut self,
+        system: S,
+        input: SystemIn<'_, I>,
+    ) -> Result<O, OneShotError> {
+        let id = self.register_system_cached(system)?;
+        self.run_system_with(id, input)
     }
 
     /// Unregisters a one-shot system, applying the commands it still has queued.
@@ -298,8 +433,9 @@ impl World {
     /// # Errors
     /// [`OneShotError::NoSuchSystem`] if it is not registered;
     /// [`OneShotError::AlreadyRunning`] if called from the system itself.
-    pub fn unregister_system(&mut self, id: OneShotId) -> Result<(), OneShotError> {
-        let entry = self.one_shot.entries().get_mut(id.0 as usize).ok_or(OneShotError::NoSuchSystem(id))?;
+    pub fn unregister_system<I, O>(&mut self, id: OneShotId<I, O>) -> Result<(), OneShotError> {
+        let id = id.untyped();
+        let entry = self.one_shot.entries().get_mut(id.index as usize).ok_or(OneShotError::NoSuchSystem(id))?;
         match std::mem::replace(entry, Entry::Removed) {
             Entry::Idle(mut system) => {
                 system.apply_deferred(self);
