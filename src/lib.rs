@@ -127,12 +127,12 @@ pub use storage::ArchetypeId;
 pub use system::{
     BoxError, Command, CommandQueue, Commands, Condition, EntityCommands, EntityCounts, ExclusiveSystem,
     FunctionSystem, In, InMut, InRef, IntoCondition, IntoIoSystem, IntoSystem, IoSystem, Local,
-    ONE_SHOT_RECURSION_LIMIT, OneShotError, OneShotId, ParamSet, Pipe, PlainSystem, Query, QueryParamIter,
-    ReadOnlySystemParam, Removed, Res, ResMut, ScheduledIo, System, SystemAccess, SystemError, SystemIn, SystemInput,
-    SystemMeta, SystemOutput, SystemParam, SystemParamFunction, SystemParamItem, SystemResult, any_component_removed,
-    any_match, condition_changed, condition_changed_to, not, on_event, resource_added, resource_changed,
-    resource_changed_or_removed, resource_equals, resource_exists, resource_exists_and_equals, resource_removed,
-    run_once,
+    ONE_SHOT_RECURSION_LIMIT, OneShotError, OneShotId, ParamSet, Pipe, PlainSystem, Populated, Query, QueryParamIter,
+    ReadOnlySystemParam, Removed, Res, ResMut, ScheduledIo, Single, System, SystemAccess, SystemError, SystemIn,
+    SystemInput, SystemMeta, SystemOutput, SystemParam, SystemParamFunction, SystemParamItem, SystemResult,
+    any_component_removed, any_match, condition_changed, condition_changed_to, not, on_event, resource_added,
+    resource_changed, resource_changed_or_removed, resource_equals, resource_exists, resource_exists_and_equals,
+    resource_removed, run_once,
 };
 #[doc(hidden)]
 pub use system::{
@@ -147,8 +147,8 @@ pub mod prelude {
     pub use crate::{
         Added, Api, ApiMut, Bundle, Changed, ChildOf, Children, Commands, Component, Dirty, Entity, EventReader,
         EventWriter, HookContext, In, InMut, InRef, IntoCondition, IntoIoSystem, IntoSystemConfig, Local, Mut,
-        ObserverEvent, OnAdd, OnChange, OnDespawn, OnInsert, OnRemove, OnReplace, Or, ParamSet, Propagation, Query,
-        QueryState, Ref, Removed, Res, ResMut, Schedule, SystemResult, Trigger, With, Without, World,
+        ObserverEvent, OnAdd, OnChange, OnDespawn, OnInsert, OnRemove, OnReplace, Or, ParamSet, Populated, Propagation,
+        Query, QueryState, Ref, Removed, Res, ResMut, Schedule, Single, SystemResult, Trigger, With, Without, World,
     };
 }
 

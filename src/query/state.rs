@@ -58,6 +58,15 @@ enum RunKind {
     Parallel,
 }
 
+/// A [`QueryState`]'s memory of its runs, saved by `memory` and put back by
+/// `restore_memory`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct QueryMemory {
+    last_run: u32,
+    has_run: bool,
+    dirty_cursor: Option<u64>,
+}
+
 /// A query over entities that have what `Q` fetches and pass filter `F`.
 ///
 /// Build one with [`World::query`] or [`World::query_filtered`] and keep it: it
@@ -207,6 +216,28 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     /// the changes its runs since then reported are reported again.
     pub(crate) fn rewind_to(&self, tick: Tick) {
         self.last_run.store(tick.0, Ordering::Relaxed);
+    }
+
+    /// What the state remembers of its runs (last run, and where a `Dirty` filter
+    /// reads the log), to [`restore`](Self::restore_memory) after a run that should not
+    /// count (a [`Single`](crate::Single) that found no entity, say).
+    pub(crate) fn memory(&self) -> QueryMemory {
+        QueryMemory {
+            last_run: self.last_run.load(Ordering::Relaxed),
+            has_run: self.has_run.load(Ordering::Relaxed),
+            dirty_cursor: F::dirty_state(&self.filter).map(|dirty| dirty.cursor.load(Ordering::Relaxed)),
+        }
+    }
+
+    /// Puts the state's memory back to `memory`, taken from this state since no
+    /// maintenance of the world's ticks or log (a frame's start, a sync point) ran:
+    /// the runs since report their changes again.
+    pub(crate) fn restore_memory(&self, memory: QueryMemory) {
+        self.last_run.store(memory.last_run, Ordering::Relaxed);
+        self.has_run.store(memory.has_run, Ordering::Relaxed);
+        if let (Some(dirty), Some(cursor)) = (F::dirty_state(&self.filter), memory.dirty_cursor) {
+            dirty.cursor.store(cursor, Ordering::Relaxed);
+        }
     }
 
     /// The tick of this state's last run, if it has run.

@@ -238,8 +238,8 @@ impl<Marker: 'static, F: SystemParamFunction<Marker>> FunctionSystem<Marker, F> 
         }
     }
 
-    pub(crate) fn validate_params(&self, world: &World) -> Result<(), String> {
-        match &self.state {
+    pub(crate) fn validate_params(&mut self, world: &World) -> Result<(), String> {
+        match &mut self.state {
             Some(state) if F::Param::FALLIBLE => F::Param::validate(state, world),
             _ => Ok(()),
         }

@@ -15,6 +15,7 @@ mod param_set;
 mod pipe;
 mod query_param;
 mod res;
+mod single;
 
 pub use access::SystemAccess;
 pub use commands::{Command, CommandQueue, Commands};
@@ -35,6 +36,7 @@ pub use param::{EntityCounts, Local, Removed, Res, ResMut, SystemMeta, SystemPar
 pub use param_set::ParamSet;
 pub use pipe::Pipe;
 pub use query_param::{Query, QueryParamIter};
+pub use single::{Populated, Single};
 
 #[doc(hidden)]
 pub use function::{HasSystemInput, IsExclusiveSystem, IsFunctionSystem};

@@ -131,11 +131,16 @@ pub unsafe trait SystemParam: Sized {
     /// is never asked.
     const FALLIBLE: bool = false;
 
-    /// Whether the parameter can be made now; the reason if not (a missing resource).
-    /// A system whose parameters cannot be made is skipped by the schedule, and
-    /// refused by [`World::run_system`](crate::World::run_system), instead of
-    /// panicking. Reads only the world's bookkeeping.
-    fn validate(state: &Self::State, world: &World) -> Result<(), String> {
+    /// Whether the parameter can be made now; the reason if not (a missing resource,
+    /// no entity for a [`Single`](crate::Single)). A system whose parameters cannot be
+    /// made is skipped by the schedule, and refused by
+    /// [`World::run_system`](crate::World::run_system), instead of panicking.
+    ///
+    /// Called only while no system whose access conflicts with this parameter's runs
+    /// (the schedule validates a stage's systems before it starts any of them), so it
+    /// may read what the parameter declared; whatever it changes in `state` must leave
+    /// the next [`get`](Self::get) as if it had not been called, apart from caches.
+    fn validate(state: &mut Self::State, world: &World) -> Result<(), String> {
         let _ = (state, world);
         Ok(())
     }
@@ -289,7 +294,7 @@ macro_rules! impl_param_tuple {
             }
             const FALLIBLE: bool = false $(|| $name::FALLIBLE)*;
             #[allow(non_snake_case, reason = "elements named after their types")]
-            fn validate(state: &Self::State, world: &World) -> Result<(), String> {
+            fn validate(state: &mut Self::State, world: &World) -> Result<(), String> {
                 let _ = &world;
                 let ($($name,)*) = state;
                 $($name::validate($name, world)?;)*

@@ -100,8 +100,8 @@ macro_rules! impl_param_set {
                 $($param::begin_shared_run(&mut state.params.$index);)*
             }
             const FALLIBLE: bool = false $(|| $param::FALLIBLE)*;
-            fn validate(state: &Self::State, world: &World) -> Result<(), String> {
-                $($param::validate(&state.params.$index, world)?;)*
+            fn validate(state: &mut Self::State, world: &World) -> Result<(), String> {
+                $($param::validate(&mut state.params.$index, world)?;)*
                 Ok(())
             }
             fn apply(state: &mut Self::State, world: &mut World) {

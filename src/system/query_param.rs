@@ -13,9 +13,9 @@ use super::param::{EntityCounts, SystemMeta, SystemParam};
 /// What a [`Query`] parameter keeps between runs.
 #[doc(hidden)]
 pub struct QueryParamState<Q: QueryData, F: QueryFilter> {
-    query: QueryState<Q, F>,
+    pub(super) query: QueryState<Q, F>,
     /// Items handed out since the profiler last counted.
-    processed: usize,
+    pub(super) processed: usize,
 }
 
 /// The entities that have what `Q` fetches and pass filter `F` (a system parameter).

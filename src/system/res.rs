@@ -143,7 +143,7 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for Res<'_, T> {
         ResState::new(world)
     }
     const FALLIBLE: bool = true;
-    fn validate(_: &ResState, world: &World) -> Result<(), String> {
+    fn validate(_: &mut ResState, world: &World) -> Result<(), String> {
         require::<T>(world)
     }
     fn begin_shared_run(state: &mut ResState) {
@@ -255,7 +255,7 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for ResMut<'_, T> {
         ResState::new(world)
     }
     const FALLIBLE: bool = true;
-    fn validate(_: &ResState, world: &World) -> Result<(), String> {
+    fn validate(_: &mut ResState, world: &World) -> Result<(), String> {
         require::<T>(world)
     }
     fn begin_shared_run(state: &mut ResState) {
