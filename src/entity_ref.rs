@@ -39,6 +39,23 @@ impl<'w> EntityRef<'w> {
         self.world.get::<T>(self.entity).ok()
     }
 
+    /// Several of the entity's components at once, if it has them all: `R` is a tuple
+    /// of component references, `(&A, &B)`, up to 12 (bevy_ecs's
+    /// `EntityRef::get_components`).
+    ///
+    /// ```
+    /// use ripple::World;
+    /// struct Pos(f32);
+    /// struct Vel(f32);
+    /// let mut world = World::new();
+    /// let e = world.spawn((Pos(1.0), Vel(2.0)));
+    /// let (pos, vel) = world.entity(e).unwrap().get_components::<(&Pos, &Vel)>().unwrap();
+    /// assert_eq!(pos.0 + vel.0, 3.0);
+    /// ```
+    pub fn get_components<R: ComponentRefs>(&self) -> Option<R::Item<'w>> {
+        R::get_from(self)
+    }
+
     /// The type names of the entity's components, in no particular order.
     pub fn component_names(&self) -> impl Iterator<Item = &'static str> + 'w {
         let world = self.world;
@@ -62,3 +79,35 @@ impl std::fmt::Debug for EntityRef<'_> {
             .finish()
     }
 }
+
+/// References to components that [`EntityRef::get_components`] can hand out
+/// together: `&T` for a component `T`, and tuples of them (up to 12).
+pub trait ComponentRefs {
+    /// The references, borrowed from the world for `'w`.
+    type Item<'w>;
+    /// The references into `entity`'s components, if it has them all.
+    fn get_from<'w>(entity: &EntityRef<'w>) -> Option<Self::Item<'w>>;
+}
+
+impl<T: Component> ComponentRefs for &T {
+    type Item<'w> = &'w T;
+    #[inline]
+    fn get_from<'w>(entity: &EntityRef<'w>) -> Option<&'w T> {
+        entity.get::<T>()
+    }
+}
+
+macro_rules! impl_component_refs {
+    ($($name:ident),*) => {
+        impl<$($name: ComponentRefs),*> ComponentRefs for ($($name,)*) {
+            type Item<'w> = ($($name::Item<'w>,)*);
+            #[inline]
+            fn get_from<'w>(entity: &EntityRef<'w>) -> Option<Self::Item<'w>> {
+                let _ = entity;
+                Some(($($name::get_from(entity)?,)*))
+            }
+        }
+    };
+}
+
+crate::tuples::for_each_tuple_prefix!(impl_component_refs; A, B, C, D, E, F, G, H, I, J, K, L);

@@ -88,7 +88,7 @@ pub use data::MethodBox;
 pub use data::{BatchError, DataCommandError, DataCommands, DataMethod, TargetBuilder};
 pub use entity::Entity;
 pub use entity_mut::EntityMut;
-pub use entity_ref::EntityRef;
+pub use entity_ref::{ComponentRefs, EntityRef};
 pub use error::{
     CommandError, CommandFailure, ComponentError, MissingComponent, MissingResource, NoSuchEntity, NotSparse,
     QueryEntityError, RunRefused, StorageInUse,

@@ -4,7 +4,7 @@
 use std::any::{Any, TypeId, type_name};
 use std::cell::UnsafeCell;
 
-use crate::change::{Remap, Tick};
+use crate::change::{Mut, Remap, Tick, TickSlot};
 use crate::error::MissingResource;
 use crate::hash::IdMap;
 use crate::world::World;
@@ -159,6 +159,81 @@ impl World {
         let slot = self.resources.values.get_mut(&TypeId::of::<R>()).ok_or_else(missing::<R>)?;
         *slot.changed.get_mut() = now;
         Ok(slot.value.get_mut().downcast_mut::<R>().expect("resource stored under its own TypeId"))
+    }
+
+    /// Exclusive access to the world's `R` that counts as a change only if written
+    /// through (a mutable dereference), as bevy_ecs's `World::resource_mut`; bevy's
+    /// `is_changed` on it is [`is_resource_changed`](Self::is_resource_changed).
+    ///
+    /// ```
+    /// use ripple::World;
+    /// struct Score(u32);
+    /// let mut world = World::new();
+    /// world.insert_resource(Score(0));
+    /// world.clear_trackers();
+    /// let score = world.resource_mut_tracked::<Score>().unwrap();
+    /// assert_eq!(score.0, 0); // read only: no change
+    /// assert!(!world.is_resource_changed::<Score>());
+    /// world.resource_mut_tracked::<Score>().unwrap().0 += 1;
+    /// assert!(world.is_resource_changed::<Score>());
+    /// ```
+    ///
+    /// # Errors
+    /// [`MissingResource`] naming `R` if there is none.
+    pub fn resource_mut_tracked<R: Send + Sync + 'static>(&mut self) -> Result<Mut<'_, R>, MissingResource> {
+        let now = self.fresh_tick();
+        let slot = self.resources.values.get_mut(&TypeId::of::<R>()).ok_or_else(missing::<R>)?;
+        let changed: *mut Tick = slot.changed.get_mut();
+        let value = slot.value.get_mut().downcast_mut::<R>().expect("resource stored under its own TypeId");
+        // SAFETY: `changed` is this resource's tick, borrowed (through `&mut self`) as
+        // long as the `Mut`; row 0 of no summary: only the tick is stamped.
+        let ticks = unsafe { TickSlot::immediate(changed, std::ptr::null(), 0, now) };
+        // SAFETY: `ticks` stays valid for the borrow of `self`.
+        Ok(unsafe { Mut::new(value, ticks) })
+    }
+
+    /// Marks now as the point [`is_resource_changed`](Self::is_resource_changed) and
+    /// [`is_resource_added`](Self::is_resource_added) compare with, as bevy_ecs's
+    /// `World::clear_trackers` (which a bevy app calls once per frame; a ripple game
+    /// loop calls it where it wants its frame to start). Systems do not need it: their
+    /// [`Res`](crate::Res) compares with their own last run.
+    pub fn clear_trackers(&mut self) {
+        let now = self.increment_change_tick();
+        match &self.trackers_cleared {
+            Some(mark) => mark.store(now.0, std::sync::atomic::Ordering::Relaxed),
+            None => {
+                let mark = self.register_observer();
+                mark.store(now.0, std::sync::atomic::Ordering::Relaxed);
+                self.trackers_cleared = Some(mark);
+            }
+        }
+    }
+
+    /// Whether the world's `R` was inserted or written (through
+    /// [`resource_mut`](Self::resource_mut), [`resource_mut_tracked`](Self::resource_mut_tracked)
+    /// written through, a [`ResMut`](crate::ResMut) written through, or
+    /// [`insert_resource`](Self::insert_resource)) since the last
+    /// [`clear_trackers`](Self::clear_trackers); before the first, whether it exists.
+    /// False if there is none. O(1).
+    pub fn is_resource_changed<R: Send + Sync + 'static>(&self) -> bool {
+        self.resources.get::<R>().is_ok_and(|resource| self.since_trackers_cleared(resource.changed))
+    }
+
+    /// Whether the world's `R` was inserted since the last
+    /// [`clear_trackers`](Self::clear_trackers) (see
+    /// [`is_resource_changed`](Self::is_resource_changed)). O(1).
+    pub fn is_resource_added<R: Send + Sync + 'static>(&self) -> bool {
+        self.resources.get::<R>().is_ok_and(|resource| self.since_trackers_cleared(resource.added))
+    }
+
+    fn since_trackers_cleared(&self, tick: Tick) -> bool {
+        match &self.trackers_cleared {
+            None => true,
+            Some(mark) => {
+                let mark = Tick(mark.load(std::sync::atomic::Ordering::Relaxed));
+                tick.is_newer_than(mark, self.change_tick())
+            }
+        }
     }
 
     /// Takes the world's `R` out of it.

@@ -74,6 +74,9 @@ pub struct World {
     pub(crate) removals: Vec<EventLog<(Entity, Tick)>>,
     /// Last-run ticks of live observers, clamped with the stored ticks.
     observers: Vec<Weak<AtomicU32>>,
+    /// The tick of the last [`clear_trackers`](World::clear_trackers), once called: what
+    /// [`is_resource_changed`](World::is_resource_changed) compares with.
+    pub(crate) trackers_cleared: Option<Arc<AtomicU32>>,
     /// Deferred commands that failed, the most recent until drained, and their count.
     pub(crate) failed_commands: crate::world_memory::FailedCommands,
     /// One queue per event type.
@@ -130,6 +133,7 @@ impl World {
             moves: EventLog::default(),
             removals: Vec::new(),
             observers: Vec::new(),
+            trackers_cleared: None,
             failed_commands: Default::default(),
             events: Events::default(),
             hook_queue: CommandQueue::default(),

@@ -132,6 +132,14 @@ unsafe fn stamp_now(changed: *mut Tick, summary: *const Summary, row: usize, tic
 /// world.get_mut::<Health>(e).unwrap().0 -= 2;                 // a write: marked
 /// assert_eq!(changed.iter(&world).count(), 1);
 /// ```
+///
+/// **Coming from bevy_ecs:** a `Mut` carries no change ticks, so it has no
+/// `is_changed`, `is_added` or `last_changed`: keeping them would cost every write in
+/// every loop (a write here sets one bit). Ask the query instead, which answers for
+/// the system's last run as bevy's methods do: `Query<&mut T, Changed<T>>` visits only
+/// what changed (at a cost of what changed, not of what exists), `Added<T>` only what
+/// was added, and a query reading [`Ref<T>`](crate::Ref) has `is_changed` and
+/// `is_added` per item. For a resource, [`ResMut`](crate::ResMut) has both.
 pub struct Mut<'w, T> {
     value: &'w mut T,
     ticks: TickSlot,
