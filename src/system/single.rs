@@ -92,7 +92,7 @@ where
     fn init(world: &mut World, meta: &mut SystemMeta) -> Self::State {
         <Query<'_, '_, D, F> as SystemParam>::init(world, meta)
     }
-    unsafe fn get<'w, 's>(state: &'s mut Self::State, world: &'w World, _: &SystemMeta) -> Single<'w, D, F> {
+    unsafe fn get<'w>(state: &mut Self::State, world: &'w World, _: &SystemMeta) -> Single<'w, D, F> {
         // SAFETY: the schedule holds the access this query declared, for `'w`; only one
         // item is made, and the iterator's run ends here (it found the only match).
         let item = unsafe { state.query.iter_unchecked(world) }.next();
