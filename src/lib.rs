@@ -117,9 +117,9 @@ pub use scene::{
     SceneSaver, SkippedComponent, ValueSite,
 };
 pub use schedule::{
-    ErrorHandler, IntoSystemConfig, IntoSystemGroup, MAX_SKIPPED_RUNS, MAX_SYSTEM_ERRORS, POST_UPDATE, PRE_UPDATE,
-    PROFILE_EVERY, ReportRow, Schedule, ScheduleError, SetConfig, SkippedRun, SystemConfig, SystemGroup, SystemId,
-    SystemRef, SystemStats, UPDATE,
+    Ambiguity, ErrorHandler, IntoSetGroup, IntoSystemConfig, IntoSystemGroup, MAX_SKIPPED_RUNS, MAX_SYSTEM_ERRORS,
+    POST_UPDATE, PRE_UPDATE, PROFILE_EVERY, ReportRow, Schedule, ScheduleError, SetConfig, SetGroup, SkippedRun,
+    SystemConfig, SystemGroup, SystemId, SystemRef, SystemStats, UPDATE,
 };
 pub use sparse_mut::SparseMut;
 pub use spawn_batch::SpawnBatch;

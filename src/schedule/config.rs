@@ -51,6 +51,7 @@ pub struct SystemConfig {
     pub(crate) after: Vec<SystemRef>,
     pub(crate) sets: Vec<Cow<'static, str>>,
     pub(crate) conditions: Vec<Condition>,
+    pub(crate) ambiguous_with: Vec<SystemRef>,
     pub(crate) enabled: bool,
     pub(crate) on_added: Option<WorldCallback>,
     pub(crate) on_removed: Option<WorldCallback>,
@@ -68,6 +69,7 @@ impl std::fmt::Debug for SystemConfig {
             .field("after", &self.after)
             .field("sets", &self.sets)
             .field("conditions", &self.conditions)
+            .field("ambiguous_with", &self.ambiguous_with)
             .field("enabled", &self.enabled)
             .finish_non_exhaustive()
     }
@@ -120,17 +122,31 @@ pub trait IntoSystemConfig<Marker>: Sized {
         config
     }
 
-    /// Runs the system before `other` (a system or a set; same phase).
+    /// Runs the system before `other` (a system or a set; same phase). A name that
+    /// no system or set has yet is kept: the order holds once one is added under that
+    /// name ([`Schedule::unresolved_order_targets`](super::Schedule::unresolved_order_targets)
+    /// lists those still waiting).
     fn before(self, other: impl Into<SystemRef>) -> SystemConfig {
         let mut config = self.into_config();
         config.before.push(other.into());
         config
     }
 
-    /// Runs the system after `other` (a system or a set; same phase).
+    /// Runs the system after `other` (a system or a set; same phase), as
+    /// [`before`](Self::before).
     fn after(self, other: impl Into<SystemRef>) -> SystemConfig {
         let mut config = self.into_config();
         config.after.push(other.into());
+        config
+    }
+
+    /// Says that the order between this system and `other` (a system, or every
+    /// member of a set) does not matter, though their accesses conflict:
+    /// [`Schedule::ambiguities`](super::Schedule::ambiguities) leaves the pair out.
+    /// Changes nothing else.
+    fn ambiguous_with(self, other: impl Into<SystemRef>) -> SystemConfig {
+        let mut config = self.into_config();
+        config.ambiguous_with.push(other.into());
         config
     }
 
@@ -203,6 +219,7 @@ impl<M, S: IntoSystem<M>> IntoSystemConfig<FromSystem<M>> for S {
             after: Vec::new(),
             sets: Vec::new(),
             conditions: Vec::new(),
+            ambiguous_with: Vec::new(),
             enabled: true,
             on_added: None,
             on_removed: None,

@@ -38,6 +38,24 @@ pub enum ScheduleError {
         /// That phase.
         other_phase: String,
     },
+    /// A set would end up inside itself: `parent` is already inside `set`, directly
+    /// or through other sets.
+    SetCycle {
+        /// The set being put in `parent`.
+        set: String,
+        /// The set it was to be put in.
+        parent: String,
+    },
+    /// A membership is implied by another: `member` (a system or a set, named) is put
+    /// in `set` and also in `through`, which is inside `set` already.
+    RedundantSet {
+        /// The system or set, named (`system `a`` or `set `b``).
+        member: String,
+        /// The enclosing set it is put in directly as well.
+        set: String,
+        /// The set inside `set` it is also in.
+        through: String,
+    },
     /// The system's own parameters conflict.
     ConflictingParams {
         /// The system.
@@ -73,6 +91,14 @@ impl fmt::Display for ScheduleError {
             ScheduleError::SetPhase { set, phase, other, other_phase } => {
                 write!(f, "set `{set}` cannot run in phase `{phase}`: {other} is in phase `{other_phase}`")
             }
+            ScheduleError::SetCycle { set, parent } => {
+                write!(f, "set `{set}` cannot be put in set `{parent}`: `{parent}` is already inside `{set}`")
+            }
+            ScheduleError::RedundantSet { member, set, through } => write!(
+                f,
+                "{member} is put in set `{set}` twice over: directly, and through set `{through}`, which is inside \
+                 `{set}`; drop the direct membership"
+            ),
             ScheduleError::ConflictingParams { system, conflicts } => {
                 write!(f, "system `{system}` has conflicting parameters: {}", conflicts.join("; "))
             }

@@ -1,15 +1,18 @@
 //! The [`Schedule`]: systems in named phases, ordered explicitly, run in parallel
 //! where their declared access allows, with a sync point after each phase.
 
+mod ambiguity;
 mod clock;
 mod config;
 mod error;
 mod failures;
 mod group;
 mod membership;
+mod nesting;
 mod order;
 mod plan;
 mod profiler;
+mod set_group;
 mod sets;
 mod skipped;
 
@@ -22,10 +25,12 @@ use crate::change::log::Cursor;
 use crate::system::{Condition, System, SystemAccess};
 use crate::world::{World, WorldId};
 
+pub use ambiguity::Ambiguity;
 pub use config::{IntoSystemConfig, SystemConfig, SystemRef};
 pub use error::ScheduleError;
 pub use group::{IntoSystemGroup, SystemGroup};
 pub use profiler::{DEFAULT_EVERY as PROFILE_EVERY, ReportRow, SystemStats};
+pub use set_group::{IntoSetGroup, SetGroup};
 pub use sets::SetConfig;
 
 use crate::system::SystemError;
@@ -57,14 +62,19 @@ const PARALLEL_MIN: std::time::Duration = std::time::Duration::from_micros(20);
 pub struct SystemId(u32);
 
 /// One system and everything the schedule keeps for it.
-struct Slot {
+pub(crate) struct Slot {
     system: Box<dyn System>,
     phase: usize,
     enabled: bool,
-    /// The sets it is in, by index.
+    /// The sets it was put in, by index.
+    direct_sets: Vec<usize>,
+    /// Every set it is in: its own and the sets they are in, directly or not.
     sets: Vec<usize>,
     /// Its own run conditions.
     conditions: Vec<Condition>,
+    /// What it conflicts with in an order that does not matter (left out of
+    /// ambiguity reports).
+    ambiguous_with: Vec<SystemRef>,
     /// What the system and every condition that decides whether it runs (its own and
     /// its sets') touch: what planning keeps apart.
     access: SystemAccess,
@@ -354,7 +364,7 @@ impl Schedule {
         let mut config = system.into_config();
         let name = match config.name.take() {
             Some(name) => {
-                if self.find(&name).is_some() || self.find_set(&name).is_some() {
+                if self.find(&name).is_some() || self.find_set(&name).is_some_and(|set| !self.is_placeholder(set)) {
                     return Err(ScheduleError::DuplicateName(name.to_string()));
                 }
                 name
@@ -365,9 +375,17 @@ impl Schedule {
             return Err(ScheduleError::DuplicateName(name.to_string()));
         }
         config.system.set_name(name.clone());
+        // From here on, changes are made tentatively and undone on error.
+        let snapshot = self.snapshot_sets();
         let mut targets = Vec::new();
         for (target, before) in config.before.iter().map(|t| (t, true)).chain(config.after.iter().map(|t| (t, false))) {
-            targets.push((self.resolve_node(target)?, before));
+            match self.order_target(target) {
+                Ok(node) => targets.push((node, before)),
+                Err(error) => {
+                    self.restore_sets(snapshot);
+                    return Err(error);
+                }
+            }
         }
         let own_phase = match &config.phase {
             Some(phase) => Some(
@@ -378,22 +396,24 @@ impl Schedule {
             ),
             None => None,
         };
-        // From here on, changes are made tentatively and undone on error.
-        let sets_before = self.sets.len();
-        let mut sets = Vec::new();
-        let mut phase = own_phase;
-        let mut phase_from: Option<usize> = None;
+        let mut direct_sets = Vec::new();
         for set_name in &config.sets {
             let set = match self.set_or_create(set_name.clone()) {
                 Ok(set) => set,
                 Err(error) => {
-                    self.sets.truncate(sets_before);
+                    self.restore_sets(snapshot);
                     return Err(error);
                 }
             };
-            if !sets.contains(&set) {
-                sets.push(set);
+            if !direct_sets.contains(&set) {
+                direct_sets.push(set);
             }
+        }
+        let sets = self.sets_closure(&direct_sets);
+        let mut phase = own_phase;
+        let mut phase_from: Option<usize> = None;
+        for &set in &sets {
+            let set_name = &self.sets[set].name;
             if let Some(set_phase) = self.sets[set].phase {
                 match phase {
                     Some(phase) if phase != set_phase => {
@@ -407,7 +427,7 @@ impl Schedule {
                             other,
                             other_phase: self.phases[phase].name.to_string(),
                         };
-                        self.sets.truncate(sets_before);
+                        self.restore_sets(snapshot);
                         return Err(error);
                     }
                     Some(_) => {}
@@ -419,11 +439,10 @@ impl Schedule {
             }
         }
         let Some(phase) = phase.or_else(|| self.phases.iter().position(|p| p.name == UPDATE)) else {
-            self.sets.truncate(sets_before);
+            self.restore_sets(snapshot);
             return Err(ScheduleError::UnknownPhase(UPDATE.to_string()));
         };
         let id = SystemId(u32::try_from(self.slots.len()).expect("fewer than 2^32 systems added"));
-        let edges_before = self.edges.len();
         for (target, before) in targets {
             let node = Node::System(id);
             self.edges.push(if before { (node, target) } else { (target, node) });
@@ -436,8 +455,10 @@ impl Schedule {
             system: config.system,
             phase,
             enabled: config.enabled,
+            direct_sets,
             sets,
             conditions: Vec::new(),
+            ambiguous_with: config.ambiguous_with,
             access: SystemAccess::default(),
             stats: SystemStats::default(),
             until_measured: 0,
@@ -448,13 +469,18 @@ impl Schedule {
             watch: None,
         }));
         self.phases[phase].members.push(id);
-        let undo = |schedule: &mut Schedule| {
+        // A placeholder set of this name (made by an order given before the system
+        // existed) is replaced by the system.
+        if let Some(set) = self.find_set(&name) {
+            self.adopt_placeholder(set, id);
+        }
+        let mut snapshot = Some(snapshot);
+        let mut undo = |schedule: &mut Schedule| {
             schedule.phases[phase].members.pop();
             schedule.slots.pop();
-            schedule.edges.truncate(edges_before);
-            schedule.sets.truncate(sets_before);
+            schedule.restore_sets(snapshot.take().expect("undone once"));
         };
-        if let Err(error) = self.check_order() {
+        if let Err(error) = self.check_redundancy().and_then(|()| self.check_order()) {
             undo(self);
             return Err(error);
         }
@@ -702,13 +728,12 @@ impl Schedule {
         if !self.plans_stale {
             return;
         }
-        let Schedule { slots, sets, .. } = self;
-        for slot in slots.iter_mut().flatten() {
-            let mut access = slot.system.access().clone();
-            for condition in slot.conditions.iter().chain(slot.sets.iter().flat_map(|&set| &sets[set].conditions)) {
-                access.extend(condition.access());
+        let accesses: Vec<Option<SystemAccess>> =
+            self.slots.iter().map(|slot| slot.as_ref().map(|slot| self.planning_access(slot))).collect();
+        for (slot, access) in self.slots.iter_mut().zip(accesses) {
+            if let (Some(slot), Some(access)) = (slot, access) {
+                slot.access = access;
             }
-            slot.access = access;
         }
         for phase in 0..self.phases.len() {
             let after = self.phase_after_lists(phase);
@@ -753,7 +778,8 @@ impl Schedule {
 
     /// `base`, or `base#2`, `base#3`, … if taken (by a system or a set).
     fn free_name(&self, base: &str) -> Cow<'static, str> {
-        let free = |name: &str| self.find(name).is_none() && self.find_set(name).is_none();
+        let free =
+            |name: &str| self.find(name).is_none() && self.find_set(name).is_none_or(|set| self.is_placeholder(set));
         if free(base) {
             return Cow::Owned(base.to_string());
         }

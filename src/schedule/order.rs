@@ -47,6 +47,12 @@ impl Schedule {
         for set in 0..self.sets.len() {
             let (start, end) = (order.start(set), order.end(set));
             order.after[end].push(start);
+            // A set inside another starts after it starts and ends before it ends.
+            for &parent in &self.sets[set].parents {
+                let (parent_start, parent_end) = (order.start(parent), order.end(parent));
+                order.after[start].push(parent_start);
+                order.after[parent_end].push(end);
+            }
         }
         for (pos, &id) in members.iter().enumerate() {
             for &set in &self.slots[id.0 as usize].as_ref().expect("members exist").sets {
@@ -186,7 +192,58 @@ impl Schedule {
 
     /// The index of the set called `name`.
     pub(crate) fn find_set(&self, name: &str) -> Option<usize> {
-        self.sets.iter().position(|set| set.name == name)
+        self.sets.iter().position(|set| !set.gone && set.name == name)
+    }
+
+    /// The node an order constraint names: a system, else a set; a name nothing has
+    /// yet becomes a placeholder set, which a system added later under that name
+    /// replaces (or which becomes a set when configured or joined).
+    ///
+    /// # Errors
+    /// [`ScheduleError::NoSuchSystem`] for the handle of a removed system.
+    pub(crate) fn order_target(&mut self, target: &super::SystemRef) -> Result<Node, ScheduleError> {
+        match target {
+            super::SystemRef::Name(name) if self.find(name).is_none() && self.find_set(name).is_none() => {
+                let mut set = super::sets::SetSlot::new(name.clone());
+                set.placeholder = true;
+                self.sets.push(set);
+                Ok(Node::Set(self.sets.len() - 1))
+            }
+            _ => self.resolve_node(target),
+        }
+    }
+
+    /// Whether `set` only stands for a name an order gave before anything had it:
+    /// no system or set is in it, and it was never configured or joined.
+    pub(crate) fn is_placeholder(&self, set: usize) -> bool {
+        self.sets[set].placeholder && !self.sets.iter().any(|other| !other.gone && other.parents.contains(&set))
+    }
+
+    /// If `set` is a placeholder, makes system `id` (added under its name) take its
+    /// place in every order constraint, and retires the set.
+    pub(crate) fn adopt_placeholder(&mut self, set: usize, id: SystemId) {
+        if !self.is_placeholder(set) {
+            return;
+        }
+        for edge in &mut self.edges {
+            for end in [&mut edge.0, &mut edge.1] {
+                if *end == Node::Set(set) {
+                    *end = Node::System(id);
+                }
+            }
+        }
+        self.sets[set].gone = true;
+        self.plans_stale = true;
+    }
+
+    /// The names orders were given against that no system or set has taken yet
+    /// (a misspelt name, or a system not added yet): such an order does nothing until
+    /// one is added under that name.
+    pub fn unresolved_order_targets(&self) -> Vec<&str> {
+        (0..self.sets.len())
+            .filter(|&set| !self.sets[set].gone && self.is_placeholder(set))
+            .map(|set| &*self.sets[set].name)
+            .collect()
     }
 
     /// The index of the set called `name`, created (empty, enabled, in no phase) if
@@ -196,6 +253,8 @@ impl Schedule {
     /// [`ScheduleError::DuplicateName`] if a system has this name.
     pub(crate) fn set_or_create(&mut self, name: Cow<'static, str>) -> Result<usize, ScheduleError> {
         if let Some(set) = self.find_set(&name) {
+            // Joined or configured: a set from now on, not a placeholder.
+            self.sets[set].placeholder = false;
             return Ok(set);
         }
         if self.find(&name).is_some() {

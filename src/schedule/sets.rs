@@ -18,11 +18,27 @@ pub(crate) struct SetSlot {
     pub(crate) conditions: Vec<Condition>,
     /// This run's verdict of its conditions, once evaluated.
     pub(crate) verdict: Option<bool>,
+    /// The sets it is directly in.
+    pub(crate) parents: Vec<usize>,
+    /// Made by an order against a name nothing had yet: a system added later under
+    /// this name takes its place (see `Schedule::adopt_placeholder`).
+    pub(crate) placeholder: bool,
+    /// A placeholder a system took the place of: no longer a set (its index stays).
+    pub(crate) gone: bool,
 }
 
 impl SetSlot {
     pub(crate) fn new(name: Cow<'static, str>) -> Self {
-        SetSlot { name, phase: None, enabled: true, conditions: Vec::new(), verdict: None }
+        SetSlot {
+            name,
+            phase: None,
+            enabled: true,
+            conditions: Vec::new(),
+            verdict: None,
+            parents: Vec::new(),
+            placeholder: false,
+            gone: false,
+        }
     }
 }
 
@@ -38,11 +54,11 @@ impl SetSlot {
 /// let mut schedule = Schedule::new();
 /// schedule
 ///     .configure_set(&mut world, SetConfig::new("physics").before("render").run_if(ripple::not(resource_exists::<Paused>)))
-///     .unwrap_err(); // no system or set called "render" yet
-/// schedule.add_system(&mut world, (|| {}).named("render")).unwrap();
-/// schedule
-///     .configure_set(&mut world, SetConfig::new("physics").before("render").run_if(ripple::not(resource_exists::<Paused>)))
 ///     .unwrap();
+/// // No system or set called "render" yet: the order waits for one.
+/// assert_eq!(schedule.unresolved_order_targets(), ["render"]);
+/// schedule.add_system(&mut world, (|| {}).named("render")).unwrap();
+/// assert!(schedule.unresolved_order_targets().is_empty());
 /// schedule.add_system(&mut world, (|| {}).named("gravity").in_set("physics")).unwrap();
 /// schedule.add_system(&mut world, (|| {}).named("collide").in_set("physics").after("gravity")).unwrap();
 /// schedule.set_enabled("physics", false).unwrap(); // neither runs until enabled again
@@ -51,6 +67,7 @@ impl SetSlot {
 #[derive(Debug)]
 pub struct SetConfig {
     pub(crate) name: Cow<'static, str>,
+    pub(crate) parents: Vec<Cow<'static, str>>,
     pub(crate) phase: Option<Cow<'static, str>>,
     pub(crate) before: Vec<SystemRef>,
     pub(crate) after: Vec<SystemRef>,
@@ -63,6 +80,7 @@ impl SetConfig {
     pub fn new(name: impl Into<Cow<'static, str>>) -> Self {
         SetConfig {
             name: name.into(),
+            parents: Vec::new(),
             phase: None,
             before: Vec::new(),
             after: Vec::new(),
@@ -78,13 +96,26 @@ impl SetConfig {
         self
     }
 
-    /// Runs every member before `other` (a system or a set; in the same phase).
+    /// Puts the set in set `parent` (created if new): its members are members of
+    /// `parent` too, in its order, phase, conditions and enabled flag. Sets nest to
+    /// any depth; a set cannot end up inside itself
+    /// ([`ScheduleError::SetCycle`]), and membership implied by another is refused as
+    /// redundant ([`ScheduleError::RedundantSet`]).
+    pub fn in_set(mut self, parent: impl Into<Cow<'static, str>>) -> Self {
+        self.parents.push(parent.into());
+        self
+    }
+
+    /// Runs every member before `other` (a system or a set; in the same phase). A
+    /// name that no system or set has yet is kept: the order holds once one is added
+    /// under that name.
     pub fn before(mut self, other: impl Into<SystemRef>) -> Self {
         self.before.push(other.into());
         self
     }
 
-    /// Runs every member after `other` (a system or a set; in the same phase).
+    /// Runs every member after `other` (a system or a set; in the same phase), as
+    /// [`before`](Self::before).
     pub fn after(mut self, other: impl Into<SystemRef>) -> Self {
         self.after.push(other.into());
         self
@@ -113,13 +144,30 @@ impl Schedule {
     ///
     /// # Errors
     /// [`ScheduleError`] if the name is a system's, the phase is unknown or differs
-    /// from the phase the set or one of its members already has, an order target is
-    /// unknown, an order would close a cycle (listed, with the sets it runs through) or
-    /// contradict the phase order, a condition's parameters conflict, or `world` is
+    /// from the phase the set, an enclosing set or one of its members already has, an
+    /// order would close a cycle (listed, with the sets it runs through) or contradict
+    /// the phase order, the set would end up inside itself or be in a set twice over
+    /// (directly and through another), a condition's parameters conflict, or `world` is
     /// not the schedule's. Nothing is changed then.
     pub fn configure_set(&mut self, world: &mut World, config: SetConfig) -> Result<(), ScheduleError> {
         self.check_world(world)?;
-        let SetConfig { name, phase, before, after, mut conditions, enabled } = config;
+        let snapshot = self.snapshot_sets();
+        match self.configure_set_tentatively(world, config) {
+            Ok(()) => {
+                self.plans_stale = true;
+                Ok(())
+            }
+            Err(error) => {
+                self.restore_sets(snapshot);
+                Err(error)
+            }
+        }
+    }
+
+    /// [`configure_set`](Self::configure_set)'s changes; the caller undoes them on
+    /// error.
+    fn configure_set_tentatively(&mut self, world: &mut World, config: SetConfig) -> Result<(), ScheduleError> {
+        let SetConfig { name, parents, phase, before, after, mut conditions, enabled } = config;
         let phase = match phase {
             Some(phase) => Some(
                 self.phases
@@ -131,19 +179,17 @@ impl Schedule {
         };
         let mut targets = Vec::new();
         for (target, is_before) in before.iter().map(|t| (t, true)).chain(after.iter().map(|t| (t, false))) {
-            targets.push((self.resolve_node(target)?, is_before));
+            targets.push((self.order_target(target)?, is_before));
         }
-        let sets_before = self.sets.len();
         let set = self.set_or_create(name.clone())?;
-        let rollback = |schedule: &mut Schedule, edges: usize, old_phase| {
-            schedule.edges.truncate(edges);
-            schedule.sets[set].phase = old_phase;
-            schedule.sets.truncate(sets_before);
-        };
-        let old_phase = self.sets[set].phase;
+        for parent in parents {
+            let parent = self.set_or_create(parent)?;
+            self.nest(set, parent)?;
+        }
+        self.refresh_memberships();
+        self.check_redundancy()?;
         if let Some(phase) = phase {
-            if let Some(old) = old_phase.filter(|&old| old != phase) {
-                rollback(self, self.edges.len(), old_phase);
+            if let Some(old) = self.sets[set].phase.filter(|&old| old != phase) {
                 return Err(ScheduleError::SetPhase {
                     set: name.to_string(),
                     phase: self.phases[phase].name.to_string(),
@@ -151,31 +197,15 @@ impl Schedule {
                     other_phase: self.phases[old].name.to_string(),
                 });
             }
-            for member in self.set_members(set) {
-                let member_phase = self.slot(member).expect("members exist").phase;
-                if member_phase != phase {
-                    rollback(self, self.edges.len(), old_phase);
-                    return Err(ScheduleError::SetPhase {
-                        set: name.to_string(),
-                        phase: self.phases[phase].name.to_string(),
-                        other: format!("system `{}`", self.name_of(member)),
-                        other_phase: self.phases[member_phase].name.to_string(),
-                    });
-                }
-            }
             self.sets[set].phase = Some(phase);
         }
-        let edges = self.edges.len();
+        self.check_phases()?;
         for (target, is_before) in targets {
             self.edges.push(if is_before { (Node::Set(set), target) } else { (target, Node::Set(set)) });
         }
-        if let Err(error) = self.check_order() {
-            rollback(self, edges, old_phase);
-            return Err(error);
-        }
+        self.check_order()?;
         for condition in &mut conditions {
             if let Err(conflicts) = condition.initialize(world) {
-                rollback(self, edges, old_phase);
                 return Err(ScheduleError::ConflictingConditionParams {
                     target: format!("set `{name}`"),
                     condition: condition.name().into_owned(),
@@ -188,7 +218,6 @@ impl Schedule {
         if let Some(enabled) = enabled {
             slot.enabled = enabled;
         }
-        self.plans_stale = true;
         Ok(())
     }
 
@@ -208,6 +237,35 @@ impl Schedule {
         Ok(())
     }
 
+    /// Removes every system in set `set` (directly or through sets inside it), as
+    /// [`remove_system`](Self::remove_system) removes one, and returns how many. The
+    /// set and its configuration stay (bevy_ecs's `remove_systems_in_set`).
+    ///
+    /// ```
+    /// use ripple::{IntoSystemConfig, Schedule, SetConfig, World};
+    /// let mut world = World::new();
+    /// let mut schedule = Schedule::new();
+    /// schedule.configure_set(&mut world, SetConfig::new("debug_draw").in_set("debug")).unwrap();
+    /// schedule.add_system(&mut world, (|| {}).named("gizmos").in_set("debug_draw")).unwrap();
+    /// schedule.add_system(&mut world, (|| {}).named("fps").in_set("debug")).unwrap();
+    /// schedule.add_system(&mut world, (|| {}).named("game")).unwrap();
+    /// assert_eq!(schedule.remove_systems_in_set(&mut world, "debug"), Ok(2));
+    /// assert!(schedule.system_id("game").is_some());
+    /// ```
+    ///
+    /// # Errors
+    /// [`ScheduleError::UnknownSystem`] if no set has this name;
+    /// [`ScheduleError::WrongWorld`] for another world.
+    pub fn remove_systems_in_set(&mut self, world: &mut World, set: &str) -> Result<usize, ScheduleError> {
+        self.check_world(world)?;
+        let index = self.find_set(set).ok_or_else(|| ScheduleError::UnknownSystem(set.to_string()))?;
+        let members = self.set_members(index);
+        for &id in &members {
+            self.remove_system(world, id)?;
+        }
+        Ok(members.len())
+    }
+
     /// Whether a system (by handle or name) or a set (by name) is enabled, by its own
     /// flag (a system in a disabled set is enabled but does not run).
     ///
@@ -218,5 +276,17 @@ impl Schedule {
             Node::System(id) => self.slot(id)?.enabled,
             Node::Set(set) => self.sets[set].enabled,
         })
+    }
+}
+
+impl From<&'static str> for SetConfig {
+    fn from(name: &'static str) -> Self {
+        SetConfig::new(name)
+    }
+}
+
+impl From<String> for SetConfig {
+    fn from(name: String) -> Self {
+        SetConfig::new(name)
     }
 }
