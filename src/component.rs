@@ -51,6 +51,10 @@ pub enum Storage {
 /// What the world knows about one component type.
 pub(crate) struct ComponentInfo {
     pub(crate) name: &'static str,
+    #[cfg_attr(
+        not(feature = "persistence"),
+        allow(dead_code, reason = "used by scenes, data commands and replication")
+    )]
     pub(crate) type_id: TypeId,
     /// Builds an empty column of this type for a new archetype (or sparse set).
     pub(crate) new_column: fn() -> Box<dyn Column>,

@@ -196,6 +196,10 @@ impl Entities {
         }
     }
 
+    #[cfg_attr(
+        not(feature = "persistence"),
+        allow(dead_code, reason = "used by scenes, data commands and replication")
+    )]
     /// Every live entity with its location, by ascending index.
     pub(crate) fn iter_alive(&self) -> impl Iterator<Item = (Entity, Location)> + '_ {
         self.meta
@@ -205,6 +209,7 @@ impl Entities {
             .map(|(index, meta)| (Entity::new(index as u32, meta.generation), meta.location))
     }
 
+    #[cfg(feature = "persistence")]
     /// The handles the next allocations will give, in order, once reserved ones are
     /// flushed (none may be waiting): at most `recycled` from the free list, then
     /// fresh indices.

@@ -157,6 +157,10 @@ impl ComponentHooks {
 }
 
 impl World {
+    #[cfg_attr(
+        not(feature = "persistence"),
+        allow(dead_code, reason = "used by scenes, data commands and replication")
+    )]
     /// Whether a hook or observer waits for `T`'s inserts or replacements, so that a
     /// new value must be inserted rather than written in place of the old one.
     pub(crate) fn inserts_are_watched<T: Component>(&self) -> bool {

@@ -47,10 +47,12 @@ mod api;
 mod bundle;
 mod change;
 mod component;
+#[cfg(feature = "persistence")]
 mod data;
 mod entity;
 mod entity_mut;
 mod entity_ref;
+#[cfg(feature = "persistence")]
 mod entity_serde;
 mod error;
 mod event;
@@ -62,8 +64,10 @@ mod observer;
 mod one_component;
 mod query;
 mod reactor;
+#[cfg(feature = "persistence")]
 mod replicate;
 mod resource;
+#[cfg(feature = "persistence")]
 mod scene;
 mod schedule;
 mod sparse_mut;
@@ -83,8 +87,10 @@ pub use bundle::Bundle;
 pub use bundle::BundleRow;
 pub use change::{Mut, Removals, RemovedReader, Tick};
 pub use component::{Component, ComponentId, Storage};
+#[cfg(feature = "persistence")]
 #[doc(hidden)]
 pub use data::MethodBox;
+#[cfg(feature = "persistence")]
 pub use data::{BatchError, DataCommandError, DataCommands, DataMethod, TargetBuilder};
 pub use entity::Entity;
 pub use entity_mut::EntityMut;
@@ -108,10 +114,12 @@ pub use query::{
     Added, ArchetypeFilter, Changed, Dirty, Or, QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData, Ref,
     With, Without,
 };
+#[cfg(feature = "persistence")]
 pub use replicate::{
     AckMode, Applied, DEFAULT_JOURNAL_LIMIT, DeltaError, DeltaInfo, DeltaReceiver, MAX_REPLICATED_COMPONENTS,
     PeerConfig, PeerId, ReplicateError, Replicated, Replicator, Visibility, delta_to_json,
 };
+#[cfg(feature = "persistence")]
 pub use scene::{
     EntityMap, InputPosition, LoadError, Loaded, NESTING_LIMIT, RegistryError, SaveError, SaveReport, SceneRegistry,
     SceneSaver, SkippedComponent, ValueSite,

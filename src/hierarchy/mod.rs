@@ -52,6 +52,7 @@ use std::any::TypeId;
 use std::fmt;
 use std::sync::atomic::AtomicBool;
 
+#[cfg(feature = "persistence")]
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::component::{Component, ComponentId};
@@ -85,12 +86,14 @@ impl fmt::Debug for ChildOf {
     }
 }
 
+#[cfg(feature = "persistence")]
 impl Serialize for ChildOf {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         self.0.serialize(serializer)
     }
 }
 
+#[cfg(feature = "persistence")]
 impl<'de> Deserialize<'de> for ChildOf {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<ChildOf, D::Error> {
         Entity::deserialize(deserializer).map(ChildOf)

@@ -234,6 +234,10 @@ impl World {
         Ok(())
     }
 
+    #[cfg_attr(
+        not(feature = "persistence"),
+        allow(dead_code, reason = "used by scenes, data commands and replication")
+    )]
     /// Attaches a child a scene load just placed (with its `ChildOf` naming `parent`)
     /// at the end of `parent`'s list, before the load's hooks run, so its `ChildOf`
     /// hook finds the lists in step. No cycle check: the load refused cycles among its
@@ -271,6 +275,10 @@ impl World {
         }
     }
 
+    #[cfg_attr(
+        not(feature = "persistence"),
+        allow(dead_code, reason = "used by scenes, data commands and replication")
+    )]
     /// Puts `parent`'s children that `order` names first, in `order`'s order (each
     /// once), the others after them in the order they had; returns whether the list
     /// changed. Entities in `order` that are not `parent`'s children are passed over.

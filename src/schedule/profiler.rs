@@ -11,8 +11,6 @@
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
-use serde_json::json;
-
 use super::clock;
 
 use crate::system::EntityCounts;
@@ -179,23 +177,54 @@ pub(crate) fn format_report(rows: &[ReportRow<'_>]) -> String {
 /// Writes the events as a Chrome trace-event JSON document (loads in Perfetto and
 /// `chrome://tracing`): one complete (`"ph": "X"`) event per system run, times in µs.
 pub(crate) fn format_trace<'a>(systems: impl Iterator<Item = (&'a str, &'a str, &'a [TraceEvent])>) -> String {
+    use std::fmt::Write;
     let micros = |d: Duration| d.as_secs_f64() * 1e6;
-    let events: Vec<serde_json::Value> = systems
-        .flat_map(|(name, phase, events)| {
-            events.iter().map(move |event| {
-                json!({
-                    "name": name,
-                    "cat": phase,
-                    "ph": "X",
-                    "ts": micros(event.start),
-                    "dur": micros(event.duration),
-                    "pid": 1,
-                    "tid": event.thread,
-                })
-            })
-        })
-        .collect();
-    json!({ "traceEvents": events, "displayTimeUnit": "ms" }).to_string()
+    let mut out = String::from("{\"traceEvents\":[");
+    let mut first = true;
+    for (name, phase, events) in systems {
+        for event in events {
+            if !first {
+                out.push(',');
+            }
+            first = false;
+            out.push_str("{\"name\":");
+            push_json_string(&mut out, name);
+            out.push_str(",\"cat\":");
+            push_json_string(&mut out, phase);
+            // Writing to a String cannot fail.
+            let _ = write!(
+                out,
+                ",\"ph\":\"X\",\"ts\":{:?},\"dur\":{:?},\"pid\":1,\"tid\":{}}}",
+                micros(event.start),
+                micros(event.duration),
+                event.thread
+            );
+        }
+    }
+    out.push_str("],\"displayTimeUnit\":\"ms\"}");
+    out
+}
+
+/// Appends `text` as a JSON string, quoted and escaped (the trace is written by hand
+/// so that it needs no JSON library: persistence is an optional feature).
+fn push_json_string(out: &mut String, text: &str) {
+    use std::fmt::Write;
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => {
+                // Writing to a String cannot fail.
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
 }
 
 #[cfg(test)]
@@ -216,6 +245,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "persistence")]
     fn trace_escapes_names() {
         let events = [TraceEvent { start: Duration::from_micros(1), duration: Duration::from_micros(2), thread: 0 }];
         let trace = format_trace([("a\"b\n", "Update", &events[..])].into_iter());

@@ -79,6 +79,10 @@ impl<T: Send + Sync + 'static> TypedColumn<T> {
         }
     }
 
+    #[cfg_attr(
+        not(feature = "persistence"),
+        allow(dead_code, reason = "used by scenes, data commands and replication")
+    )]
     /// Appends every value of `values`, added and changed at `tick`.
     pub(crate) fn extend(&mut self, values: impl ExactSizeIterator<Item = T>, tick: Tick) {
         let count = values.len();
@@ -95,6 +99,10 @@ impl<T: Send + Sync + 'static> TypedColumn<T> {
         }
     }
 
+    #[cfg_attr(
+        not(feature = "persistence"),
+        allow(dead_code, reason = "used by scenes, data commands and replication")
+    )]
     /// Moves every value of `values` to the end, added and changed at `tick`, leaving
     /// `values` empty. An empty column takes the buffer itself.
     pub(crate) fn append(&mut self, values: &mut Vec<UnsafeCell<T>>, tick: Tick) {
