@@ -50,6 +50,10 @@ pub trait Bundle: sealed::Sealed + Send + Sync + Sized + 'static {
     #[doc(hidden)]
     fn register(components: &mut Components, out: &mut Vec<ComponentId>);
 
+    /// Whether a component of the bundle has type `type_id`.
+    #[doc(hidden)]
+    fn contains_type(type_id: std::any::TypeId) -> bool;
+
     /// Borrows the columns at `indices` (one per element, distinct) for pushing.
     ///
     /// # Safety
@@ -248,6 +252,12 @@ macro_rules! impl_bundle {
             fn register(components: &mut Components, out: &mut Vec<ComponentId>) {
                 let _ = (&components, &out);
                 $(out.push(components.id_or_register::<$name>());)*
+            }
+
+            #[inline]
+            fn contains_type(type_id: std::any::TypeId) -> bool {
+                let _ = type_id;
+                false $(|| std::any::TypeId::of::<$name>() == type_id)*
             }
 
             #[inline]

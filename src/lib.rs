@@ -111,8 +111,8 @@ pub use observer::{
     OnChange, OnDespawn, OnInsert, OnRemove, OnReplace, Trigger,
 };
 pub use query::{
-    Added, ArchetypeFilter, Changed, Dirty, Or, QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData, Ref,
-    With, Without,
+    Added, ArchetypeFilter, Changed, Dirty, EntityComponentsMut, EntityMutExcept, EntityRefExcept, Or, QueryData,
+    QueryFilter, QueryIter, QueryState, ReadOnlyQueryData, Ref, With, Without,
 };
 #[cfg(feature = "persistence")]
 pub use replicate::{

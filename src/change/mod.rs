@@ -35,7 +35,7 @@ pub use removals::{Removals, RemovedReader};
 pub use summary::Summary;
 pub(crate) use summary::stamp_rows;
 pub use tick::Tick;
-pub(crate) use tick::{CHECK_TICK_THRESHOLD, Remap, RunTicks};
+pub(crate) use tick::{CHECK_TICK_THRESHOLD, Remap, RunTicks, WorldPtr};
 pub(crate) use tree::LEAF;
 
 use crate::entity::Entity;

@@ -15,10 +15,30 @@ pub(crate) struct ComponentAccess {
     pub(crate) sparse: bool,
 }
 
+/// Access to every component of the matched entities (an [`EntityRef`](crate::EntityRef)
+/// or an [`EntityMutExcept`](crate::EntityMutExcept) in a query), but those excepted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct WholeAccess {
+    pub(crate) write: bool,
+    pub(crate) except: Box<[ComponentId]>,
+    /// The query term, for messages.
+    pub(crate) name: &'static str,
+}
+
+/// Two accesses that may not meet: what both touch, and whether both write it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Conflict {
+    /// The component, or the whole-entity term when both reach every component.
+    pub(crate) name: &'static str,
+    pub(crate) both_write: bool,
+}
+
 /// A query's footprint: what it touches, and which tables it can reach.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct QueryAccess {
     pub(crate) components: Box<[ComponentAccess]>,
+    /// Every component of the matched entities, but those excepted.
+    pub(crate) whole: Option<WholeAccess>,
     /// Table components every match has.
     pub(crate) with: Box<[ComponentId]>,
     /// Table components no match has.
@@ -33,14 +53,48 @@ impl QueryAccess {
     }
 
     /// The first component both touch, one writing it, that they may reach at once (a
-    /// sparse component, or any component if their tables may overlap).
-    pub(crate) fn conflict<'a>(&'a self, other: &'a QueryAccess) -> Option<(&'a ComponentAccess, &'a ComponentAccess)> {
+    /// sparse component, or any component if their tables may overlap). A whole-entity
+    /// access touches every component but those it excepts; two of them conflict when
+    /// either writes, whatever their tables (both reach every sparse set).
+    pub(crate) fn conflict(&self, other: &QueryAccess) -> Option<Conflict> {
+        if let (Some(mine), Some(theirs)) = (&self.whole, &other.whole)
+            && (mine.write || theirs.write)
+        {
+            return Some(Conflict { name: mine.name, both_write: mine.write && theirs.write });
+        }
         let disjoint = self.is_disjoint(other);
-        self.components.iter().find_map(|mine| {
+        let whole_meets = |whole: &Option<WholeAccess>, component: &ComponentAccess| {
+            whole.as_ref().is_some_and(|whole| {
+                (whole.write || component.write)
+                    && !whole.except.contains(&component.id)
+                    && (!disjoint || component.sparse)
+            })
+        };
+        let found = self.components.iter().find_map(|mine| {
+            if whole_meets(&other.whole, mine) {
+                return Some((mine, mine.write && other.whole.as_ref().is_some_and(|w| w.write)));
+            }
             let theirs = other.components.iter().find(|c| c.id == mine.id && (c.write || mine.write))?;
-            (!disjoint || mine.sparse).then_some((mine, theirs))
-        })
+            (!disjoint || mine.sparse).then_some((mine, mine.write && theirs.write))
+        });
+        let found = found.or_else(|| {
+            other
+                .components
+                .iter()
+                .find(|theirs| whole_meets(&self.whole, theirs))
+                .map(|theirs| (theirs, theirs.write && self.whole.as_ref().is_some_and(|w| w.write)))
+        });
+        found.map(|(component, both_write)| Conflict { name: component.name, both_write })
     }
+}
+
+/// The message for a component `component` that whole-entity term `whole` also reaches.
+fn whole_conflict(whole: &str, component: &str, whole_writes: bool) -> String {
+    let (how, instead) = if whole_writes { ("writes", "EntityMutExcept") } else { ("reads", "EntityRefExcept") };
+    format!(
+        "component `{component}` is accessed by another term, and `{whole}` {how} every component; \
+         except it with `{instead}<({component},)>`"
+    )
 }
 
 /// Reads and writes declared by a query; records the first conflict.
@@ -57,6 +111,8 @@ pub struct Access {
     without: Vec<ComponentId>,
     /// Inside `Option<..>` or `Or<..>`, where a term no longer decides a match.
     optional: u32,
+    /// Every component but those excepted (an entity reference term).
+    whole: Option<WholeAccess>,
 }
 
 impl Access {
@@ -71,6 +127,21 @@ impl Access {
             self.conflict = Some(crate::hierarchy::relation_write_refusal(name));
         }
         self.add(component, true, name);
+    }
+
+    /// Declares access to every component of the matched entities but `except`
+    /// (written if `write`), by the term called `name`. One per query.
+    pub(crate) fn whole(&mut self, write: bool, except: Vec<ComponentId>, name: &'static str) {
+        if self.conflict.is_none() {
+            if self.whole.is_some() {
+                self.conflict = Some(format!("`{name}` reaches every component, and so does another term"));
+            } else if let Some(&(_, _, other)) =
+                self.entries.iter().find(|&&(id, w, _)| (write || w) && !except.contains(&id))
+            {
+                self.conflict = Some(whole_conflict(name, other, write));
+            }
+        }
+        self.whole = Some(WholeAccess { write, except: except.into(), name });
     }
 
     /// Declares a read of `component`'s change ticks by a filter.
@@ -127,12 +198,20 @@ impl Access {
                 .into_iter()
                 .map(|(id, write, name)| ComponentAccess { id, write, name, sparse: is_sparse(id) })
                 .collect(),
+            whole: self.whole.clone(),
             with: self.with.clone().into(),
             without: self.without.clone().into(),
         }
     }
 
     fn add(&mut self, component: ComponentId, write: bool, name: &'static str) {
+        if self.conflict.is_none()
+            && let Some(whole) = &self.whole
+            && (whole.write || write)
+            && !whole.except.contains(&component)
+        {
+            self.conflict = Some(whole_conflict(whole.name, name, whole.write));
+        }
         if self.conflict.is_none() {
             if let Some(&(_, other_write, _)) = self.entries.iter().find(|e| e.0 == component) {
                 if write || other_write {

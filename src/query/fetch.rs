@@ -97,6 +97,11 @@ pub unsafe trait QueryData: sealed::Sealed {
     /// each run then takes a tick of its own, as a run with a change filter does.
     #[doc(hidden)]
     const OBSERVES: bool = false;
+    /// True if items write components of their own choosing as they go
+    /// ([`EntityMutExcept`](crate::EntityMutExcept)): such writes record themselves in
+    /// the columns' summaries at once, so a parallel run of the query runs serially.
+    #[doc(hidden)]
+    const WRITES_ANY: bool = false;
     /// Resolved once per query: component ids.
     #[doc(hidden)]
     type State: Send + Sync + 'static;
@@ -705,6 +710,7 @@ unsafe impl<Q: QueryData> QueryData for Option<Q> {
     type Item<'w> = Option<Q::Item<'w>>;
     const IS_READ_ONLY: bool = Q::IS_READ_ONLY;
     const OBSERVES: bool = Q::OBSERVES;
+    const WRITES_ANY: bool = Q::WRITES_ANY;
     type State = Q::State;
     type ArchState = Option<Q::ArchState>;
     type Fetch<'w> = Option<Q::Fetch<'w>>;
@@ -847,6 +853,7 @@ macro_rules! impl_query_data_tuple {
             type Item<'w> = ($($name::Item<'w>,)*);
             const IS_READ_ONLY: bool = true $(&& $name::IS_READ_ONLY)*;
             const OBSERVES: bool = false $(|| $name::OBSERVES)*;
+            const WRITES_ANY: bool = false $(|| $name::WRITES_ANY)*;
             type State = ($($name::State,)*);
             type ArchState = ($($name::ArchState,)*);
             type Fetch<'w> = ($($name::Fetch<'w>,)*);

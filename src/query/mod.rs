@@ -29,6 +29,7 @@
 mod access;
 mod change_filter;
 mod change_source;
+mod entity_fetch;
 mod entity_list;
 mod fetch;
 mod filter;
@@ -48,6 +49,7 @@ mod state;
 pub(crate) use access::QueryAccess;
 pub use change_filter::{Added, Changed, Dirty};
 pub(crate) use change_source::{ChangeSource, Changes};
+pub use entity_fetch::{EntityComponentsMut, EntityMutExcept, EntityRefExcept};
 pub use fetch::{QueryData, ReadOnlyQueryData};
 pub use filter::{ArchetypeFilter, Or, QueryFilter, With, Without};
 pub use iter::QueryIter;

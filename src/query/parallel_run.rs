@@ -29,12 +29,13 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     where
         G: Fn(Q::Item<'w>) + Send + Sync,
     {
-        if mode == Mode::Sparse {
-            // Entity by entity, writes stamped as they happen: serially.
+        if mode == Mode::Sparse || Q::WRITES_ANY {
+            // Entity by entity, or items that record their writes in the summaries as
+            // they happen (which no two threads may do at once): serially.
             let mut visited = 0;
             // SAFETY: forwarded from the caller; the candidates were gathered for this run.
             unsafe {
-                self.run_sparse(world, ticks, |_, _, item| {
+                self.run_unchecked(world, ticks, mode, |_, _, item| {
                     visited += 1;
                     f(item);
                 });

@@ -11,6 +11,7 @@
 //! parallel, iterator) shares this one visit; parallel runs visit serially.
 
 use crate::change::RunTicks;
+use crate::change::WorldPtr;
 use crate::entity::Entity;
 use crate::error::QueryEntityError;
 use crate::storage::Archetype;
@@ -158,7 +159,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         world: &'w World,
         entity: Entity,
     ) -> Result<Q::Item<'w>, QueryEntityError> {
-        let ticks = RunTicks { last_run: self.last_run(), this_run: world.change_tick() };
+        let ticks = RunTicks { last_run: self.last_run(), this_run: world.change_tick(), world: WorldPtr(world) };
         // SAFETY: forwarded from the caller.
         unsafe { self.item_of(world, entity, ticks) }
     }
@@ -199,7 +200,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         entities: &[Entity],
         mut f: impl for<'a> FnMut(Q::Item<'a>),
     ) -> usize {
-        let ticks = RunTicks { last_run: self.last_run(), this_run: world.change_tick() };
+        let ticks = RunTicks { last_run: self.last_run(), this_run: world.change_tick(), world: WorldPtr(world) };
         let mut visited = 0;
         for &entity in entities {
             // SAFETY: per the caller; the previous item is gone (`f` returned).

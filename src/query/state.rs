@@ -4,6 +4,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
+use crate::change::WorldPtr;
 use crate::change::{RunTicks, Tick};
 use crate::entity::Entity;
 use crate::error::{NoSuchEntity, QueryEntityError};
@@ -262,12 +263,14 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         let last_run = self.last_run();
         let dirty = F::dirty_state(&self.filter);
         let mode = if self.sparse {
-            self.gather_sparse(world, RunTicks { last_run, this_run });
+            self.gather_sparse(world, RunTicks { last_run, this_run, world: WorldPtr(world) });
             if kind == RunKind::Iterator && F::IS_ARCHETYPAL && !self.presence_known {
                 // An iterator over a filter decided per table reports its exact length.
                 // SAFETY: an iterator run's caller (`iter`, `iter_mut`,
                 // `iter_unchecked`) holds the access the query declared.
-                unsafe { self.keep_matching_candidates(world, RunTicks { last_run, this_run }) };
+                unsafe {
+                    self.keep_matching_candidates(world, RunTicks { last_run, this_run, world: WorldPtr(world) })
+                };
             }
             Mode::Sparse
         } else if F::IS_ARCHETYPAL {
@@ -275,19 +278,19 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         } else if dirty.map_or(last_run.is_none(), |dirty| dirty.starts_over(world, last_run)) {
             Mode::FilteredTables
         } else if dirty.is_some() {
-            self.gather_dirty_rows(world, RunTicks { last_run, this_run });
+            self.gather_dirty_rows(world, RunTicks { last_run, this_run, world: WorldPtr(world) });
             Mode::Candidates
         } else if F::DRIVES && kind == RunKind::Serial && Q::IS_READ_ONLY {
             // Streaming walks the summary while the closure runs, so only a query that
             // cannot write (and so cannot mark that summary) may stream.
             Mode::Driven
         } else if F::DRIVES {
-            self.gather_driven(world, RunTicks { last_run, this_run });
+            self.gather_driven(world, RunTicks { last_run, this_run, world: WorldPtr(world) });
             Mode::Candidates
         } else {
             Mode::FilteredTables
         };
-        let ticks = RunTicks { last_run, this_run };
+        let ticks = RunTicks { last_run, this_run, world: WorldPtr(world) };
         (ticks, mode, PendingRun { this_run, dirty_from })
     }
 
@@ -553,7 +556,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         let (matched, table, row) = self.matched_row(world, entity)?;
         let does_not_match = QueryEntityError::DoesNotMatch { entity, query: std::any::type_name::<Q>() };
         // Not a run: judged against the last run, writes stamped with the current tick.
-        let ticks = RunTicks { last_run: self.last_run(), this_run: world.change_tick() };
+        let ticks = RunTicks { last_run: self.last_run(), this_run: world.change_tick(), world: WorldPtr(world) };
         // SAFETY: resolved for this table; `row` is the entity's live row.
         unsafe {
             if !F::IS_ARCHETYPAL && !F::filter_row(&F::fetch_archetype(matched.filter, table, ticks), row) {

@@ -196,6 +196,28 @@ impl<T: Send + Sync + 'static> TypedColumn<T> {
         unsafe { crate::change::Mut::new(value, slot) }
     }
 
+    /// Mutable access to row `row` through a shared column, recording a write at
+    /// `tick` (and in the summary, if the column keeps one) as it happens.
+    ///
+    /// # Safety
+    /// No other reference to the row's value or tick is alive or made while the result
+    /// lives, and no one else writes the column's summary meanwhile; `tick` is the
+    /// newest tick written to the column so far; `row < len()`.
+    pub(crate) unsafe fn get_mut_shared(&self, row: usize, tick: Tick) -> crate::change::Mut<'_, T> {
+        // SAFETY: exclusive per the caller.
+        let value = unsafe { &mut *self.data[row].get() };
+        let slot = match self.ticks.as_ref().map(ColumnTicks::ptrs) {
+            // SAFETY: the tick and the summary belong to this column; the caller keeps
+            // every other user of the row's tick and of the summary away.
+            Some(ticks) => unsafe {
+                crate::change::TickSlot::immediate(ticks.changed.add(row), ticks.live_summary(), row, tick)
+            },
+            None => crate::change::TickSlot::untracked(),
+        };
+        // SAFETY: the slot is valid while the column is borrowed, per the caller.
+        unsafe { crate::change::Mut::new(value, slot) }
+    }
+
     /// Pointer to the first value; valid for `len()` values until the next structural
     /// change. Writing through it is allowed under the module's safety model.
     #[inline]

@@ -37,12 +37,12 @@ impl SystemAccess {
     /// Whether `query` could be added (the message names the conflict).
     fn check_query(&self, query: &QueryAccess, param: &str) -> Result<(), String> {
         for earlier in &self.queries {
-            if let Some((mine, theirs)) = query.conflict(earlier) {
-                let how = if mine.write && theirs.write { "written twice" } else { "both written and read" };
+            if let Some(conflict) = query.conflict(earlier) {
+                let how = if conflict.both_write { "written twice" } else { "both written and read" };
                 return Err(format!(
                     "component `{}` is {how} (the second time by parameter `{param}`); split the queries with \
                      `With`/`Without` filters so no entity matches both, or put them in a `ParamSet`",
-                    mine.name
+                    conflict.name
                 ));
             }
         }
@@ -126,9 +126,9 @@ impl SystemAccess {
         let mut names = Vec::new();
         for mine in &self.queries {
             for theirs in &other.queries {
-                if let Some((component, _)) = mine.conflict(theirs) {
-                    if !names.contains(&component.name) {
-                        names.push(component.name);
+                if let Some(conflict) = mine.conflict(theirs) {
+                    if !names.contains(&conflict.name) {
+                        names.push(conflict.name);
                     }
                 }
             }
