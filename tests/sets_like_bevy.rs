@@ -7,23 +7,12 @@
 use ripple::prelude::*;
 use ripple::{IntoSetGroup, IntoSystemGroup, POST_UPDATE, ScheduleError, SetConfig, resource_exists};
 
-struct Log(Vec<&'static str>);
+#[path = "support/run_log.rs"]
+mod run_log;
+use run_log::{Log, log_system, take_log, world_with_log};
+
 struct Paused;
 struct Pos(f32);
-
-fn log_system(name: &'static str) -> impl FnMut(ResMut<Log>) + Send + 'static {
-    move |mut log: ResMut<Log>| log.0.push(name)
-}
-
-fn world_with_log() -> World {
-    let mut world = World::new();
-    world.insert_resource(Log(Vec::new()));
-    world
-}
-
-fn take_log(world: &mut World) -> Vec<&'static str> {
-    std::mem::take(&mut world.resource_mut::<Log>().unwrap().0)
-}
 
 #[test]
 fn nested_sets_pass_order_conditions_and_enabled_to_members() {

@@ -110,6 +110,14 @@ macro_rules! whole_entity_parts {
     };
 }
 
+/// The ids of bundle `B`'s components, registered if new: what an `..Except<B>` term
+/// leaves out of its access.
+fn except_ids<B: Bundle>(world: &mut World) -> Vec<ComponentId> {
+    let mut ids = Vec::new();
+    B::register(&mut world.components, &mut ids);
+    ids
+}
+
 fn entity_ref<'w>(fetch: &WholeFetch<'w>, entity: Entity, location: Location) -> EntityRef<'w> {
     EntityRef::new(fetch.world, entity, location)
 }
@@ -185,9 +193,7 @@ unsafe impl<B: Bundle> QueryData for EntityRefExcept<'_, B> {
     const IS_READ_ONLY: bool = true;
     type State = Vec<ComponentId>;
     fn init_state(world: &mut World) -> Vec<ComponentId> {
-        let mut ids = Vec::new();
-        B::register(&mut world.components, &mut ids);
-        ids
+        except_ids::<B>(world)
     }
     fn access(except: &Vec<ComponentId>, access: &mut Access) {
         access.whole(false, except.clone(), "EntityRefExcept");
@@ -315,9 +321,7 @@ unsafe impl<B: Bundle> QueryData for EntityMutExcept<'_, B> {
     const WRITES_ANY: bool = true;
     type State = Vec<ComponentId>;
     fn init_state(world: &mut World) -> Vec<ComponentId> {
-        let mut ids = Vec::new();
-        B::register(&mut world.components, &mut ids);
-        ids
+        except_ids::<B>(world)
     }
     fn access(except: &Vec<ComponentId>, access: &mut Access) {
         access.whole(true, except.clone(), "EntityMutExcept");

@@ -67,6 +67,27 @@ impl<'w, D: QueryData, F: QueryFilter> DerefMut for Single<'w, D, F> {
     }
 }
 
+/// The parts of [`SystemParam`] a query-backed parameter takes from [`Query`]'s: its
+/// state and access, and what it matches and counts.
+macro_rules! query_param_parts {
+    () => {
+        fn init(world: &mut World, meta: &mut SystemMeta) -> Self::State {
+            <Query<'_, '_, D, F> as SystemParam>::init(world, meta)
+        }
+        fn matches(
+            state: &mut Self::State,
+            world: &World,
+            archetype: ArchetypeId,
+            has_sparse: &dyn Fn(ComponentId) -> bool,
+        ) -> bool {
+            <Query<'_, '_, D, F> as SystemParam>::matches(state, world, archetype, has_sparse)
+        }
+        fn count(state: &mut Self::State, world: &World, counts: &mut EntityCounts) {
+            <Query<'_, '_, D, F> as SystemParam>::count(state, world, counts);
+        }
+    };
+}
+
 /// How many entities one run of `query` yields, at most `limit`; the run does not
 /// count (the state's memory is put back).
 ///
@@ -89,9 +110,6 @@ where
     type State = QueryParamState<D, F>;
     type Item<'w, 's> = Single<'w, D, F>;
 
-    fn init(world: &mut World, meta: &mut SystemMeta) -> Self::State {
-        <Query<'_, '_, D, F> as SystemParam>::init(world, meta)
-    }
     unsafe fn get<'w>(state: &mut Self::State, world: &'w World, _: &SystemMeta) -> Single<'w, D, F> {
         // SAFETY: the schedule holds the access this query declared, for `'w`; only one
         // item is made, and the iterator's run ends here (it found the only match).
@@ -111,17 +129,7 @@ where
             _ => Err(format!("more than one entity matches `{}`", short(std::any::type_name::<Self>()))),
         }
     }
-    fn matches(
-        state: &mut Self::State,
-        world: &World,
-        archetype: ArchetypeId,
-        has_sparse: &dyn Fn(ComponentId) -> bool,
-    ) -> bool {
-        <Query<'_, '_, D, F> as SystemParam>::matches(state, world, archetype, has_sparse)
-    }
-    fn count(state: &mut Self::State, world: &World, counts: &mut EntityCounts) {
-        <Query<'_, '_, D, F> as SystemParam>::count(state, world, counts);
-    }
+    query_param_parts!();
 }
 
 /// A [`Query`] with at least one match (a system parameter): if none matches, the
@@ -177,9 +185,6 @@ where
     type State = QueryParamState<D, F>;
     type Item<'w, 's> = Populated<'w, 's, D, F>;
 
-    fn init(world: &mut World, meta: &mut SystemMeta) -> Self::State {
-        <Query<'_, '_, D, F> as SystemParam>::init(world, meta)
-    }
     unsafe fn get<'w, 's>(state: &'s mut Self::State, world: &'w World, meta: &SystemMeta) -> Populated<'w, 's, D, F> {
         // SAFETY: forwarded from the caller.
         Populated(unsafe { <Query<'_, '_, D, F> as SystemParam>::get(state, world, meta) })
@@ -192,17 +197,7 @@ where
             _ => Ok(()),
         }
     }
-    fn matches(
-        state: &mut Self::State,
-        world: &World,
-        archetype: ArchetypeId,
-        has_sparse: &dyn Fn(ComponentId) -> bool,
-    ) -> bool {
-        <Query<'_, '_, D, F> as SystemParam>::matches(state, world, archetype, has_sparse)
-    }
-    fn count(state: &mut Self::State, world: &World, counts: &mut EntityCounts) {
-        <Query<'_, '_, D, F> as SystemParam>::count(state, world, counts);
-    }
+    query_param_parts!();
 }
 
 /// A parameter's type name without module paths, for messages.
