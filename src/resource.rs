@@ -24,13 +24,18 @@ struct Stored<T: ?Sized> {
 type Slot = Box<Stored<dyn Any + Send + Sync>>;
 
 /// Storage for one value per resource type.
+///
+/// Each type gets an index on first sight (insertion, or a system parameter prepared
+/// for it) that it keeps for the world's lifetime, even while absent: a parameter keeps
+/// its index and reaches its resource without hashing the type.
 #[derive(Default)]
 pub(crate) struct Resources {
-    values: IdMap<TypeId, Slot>,
+    index: IdMap<TypeId, usize>,
+    slots: Vec<Option<Slot>>,
 }
 
 // SAFETY: values are `Send + Sync`; through `&Resources` they and their ticks are only
-// read, except by `Resources::get_mut_unchecked`, whose callers hold a declared
+// read, except by `Resources::get_mut_unchecked_at`, whose callers hold a declared
 // exclusive access that the schedule keeps disjoint from every other access to the
 // same resource.
 unsafe impl Sync for Resources {}
@@ -50,14 +55,54 @@ pub(crate) struct ResourceMut<'w, R> {
 }
 
 impl Resources {
+    /// `R`'s index, given now if `R` has none yet. O(1).
+    pub(crate) fn index_of<R: Send + Sync + 'static>(&mut self) -> usize {
+        let next = self.slots.len();
+        let index = *self.index.entry(TypeId::of::<R>()).or_insert(next);
+        if index == next {
+            self.slots.push(None);
+        }
+        index
+    }
+
+    fn slot<R: Send + Sync + 'static>(&self) -> Option<&Slot> {
+        let index = *self.index.get(&TypeId::of::<R>())?;
+        self.slots[index].as_ref()
+    }
+
+    fn slot_mut<R: Send + Sync + 'static>(&mut self) -> Option<&mut Slot> {
+        let index = *self.index.get(&TypeId::of::<R>())?;
+        self.slots[index].as_mut()
+    }
+
+    /// Whether the resource at `index` (from [`index_of`](Self::index_of)) is present.
+    #[inline]
+    pub(crate) fn contains_at(&self, index: usize) -> bool {
+        matches!(self.slots.get(index), Some(Some(_)))
+    }
+
+    /// Shared access to `R`, at its `index` (from [`index_of`](Self::index_of) on this
+    /// world: an index of another world's finds nothing, or another type, and is
+    /// refused as missing).
+    #[inline]
+    pub(crate) fn get_at<R: Send + Sync + 'static>(&self, index: usize) -> Result<ResourceRef<'_, R>, MissingResource> {
+        let slot = self.slots.get(index).and_then(Option::as_ref).ok_or_else(missing::<R>)?;
+        Self::read(slot)
+    }
+
     /// Shared access to `R`.
     pub(crate) fn get<R: Send + Sync + 'static>(&self) -> Result<ResourceRef<'_, R>, MissingResource> {
-        let slot = self.values.get(&TypeId::of::<R>()).ok_or_else(missing::<R>)?;
+        let slot = self.slot::<R>().ok_or_else(missing::<R>)?;
+        Self::read(slot)
+    }
+
+    #[inline]
+    fn read<R: Send + Sync + 'static>(slot: &Slot) -> Result<ResourceRef<'_, R>, MissingResource> {
         // SAFETY: no `&mut` to the value or its ticks is alive while `&self` is used
         // for a read: `&mut` comes from `&mut self` or from `get_mut_unchecked`, whose
         // caller excludes readers.
         let (value, added, changed) = unsafe { (&*slot.value.get(), *slot.added.get(), *slot.changed.get()) };
-        let value = value.downcast_ref::<R>().expect("resource stored under its own TypeId");
+        let value = value.downcast_ref::<R>().ok_or_else(missing::<R>)?;
         Ok(ResourceRef { value, added, changed })
     }
 
@@ -66,19 +111,20 @@ impl Resources {
     /// # Safety
     /// No other reference to this `R` is alive or made while the result lives.
     #[allow(clippy::mut_from_ref, reason = "the value is in an `UnsafeCell`; exclusivity is the caller's contract")]
-    pub(crate) unsafe fn get_mut_unchecked<R: Send + Sync + 'static>(
+    pub(crate) unsafe fn get_mut_unchecked_at<R: Send + Sync + 'static>(
         &self,
+        index: usize,
     ) -> Result<ResourceMut<'_, R>, MissingResource> {
-        let slot = self.values.get(&TypeId::of::<R>()).ok_or_else(missing::<R>)?;
+        let slot = self.slots.get(index).and_then(Option::as_ref).ok_or_else(missing::<R>)?;
         // SAFETY: exclusive per the caller.
         let (value, added, changed) = unsafe { (&mut *slot.value.get(), *slot.added.get(), &mut *slot.changed.get()) };
-        let value = value.downcast_mut::<R>().expect("resource stored under its own TypeId");
+        let value = value.downcast_mut::<R>().ok_or_else(missing::<R>)?;
         Ok(ResourceMut { value, added, changed })
     }
 
     /// Rewrites every stored tick (tick maintenance).
     pub(crate) fn remap_ticks(&mut self, remap: &Remap) {
-        for slot in self.values.values_mut() {
+        for slot in self.slots.iter_mut().flatten() {
             *slot.added.get_mut() = remap.apply(*slot.added.get_mut());
             *slot.changed.get_mut() = remap.apply(*slot.changed.get_mut());
         }
@@ -121,8 +167,8 @@ impl World {
     /// changed; replacing one counts as a change.
     pub fn insert_resource<R: Send + Sync + 'static>(&mut self, value: R) -> Option<R> {
         let now = self.fresh_tick();
-        let key = TypeId::of::<R>();
-        if let Some(slot) = self.resources.values.get_mut(&key) {
+        let index = self.resources.index_of::<R>();
+        if let Some(slot) = &mut self.resources.slots[index] {
             *slot.changed.get_mut() = now;
             let old = slot.value.get_mut().downcast_mut::<R>().expect("resource stored under its own TypeId");
             return Some(std::mem::replace(old, value));
@@ -132,13 +178,13 @@ impl World {
             changed: UnsafeCell::new(now),
             value: UnsafeCell::new(value),
         });
-        self.resources.values.insert(key, slot);
+        self.resources.slots[index] = Some(slot);
         None
     }
 
     /// Whether the world holds an `R`.
     pub fn contains_resource<R: Send + Sync + 'static>(&self) -> bool {
-        self.resources.values.contains_key(&TypeId::of::<R>())
+        self.resources.slot::<R>().is_some()
     }
 
     /// Shared access to the world's `R`.
@@ -156,7 +202,7 @@ impl World {
     /// [`MissingResource`] naming `R` if there is none.
     pub fn resource_mut<R: Send + Sync + 'static>(&mut self) -> Result<&mut R, MissingResource> {
         let now = self.fresh_tick();
-        let slot = self.resources.values.get_mut(&TypeId::of::<R>()).ok_or_else(missing::<R>)?;
+        let slot = self.resources.slot_mut::<R>().ok_or_else(missing::<R>)?;
         *slot.changed.get_mut() = now;
         Ok(slot.value.get_mut().downcast_mut::<R>().expect("resource stored under its own TypeId"))
     }
@@ -182,7 +228,7 @@ impl World {
     /// [`MissingResource`] naming `R` if there is none.
     pub fn resource_mut_tracked<R: Send + Sync + 'static>(&mut self) -> Result<Mut<'_, R>, MissingResource> {
         let now = self.fresh_tick();
-        let slot = self.resources.values.get_mut(&TypeId::of::<R>()).ok_or_else(missing::<R>)?;
+        let slot = self.resources.slot_mut::<R>().ok_or_else(missing::<R>)?;
         let changed: *mut Tick = slot.changed.get_mut();
         let value = slot.value.get_mut().downcast_mut::<R>().expect("resource stored under its own TypeId");
         // SAFETY: `changed` is this resource's tick, borrowed (through `&mut self`) as
@@ -241,7 +287,8 @@ impl World {
     /// # Errors
     /// [`MissingResource`] naming `R` if there is none.
     pub fn remove_resource<R: Send + Sync + 'static>(&mut self) -> Result<R, MissingResource> {
-        let slot = self.resources.values.remove(&TypeId::of::<R>()).ok_or_else(missing::<R>)?;
+        let index = *self.resources.index.get(&TypeId::of::<R>()).ok_or_else(missing::<R>)?;
+        let slot = self.resources.slots[index].take().ok_or_else(missing::<R>)?;
         Ok(unbox::<R>(slot))
     }
 }

@@ -14,6 +14,9 @@ use super::param::{SystemMeta, SystemParam};
 /// registered with the world so tick maintenance keeps it comparable.
 #[doc(hidden)]
 pub struct ResState {
+    /// The resource's index in the world's resources, kept so a run need not hash its
+    /// type.
+    index: usize,
     last_run: Arc<AtomicU32>,
     has_run: bool,
     /// Inside a [`ParamSet`](super::ParamSet): the look before this run began, which
@@ -22,8 +25,9 @@ pub struct ResState {
 }
 
 impl ResState {
-    fn new(world: &mut World) -> Self {
-        ResState { last_run: world.register_observer(), has_run: false, run_base: None }
+    fn new<T: Send + Sync + 'static>(world: &mut World) -> Self {
+        let index = world.resources.index_of::<T>();
+        ResState { index, last_run: world.register_observer(), has_run: false, run_base: None }
     }
 
     /// Records a look at `this_run`; returns the previous one (`None` on the first), or,
@@ -116,8 +120,8 @@ impl<T: Send + Sync + 'static> Deref for Res<'_, T> {
 }
 
 /// Whether the world has a `T`, for [`SystemParam::validate`]: the reason if not.
-fn require<T: Send + Sync + 'static>(world: &World) -> Result<(), String> {
-    if world.contains_resource::<T>() {
+fn require<T: Send + Sync + 'static>(state: &ResState, world: &World) -> Result<(), String> {
+    if world.resources.contains_at(state.index) {
         Ok(())
     } else {
         Err(format!("the world has no resource `{}`", std::any::type_name::<T>()))
@@ -125,7 +129,7 @@ fn require<T: Send + Sync + 'static>(world: &World) -> Result<(), String> {
 }
 
 fn get_res<'w, T: Send + Sync + 'static>(state: &mut ResState, world: &'w World) -> Option<Res<'w, T>> {
-    let resource = world.resources.get::<T>().ok()?;
+    let resource = world.resources.get_at::<T>(state.index).ok()?;
     // A reader takes the current tick without advancing it: every write takes a fresh
     // one (`World::fresh_tick`), so it is newer than any look before it.
     let this_run = world.change_tick();
@@ -140,11 +144,11 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for Res<'_, T> {
 
     fn init(world: &mut World, meta: &mut SystemMeta) -> ResState {
         meta.add_resource_access::<T>(false, std::any::type_name::<Self>());
-        ResState::new(world)
+        ResState::new::<T>(world)
     }
     const FALLIBLE: bool = true;
-    fn validate(_: &mut ResState, world: &World) -> Result<(), String> {
-        require::<T>(world)
+    fn validate(state: &mut ResState, world: &World) -> Result<(), String> {
+        require::<T>(state, world)
     }
     fn begin_shared_run(state: &mut ResState) {
         state.begin_shared_run();
@@ -166,7 +170,7 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for Option<Res<'_, T>> {
 
     fn init(world: &mut World, meta: &mut SystemMeta) -> ResState {
         meta.add_resource_access::<T>(false, std::any::type_name::<Self>());
-        ResState::new(world)
+        ResState::new::<T>(world)
     }
     fn begin_shared_run(state: &mut ResState) {
         state.begin_shared_run();
@@ -237,7 +241,7 @@ impl<T: Send + Sync + 'static> DerefMut for ResMut<'_, T> {
 unsafe fn get_res_mut<'w, T: Send + Sync + 'static>(state: &mut ResState, world: &'w World) -> Option<ResMut<'w, T>> {
     // SAFETY: the declared write of `T` excludes every other access to it for `'w`
     // (caller).
-    let resource = unsafe { world.resources.get_mut_unchecked::<T>() }.ok()?;
+    let resource = unsafe { world.resources.get_mut_unchecked_at::<T>(state.index) }.ok()?;
     // A writer's run takes a fresh tick: its writes are newer than every reader's
     // previous look, and not newer than its own next look.
     let this_run = world.fresh_tick();
@@ -252,11 +256,11 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for ResMut<'_, T> {
 
     fn init(world: &mut World, meta: &mut SystemMeta) -> ResState {
         meta.add_resource_access::<T>(true, std::any::type_name::<Self>());
-        ResState::new(world)
+        ResState::new::<T>(world)
     }
     const FALLIBLE: bool = true;
-    fn validate(_: &mut ResState, world: &World) -> Result<(), String> {
-        require::<T>(world)
+    fn validate(state: &mut ResState, world: &World) -> Result<(), String> {
+        require::<T>(state, world)
     }
     fn begin_shared_run(state: &mut ResState) {
         state.begin_shared_run();
@@ -279,7 +283,7 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for Option<ResMut<'_, T>> {
 
     fn init(world: &mut World, meta: &mut SystemMeta) -> ResState {
         meta.add_resource_access::<T>(true, std::any::type_name::<Self>());
-        ResState::new(world)
+        ResState::new::<T>(world)
     }
     fn begin_shared_run(state: &mut ResState) {
         state.begin_shared_run();

@@ -429,7 +429,9 @@ fn median(values: &mut [f64]) -> f64 {
 }
 
 /// empty_systems: one run of a schedule of 50 empty systems, ripple's defaults against
-/// bevy_ecs's defaults and its single-threaded executor (`bench::empty_systems`).
+/// bevy_ecs's defaults and its single-threaded executor (`bench::empty_systems`), and
+/// against ripple's own schedule measuring every run or with a run condition on every
+/// system.
 fn empty_systems() -> Workload {
     use bench::empty_systems as fifty;
     let (mut world, mut schedule) = fifty::ripple();
@@ -442,6 +444,11 @@ fn empty_systems() -> Workload {
     let (mut world, mut schedule) = fifty::ripple();
     schedule.set_profile_every(1);
     let every_run: Pass = Box::new(move || schedule.run(&mut world));
+    // What run conditions cost: the same systems, each behind a true condition reading
+    // a resource (issue 23's line asks conditions / without ≤ 1.2: the inverse of this
+    // ratio).
+    let (mut world, mut schedule) = fifty::ripple_conditions();
+    let conditions: Pass = Box::new(move || schedule.run(&mut world));
     Workload {
         name: "empty_systems",
         ripple,
@@ -449,6 +456,7 @@ fn empty_systems() -> Workload {
             ("bevy_ecs_single_threaded", single),
             ("bevy_ecs", multi),
             ("ripple measuring every run", every_run),
+            ("ripple with run conditions", conditions),
         ],
     }
 }
