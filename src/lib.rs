@@ -64,6 +64,7 @@ mod observer;
 mod one_component;
 mod query;
 mod reactor;
+mod relation_error;
 #[cfg(feature = "persistence")]
 mod replicate;
 mod resource;
@@ -102,7 +103,7 @@ pub use error::{
 #[doc(hidden)]
 pub use event::ReaderState;
 pub use event::{Event, EventCursor, EventIter, EventReader, EventStats, EventWriter};
-pub use hierarchy::{Ancestors, ChildOf, Children, Descendants, HierarchyError, Propagation, PropagationStats};
+pub use hierarchy::{Ancestors, ChildOf, Children, Descendants, Propagation, PropagationStats};
 pub use hook::{HookContext, MAX_HOOK_ROUNDS};
 #[doc(hidden)]
 pub use observer::ObserverKey;
@@ -114,6 +115,7 @@ pub use query::{
     Added, ArchetypeFilter, Changed, Dirty, EntityComponentsMut, EntityMutExcept, EntityRefExcept, Or, QueryData,
     QueryFilter, QueryIter, QueryState, ReadOnlyQueryData, Ref, With, Without,
 };
+pub use relation_error::HierarchyError;
 #[cfg(feature = "persistence")]
 pub use replicate::{
     AckMode, Applied, DEFAULT_JOURNAL_LIMIT, DeltaError, DeltaInfo, DeltaReceiver, MAX_REPLICATED_COMPONENTS,

@@ -41,7 +41,6 @@
 //! ```
 
 mod commands;
-mod error;
 mod marks;
 mod propagate;
 mod relations;
@@ -58,7 +57,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
 
-pub use error::HierarchyError;
+pub use crate::relation_error::HierarchyError;
 pub use propagate::{Propagation, PropagationStats};
 pub(crate) use relations::{Relations, install};
 pub use traverse::{Ancestors, Descendants};

@@ -1,4 +1,6 @@
-//! Why a relation change was refused.
+//! Why a relation change was refused: a core type, so that the core's errors
+//! ([`CommandFailure::Hierarchy`](crate::CommandFailure::Hierarchy)) need not import
+//! the hierarchy.
 
 use std::fmt;
 
