@@ -15,7 +15,7 @@ use crate::storage::{Archetype, ArchetypeId, Row, TypedColumn, downcast};
 use crate::world::World;
 
 use super::access::Access;
-use super::fetch::{QueryData, ReadOnlyQueryData, sealed};
+use super::fetch::{QueryData, ReadOnlyQueryData, no_sparse_parts, sealed};
 
 /// One table's entities with the world they live in: the fetch of every whole-entity
 /// term.
@@ -87,16 +87,7 @@ macro_rules! whole_entity_parts {
         fn fetch_rows<'w>(rows: Self::Rows<'w>, _: &Self::Fetch<'w>) -> Self::Fetch<'w> {
             rows
         }
-        type Sparse<'w> = ();
-        fn has_sparse(_: &Self::State) -> bool {
-            false
-        }
-        fn sparse_ids(_: &Self::State, _: &mut Vec<ComponentId>, _: &mut Vec<ComponentId>) {}
-        unsafe fn fetch_sparse(_: &Self::State, _: &World, _: RunTicks) {}
-        #[inline]
-        fn sparse_matches(_: &(), _: Entity) -> bool {
-            true
-        }
+        no_sparse_parts!();
         #[inline]
         unsafe fn fetch_entity<'w>(
             fetch: &Self::Fetch<'w>,

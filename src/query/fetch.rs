@@ -335,6 +335,24 @@ macro_rules! one_component_sparse_parts {
 }
 pub(super) use one_component_sparse_parts;
 
+/// The sparse parts of [`QueryData`] for a fetch that reads no sparse set (`Entity`,
+/// whole entities, which reach sparse components through the world when asked).
+macro_rules! no_sparse_parts {
+    () => {
+        type Sparse<'w> = ();
+        fn has_sparse(_: &Self::State) -> bool {
+            false
+        }
+        fn sparse_ids(_: &Self::State, _: &mut Vec<ComponentId>, _: &mut Vec<ComponentId>) {}
+        unsafe fn fetch_sparse(_: &Self::State, _: &World, _: RunTicks) {}
+        #[inline]
+        fn sparse_matches(_: &(), _: Entity) -> bool {
+            true
+        }
+    };
+}
+pub(super) use no_sparse_parts;
+
 /// Calls `body(rows)` from a function of its own, so that `rows` (references) are
 /// parameters the compiler may assume distinct from every other pointer.
 #[inline(never)]
@@ -385,16 +403,7 @@ unsafe impl QueryData for Entity {
     fn fetch_rows<'w>(rows: Self::Rows<'w>, _: &Self::Fetch<'w>) -> Self::Fetch<'w> {
         rows
     }
-    type Sparse<'w> = ();
-    fn has_sparse(_: &()) -> bool {
-        false
-    }
-    fn sparse_ids(_: &(), _: &mut Vec<ComponentId>, _: &mut Vec<ComponentId>) {}
-    unsafe fn fetch_sparse(_: &(), _: &World, _: RunTicks) {}
-    #[inline]
-    fn sparse_matches(_: &(), _: Entity) -> bool {
-        true
-    }
+    no_sparse_parts!();
     #[inline]
     unsafe fn fetch_entity<'w>(_: &Self::Fetch<'w>, _: &Self::Sparse<'w>, entity: Entity, _: usize) -> Self::Item<'w> {
         entity

@@ -63,6 +63,9 @@ pub unsafe trait IoSystem: Send + 'static {
 
     /// Whether the system's parameters can be made now, the reason if not.
     fn validate(&mut self, world: &World) -> Result<(), String>;
+
+    /// Whether [`validate`](Self::validate) can fail (as [`System::validates`]).
+    fn validates(&self) -> bool;
 }
 
 /// Conversion into an [`IoSystem`]: implemented for functions of system parameters
@@ -138,6 +141,9 @@ unsafe impl<Marker: 'static, F: SystemParamFunction<Marker>> IoSystem for Functi
     fn validate(&mut self, world: &World) -> Result<(), String> {
         self.validate_params(world)
     }
+    fn validates(&self) -> bool {
+        <F::Param as super::param::SystemParam>::FALLIBLE
+    }
 }
 
 impl<Marker: 'static, F: SystemParamFunction<Marker>> IntoIoSystem<F::In, F::Out, (IsFunctionSystem, Marker)> for F {
@@ -181,6 +187,9 @@ unsafe impl<S: System> IoSystem for PlainSystem<S> {
     }
     fn validate(&mut self, world: &World) -> Result<(), String> {
         if self.0.validates() { self.0.validate(world) } else { Ok(()) }
+    }
+    fn validates(&self) -> bool {
+        self.0.validates()
     }
 }
 
@@ -255,7 +264,7 @@ where
         self.system.validate(world)
     }
     fn validates(&self) -> bool {
-        true
+        self.system.validates()
     }
     fn take_error(&mut self) -> Option<SystemError> {
         self.error.take()

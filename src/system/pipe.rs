@@ -86,6 +86,9 @@ where
         self.first.validate(world)?;
         self.second.validate(world)
     }
+    fn validates(&self) -> bool {
+        self.first.validates() || self.second.validates()
+    }
 }
 
 /// Tells pipes apart from other [`IntoIoSystem`] and [`IntoSystem`] implementations.
