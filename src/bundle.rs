@@ -351,6 +351,8 @@ pub(crate) struct BundleInfo {
 pub(crate) struct Bundles {
     infos: Vec<BundleInfo>,
     by_type: IdMap<TypeId, BundleId>,
+    /// The one-component bundles of components reached by id (runtime components).
+    by_component: IdMap<ComponentId, BundleId>,
     scratch: Vec<ComponentId>,
 }
 
@@ -383,12 +385,30 @@ impl Bundles {
                 components.info(pair[0]).name
             );
         }
+        let id = self.push(ids, &sorted, components);
+        self.by_type.insert(TypeId::of::<B>(), id);
+        id
+    }
+
+    /// The id of the bundle of component `component` alone, registering it on first
+    /// sight: how a component reached by id (a runtime component) is inserted and
+    /// removed.
+    pub(crate) fn id_for_component(&mut self, component: ComponentId, components: &Components) -> BundleId {
+        if let Some(&id) = self.by_component.get(&component) {
+            return id;
+        }
+        let id = self.push(Box::new([component]), &[component], components);
+        self.by_component.insert(component, id);
+        id
+    }
+
+    /// Adds the bundle of `ids` (tuple order; `sorted` ascending, distinct).
+    fn push(&mut self, ids: Box<[ComponentId]>, sorted: &[ComponentId], components: &Components) -> BundleId {
         let has_sparse = sorted.iter().any(|&c| components.is_sparse(c));
         let hooks = ids.iter().fold(HookFlags::NONE, |flags, &c| flags.union(components.info(c).hooks.flags()));
         let sorted = sorted.iter().copied().filter(|&c| !components.is_sparse(c)).collect();
-        let id = BundleId(self.infos.len() as u32);
+        let id = BundleId(u32::try_from(self.infos.len()).expect("ripple: more than 2^32 bundles"));
         self.infos.push(BundleInfo { ids, sorted, has_sparse, hooks, spawn: None });
-        self.by_type.insert(TypeId::of::<B>(), id);
         id
     }
 

@@ -4,7 +4,7 @@ use std::any::TypeId;
 
 use crate::hash::IdMap;
 use crate::hook::ComponentHooks;
-use crate::storage::{Column, TypedColumn};
+use crate::storage::{BlobColumn, BlobShape, Column, TypedColumn};
 
 /// Data attached to entities. Implemented for every `'static + Send + Sync` type: no
 /// derive or registration is needed. Zero-sized types (tags) take no per-row memory.
@@ -55,9 +55,13 @@ pub(crate) struct ComponentInfo {
         not(feature = "persistence"),
         allow(dead_code, reason = "used by scenes, data commands and replication")
     )]
-    pub(crate) type_id: TypeId,
+    /// The Rust type; `None` for a component registered at run time.
+    pub(crate) type_id: Option<TypeId>,
     /// Builds an empty column of this type for a new archetype (or sparse set).
-    pub(crate) new_column: fn() -> Box<dyn Column>,
+    new_column: fn() -> Box<dyn Column>,
+    /// For a component registered at run time: its values' shape (then `new_column`
+    /// is unused).
+    pub(crate) blob: Option<BlobShape>,
     /// Where the values live; fixed from registration on.
     pub(crate) storage: Storage,
     /// Whether this type's changes are recorded (opt-in, never turned off).
@@ -66,6 +70,16 @@ pub(crate) struct ComponentInfo {
     pub(crate) observed: bool,
     /// Callbacks run when this type is added to, written to or removed from an entity.
     pub(crate) hooks: ComponentHooks,
+}
+
+impl ComponentInfo {
+    /// An empty column for this component's values.
+    pub(crate) fn make_column(&self) -> Box<dyn Column> {
+        match self.blob {
+            Some(shape) => Box::new(BlobColumn::new(shape)),
+            None => (self.new_column)(),
+        }
+    }
 }
 
 /// The registry of component types seen by one world.
@@ -91,8 +105,9 @@ impl Components {
         *self.by_type.entry(TypeId::of::<T>()).or_insert_with(|| {
             infos.push(ComponentInfo {
                 name: std::any::type_name::<T>(),
-                type_id: TypeId::of::<T>(),
+                type_id: Some(TypeId::of::<T>()),
                 new_column: || Box::new(TypedColumn::<T>::default()),
+                blob: None,
                 storage,
                 tracked: false,
                 observed: false,
@@ -100,6 +115,23 @@ impl Components {
             });
             next
         })
+    }
+
+    /// Registers a component with no Rust type, whose values are shaped `shape`,
+    /// under `name` (names of runtime components need not be unique).
+    pub(crate) fn register_blob(&mut self, name: &'static str, shape: BlobShape, storage: Storage) -> ComponentId {
+        let id = ComponentId(u32::try_from(self.infos.len()).expect("ripple: more than 2^32 component types"));
+        self.infos.push(ComponentInfo {
+            name,
+            type_id: None,
+            new_column: || unreachable!("a runtime component's columns are blobs"),
+            blob: Some(shape),
+            storage,
+            tracked: false,
+            observed: false,
+            hooks: ComponentHooks::default(),
+        });
+        id
     }
 
     /// The id of `T` if it has been registered.

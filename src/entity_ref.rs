@@ -1,6 +1,6 @@
 //! A read-only view of one entity.
 
-use crate::component::Component;
+use crate::component::{Component, ComponentId};
 use crate::entity::{Entity, Location};
 use crate::world::World;
 
@@ -30,6 +30,15 @@ impl<'w> EntityRef<'w> {
         match self.world.sparse.get(c) {
             Some(set) => set.contains(self.entity),
             None => self.world.archetypes.get(self.location.archetype).has(c),
+        }
+    }
+
+    /// Whether the entity has component `id` (typed or registered at run time).
+    #[inline]
+    pub fn contains_id(&self, id: ComponentId) -> bool {
+        match self.world.sparse.get(id) {
+            Some(set) => set.contains(self.entity),
+            None => self.world.archetypes.get(self.location.archetype).has(id),
         }
     }
 

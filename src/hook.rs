@@ -72,7 +72,7 @@ pub struct HookContext<'w> {
 }
 
 /// A hook as stored.
-type Hook = Box<dyn Fn(&mut HookContext<'_>) + Send + Sync>;
+pub(crate) type Hook = Box<dyn Fn(&mut HookContext<'_>) + Send + Sync>;
 
 /// The moments a hook (or a reactor) can run at.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -207,6 +207,11 @@ impl World {
 
     fn add_hook<T: Component>(&mut self, kind: HookKind, hook: Hook) {
         let id = self.components.id_or_register::<T>();
+        self.add_hook_id(id, kind, hook);
+    }
+
+    /// Adds `hook` to component `id`'s hooks of kind `kind`.
+    pub(crate) fn add_hook_id(&mut self, id: ComponentId, kind: HookKind, hook: Hook) {
         let hooks = &mut self.components.info_mut(id).hooks;
         match kind {
             HookKind::Add => hooks.on_add.push(hook),

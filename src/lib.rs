@@ -49,6 +49,7 @@ mod change;
 mod component;
 #[cfg(feature = "persistence")]
 mod data;
+mod dynamic;
 mod entity;
 mod entity_mut;
 mod entity_ref;
@@ -93,6 +94,9 @@ pub use component::{Component, ComponentId, Storage};
 pub use data::MethodBox;
 #[cfg(feature = "persistence")]
 pub use data::{BatchError, DataCommandError, DataCommands, DataMethod, TargetBuilder};
+pub use dynamic::{
+    ComponentDescriptor, DynamicError, DynamicItem, DynamicQuery, DynamicQueryBuilder, DynamicTable, RuntimeComponent,
+};
 pub use entity::Entity;
 pub use entity_mut::EntityMut;
 pub use entity_ref::{ComponentRefs, EntityRef};

@@ -62,7 +62,7 @@ pub struct World {
     /// Reused to list an entity's sparse components when it is despawned.
     pub(crate) sparse_scratch: Vec<ComponentId>,
     /// Cached insert and remove transitions between archetypes.
-    transitions: Transitions,
+    pub(crate) transitions: Transitions,
     pub(crate) resources: Resources,
     /// Advances once per observer run; writes outside runs are stamped with it.
     change_tick: AtomicU32,
@@ -329,7 +329,7 @@ impl World {
     /// row of `to`, whose values the caller moves alongside, and updates its location
     /// and that of the entity swapped into its old row. Returns the new row.
     #[inline]
-    fn move_handle(
+    pub(crate) fn move_handle(
         entities: &mut Entities,
         entity: Entity,
         location: Location,
@@ -646,6 +646,12 @@ impl World {
     #[cold]
     fn replacing<B: Bundle>(&mut self, entity: Entity, location: Location) -> bool {
         let bundle = self.bundles.id_or_register::<B>(&mut self.components);
+        self.replacing_bundle(bundle, entity, location)
+    }
+
+    /// [`replacing`](Self::replacing) for a registered bundle.
+    #[cold]
+    pub(crate) fn replacing_bundle(&mut self, bundle: BundleId, entity: Entity, location: Location) -> bool {
         if !self.bundles.info(bundle).hooks.has(HookKind::Replace) {
             return false;
         }

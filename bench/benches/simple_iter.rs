@@ -43,6 +43,18 @@ fn simple_iter(c: &mut Criterion) {
     // (ripple_tracked_observed / ripple).
     group.bench_function("ripple_tracked_observed", |b| ripple_line(b, true, true));
 
+    // The same pass over runtime components (no Rust type) with the same layouts and
+    // values, reached by id, table by table (`bench::dynamic_iter`); issue 47's bar:
+    // ripple_dynamic / ripple <= 1.2. And the per-entity form of the same query.
+    group.bench_function("ripple_dynamic", |b| {
+        let (mut world, mut query) = bench::dynamic_iter::world(N_ENTITIES);
+        b.iter(|| bench::dynamic_iter::pass_tables(&mut world, &mut query))
+    });
+    group.bench_function("ripple_dynamic_items", |b| {
+        let (mut world, mut query) = bench::dynamic_iter::world(N_ENTITIES);
+        b.iter(|| bench::dynamic_iter::pass_items(&mut world, &mut query))
+    });
+
     // Reference (never a peer), the floor: the same bytes as two flat arrays of f32
     // (x, y, z of each row), added element by element in unrolled blocks of vector adds
     // (`bench::add_flat`). The pass reads and writes exactly these bytes, with no

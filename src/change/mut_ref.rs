@@ -81,7 +81,7 @@ impl TickSlot {
     }
 
     #[inline(always)]
-    fn mark(&self) {
+    pub(crate) fn mark(&self) {
         if !self.written.is_null() {
             // SAFETY: per `batched`, the record is alive and this thread's.
             let written = unsafe { &*self.written };
@@ -140,13 +140,13 @@ unsafe fn stamp_now(changed: *mut Tick, summary: *const Summary, row: usize, tic
 /// what changed (at a cost of what changed, not of what exists), `Added<T>` only what
 /// was added, and a query reading [`Ref<T>`](crate::Ref) has `is_changed` and
 /// `is_added` per item. For a resource, [`ResMut`](crate::ResMut) has both.
-pub struct Mut<'w, T> {
+pub struct Mut<'w, T: ?Sized> {
     value: &'w mut T,
     ticks: TickSlot,
     _borrow: PhantomData<&'w mut Tick>,
 }
 
-impl<'w, T> Mut<'w, T> {
+impl<'w, T: ?Sized> Mut<'w, T> {
     /// # Safety
     /// `ticks` is valid for `'w` (see its constructors).
     #[inline]
@@ -159,7 +159,7 @@ impl<'w, T> Mut<'w, T> {
     #[inline]
     pub fn set_if_neq(&mut self, value: T) -> bool
     where
-        T: PartialEq,
+        T: PartialEq + Sized,
     {
         if *self.value == value {
             return false;
@@ -210,7 +210,7 @@ impl<'w, T> Mut<'w, T> {
     /// assert_eq!(moved.iter(&world).count(), 1);
     /// ```
     #[inline]
-    pub fn map_unchanged<U>(self, f: impl FnOnce(&mut T) -> &mut U) -> Mut<'w, U> {
+    pub fn map_unchanged<U: ?Sized>(self, f: impl FnOnce(&mut T) -> &mut U) -> Mut<'w, U> {
         let ticks = self.ticks;
         let value: *mut T = self.value;
         // SAFETY: `self.value` is a unique borrow for `'w` and `self` is consumed, so
@@ -220,7 +220,7 @@ impl<'w, T> Mut<'w, T> {
     }
 }
 
-impl<T> Deref for Mut<'_, T> {
+impl<T: ?Sized> Deref for Mut<'_, T> {
     type Target = T;
 
     #[inline]
@@ -229,7 +229,7 @@ impl<T> Deref for Mut<'_, T> {
     }
 }
 
-impl<T> DerefMut for Mut<'_, T> {
+impl<T: ?Sized> DerefMut for Mut<'_, T> {
     #[inline(always)]
     fn deref_mut(&mut self) -> &mut T {
         self.ticks.mark();
@@ -237,7 +237,7 @@ impl<T> DerefMut for Mut<'_, T> {
     }
 }
 
-impl<T: fmt::Debug> fmt::Debug for Mut<'_, T> {
+impl<T: fmt::Debug + ?Sized> fmt::Debug for Mut<'_, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // Transparent, like `&mut T`'s.
         fmt::Debug::fmt(&*self.value, f)

@@ -96,8 +96,7 @@ impl<'s> Walk<'s> {
         let mut skipped_sparse = Vec::new();
         for &id in world.sparse.ids() {
             let set = world.sparse.get(id).expect("ripple: a listed sparse set");
-            let type_id = world.components.info(id).type_id;
-            match registry.component_index_of(type_id) {
+            match world.components.info(id).type_id.and_then(|type_id| registry.component_index_of(type_id)) {
                 Some(entry) => {
                     let writer = (registry.components[entry].bind)(&*set.values);
                     sparse.push(SparseValues { entry, set, writer });
@@ -215,7 +214,7 @@ fn plan_for<'s>(registry: &'s SceneRegistry, world: &'s World, archetype: Archet
     let mut values = Vec::new();
     let mut skipped = Vec::new();
     for (column, &id) in table.components().iter().enumerate() {
-        match registry.component_index_of(world.components.info(id).type_id) {
+        match world.components.info(id).type_id.and_then(|type_id| registry.component_index_of(type_id)) {
             Some(entry) => values.push((entry, (registry.components[entry].bind)(table.column(column)))),
             None => skipped.push(id),
         }

@@ -7,12 +7,15 @@
 //! lookup.
 
 mod archetype;
+mod blob_column;
 mod column;
 mod column_ticks;
 mod sparse_set;
 mod transitions;
 
 pub use archetype::Archetype;
+pub use blob_column::BlobColumn;
+pub(crate) use blob_column::BlobShape;
 pub use column::{Column, TypedColumn};
 pub(crate) use column::{downcast, downcast_mut, downcast_mut_unchecked, downcast_unchecked};
 pub(crate) use column_ticks::TickPtrs;
@@ -114,7 +117,7 @@ impl Archetypes {
             .iter()
             .map(|&c| {
                 let info = components.info(c);
-                let mut column = (info.new_column)();
+                let mut column = info.make_column();
                 if info.tracked {
                     column.enable_tracking(now);
                 }

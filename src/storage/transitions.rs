@@ -55,6 +55,9 @@ pub(crate) enum RemoveEdge {
 pub(crate) struct Transitions {
     inserts: IdMap<(ArchetypeId, TypeId), InsertEdge>,
     removes: IdMap<(ArchetypeId, TypeId), RemoveEdge>,
+    /// Transitions of bundles reached by id (see [`Bundles::id_for_component`]).
+    inserts_by_id: IdMap<(ArchetypeId, BundleId), InsertEdge>,
+    removes_by_id: IdMap<(ArchetypeId, BundleId), RemoveEdge>,
 }
 
 /// What building a transition needs from the world besides the cache itself.
@@ -77,7 +80,38 @@ impl Transitions {
     pub(crate) fn insert_edge<B: Bundle>(&mut self, source: ArchetypeId, world: Registries<'_>) -> &InsertEdge {
         match self.inserts.entry((source, TypeId::of::<B>())) {
             Entry::Occupied(edge) => edge.into_mut(),
-            Entry::Vacant(slot) => slot.insert(build_insert_edge::<B>(source, world)),
+            Entry::Vacant(slot) => {
+                let bundle = world.bundles.id_or_register::<B>(world.components);
+                slot.insert(build_insert_edge(source, bundle, world))
+            }
+        }
+    }
+
+    /// The transition for inserting the registered bundle `bundle` into a row of
+    /// `source` (for bundles reached by id rather than by type).
+    pub(crate) fn insert_edge_by_id(
+        &mut self,
+        source: ArchetypeId,
+        bundle: BundleId,
+        world: Registries<'_>,
+    ) -> &InsertEdge {
+        match self.inserts_by_id.entry((source, bundle)) {
+            Entry::Occupied(edge) => edge.into_mut(),
+            Entry::Vacant(slot) => slot.insert(build_insert_edge(source, bundle, world)),
+        }
+    }
+
+    /// The transition for removing the registered bundle `bundle` from a row of
+    /// `source`.
+    pub(crate) fn remove_edge_by_id(
+        &mut self,
+        source: ArchetypeId,
+        bundle: BundleId,
+        world: Registries<'_>,
+    ) -> &RemoveEdge {
+        match self.removes_by_id.entry((source, bundle)) {
+            Entry::Occupied(edge) => edge.into_mut(),
+            Entry::Vacant(slot) => slot.insert(build_remove_edge(source, bundle, world)),
         }
     }
 
@@ -90,16 +124,17 @@ impl Transitions {
     pub(crate) fn remove_edge<B: Bundle>(&mut self, source: ArchetypeId, world: Registries<'_>) -> &RemoveEdge {
         match self.removes.entry((source, TypeId::of::<B>())) {
             Entry::Occupied(edge) => edge.into_mut(),
-            Entry::Vacant(slot) => slot.insert(build_remove_edge::<B>(source, world)),
+            Entry::Vacant(slot) => {
+                let bundle = world.bundles.id_or_register::<B>(world.components);
+                slot.insert(build_remove_edge(source, bundle, world))
+            }
         }
     }
 }
 
 #[cold]
-#[track_caller]
-fn build_insert_edge<B: Bundle>(source: ArchetypeId, world: Registries<'_>) -> InsertEdge {
+fn build_insert_edge(source: ArchetypeId, bundle: BundleId, world: Registries<'_>) -> InsertEdge {
     let Registries { archetypes, bundles, components, now } = world;
-    let bundle = bundles.id_or_register::<B>(components);
     let info = bundles.info(bundle);
     let mut union: Vec<_> = archetypes.get(source).components().to_vec();
     union.extend_from_slice(&info.sorted);
@@ -119,10 +154,8 @@ fn build_insert_edge<B: Bundle>(source: ArchetypeId, world: Registries<'_>) -> I
 }
 
 #[cold]
-#[track_caller]
-fn build_remove_edge<B: Bundle>(source: ArchetypeId, world: Registries<'_>) -> RemoveEdge {
+fn build_remove_edge(source: ArchetypeId, bundle: BundleId, world: Registries<'_>) -> RemoveEdge {
     let Registries { archetypes, bundles, components, now } = world;
-    let bundle = bundles.id_or_register::<B>(components);
     let info = bundles.info(bundle);
     let from = archetypes.get(source);
     // Sparse elements are checked per entity, when removing.

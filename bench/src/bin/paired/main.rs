@@ -155,11 +155,12 @@ struct Pair {
 fn run_child(rounds: usize, only: &[String]) {
     /// Builds a workload's prepared worlds.
     type Make = fn() -> Workload;
-    let workloads: [(&str, Make); 21] = [
+    let workloads: [(&str, Make); 22] = [
         ("empty_systems", empty_systems),
         ("schedule", schedule),
         ("simple_iter", simple_iter),
         ("simple_iter_tracked", simple_iter_tracked),
+        ("simple_iter_dynamic", simple_iter_dynamic),
         ("frag_iter", frag_iter),
         ("frag_iter_sparse", peers::frag_iter_sparse),
         ("heavy_compute", heavy_compute),
@@ -575,6 +576,25 @@ fn simple_iter_tracked() -> Workload {
         name: "simple_iter_tracked",
         ripple: pass(true),
         others: vec![("ripple untracked", pass(false)), ("bevy_ecs_contiguous", bevy)],
+    }
+}
+
+/// simple_iter over runtime components (`bench::dynamic_iter`): the same bytes and
+/// pass reached by id, table by table, against ripple's typed pass (the bar: ≤ 1.2×),
+/// with the per-entity form beside it.
+fn simple_iter_dynamic() -> Workload {
+    let (mut world, mut query) = bench::dynamic_iter::world(N_ENTITIES);
+    let dynamic: Pass = Box::new(move || bench::dynamic_iter::pass_tables(&mut world, &mut query));
+    let (mut world, mut query) = bench::dynamic_iter::world(N_ENTITIES);
+    let items: Pass = Box::new(move || bench::dynamic_iter::pass_items(&mut world, &mut query));
+    let mut world = ripple::World::new();
+    world.spawn_batch((0..N_ENTITIES).map(|_| tprv()));
+    let mut query = world.query::<(&Velocity, &mut Position)>();
+    let typed: Pass = Box::new(move || query.for_each_mut(&mut world, |(vel, mut pos)| pos.0 += vel.0));
+    Workload {
+        name: "simple_iter_dynamic",
+        ripple: dynamic,
+        others: vec![("ripple typed", typed), ("ripple dynamic per entity", items)],
     }
 }
 
