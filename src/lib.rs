@@ -95,7 +95,8 @@ pub use data::MethodBox;
 #[cfg(feature = "persistence")]
 pub use data::{BatchError, DataCommandError, DataCommands, DataMethod, TargetBuilder};
 pub use dynamic::{
-    ComponentDescriptor, DynamicError, DynamicItem, DynamicQuery, DynamicQueryBuilder, DynamicTable, RuntimeComponent,
+    ComponentDescriptor, DynamicError, DynamicItem, DynamicQuery, DynamicQueryBuilder, DynamicTable, Moment,
+    OnComponent, RuntimeComponent,
 };
 pub use entity::Entity;
 pub use entity_mut::EntityMut;

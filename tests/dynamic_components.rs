@@ -244,3 +244,42 @@ fn table_runs_hand_out_whole_columns() {
     read.for_each(&world, |item| total += i32::from_le_bytes(item.get(0).try_into().unwrap()));
     assert_eq!(total, 45 + 1000);
 }
+
+#[test]
+fn observers_by_id_see_every_moment() {
+    use ripple::{Moment, OnComponent, Trigger};
+    both(|storage| {
+        let mut world = World::new();
+        let hp = hp(&mut world, storage);
+        let log = Arc::new(Mutex::new(Vec::<(Moment, Entity)>::new()));
+        for moment in [Moment::Add, Moment::Insert, Moment::Replace, Moment::Remove, Moment::Change] {
+            let log = log.clone();
+            world
+                .observe_by_id(hp, moment, move |t: Trigger<OnComponent>| {
+                    assert_eq!(t.component(), Some(hp));
+                    log.lock().unwrap().push((moment, t.entity()));
+                })
+                .unwrap();
+        }
+        let e = world.spawn(());
+        world.insert_by_id(e, hp, &[0; 4]).unwrap();
+        world.flush();
+        world.get_mut_by_id(e, hp).unwrap()[0] = 1;
+        world.get_mut_by_id(e, hp).unwrap()[0] = 2;
+        world.flush();
+        world.insert_by_id(e, hp, &[3; 4]).unwrap();
+        world.remove_by_id(e, hp).unwrap();
+        world.flush();
+        let moments: Vec<Moment> = log.lock().unwrap().iter().map(|(m, _)| *m).collect();
+        use Moment::*;
+        assert_eq!(moments, [Add, Insert, Change, Change, Replace, Insert, Replace, Remove]);
+        let mut other = World::new();
+        let far =
+            (0..4).map(|i| other.register_component(ComponentDescriptor::new(&i.to_string(), 1, 1).unwrap())).last();
+        let far = far.unwrap();
+        assert_eq!(
+            world.observe_by_id(far, Moment::Add, |_: Trigger<OnComponent>| {}).unwrap_err(),
+            ripple::ObserverError::UnknownComponent(far)
+        );
+    });
+}

@@ -17,9 +17,11 @@
 //! [`World::removal_reader_by_id`](crate::World::removal_reader_by_id) accept either.
 
 mod descriptor;
+mod observe;
 mod query;
 mod world_ops;
 
 pub use descriptor::{ComponentDescriptor, DynamicError};
+pub use observe::{Moment, OnComponent};
 pub use query::{DynamicItem, DynamicQuery, DynamicQueryBuilder, DynamicTable};
 pub use world_ops::RuntimeComponent;

@@ -407,6 +407,12 @@ impl DynamicQuery {
         (this_run, last_run)
     }
 
+    /// Makes the next run report only what happens from now on.
+    pub(crate) fn skip_to_now(&mut self, world: &World) {
+        self.last_run.store(world.increment_change_tick().0, Ordering::Relaxed);
+        self.has_run = true;
+    }
+
     fn end(&mut self, this_run: Tick) {
         self.last_run.store(this_run.0, Ordering::Relaxed);
         self.has_run = true;
@@ -650,5 +656,24 @@ impl World {
     /// [`DynamicQuery`]).
     pub fn dynamic_query(&mut self) -> DynamicQueryBuilder<'_> {
         DynamicQueryBuilder::new(self)
+    }
+}
+
+/// A change query by id is a change source (for change observers of a runtime
+/// component): each look reports the entities changed since the previous one.
+impl crate::query::ChangeSource for DynamicQuery {
+    fn gather(&mut self, world: &World, out: &mut Vec<Entity>) {
+        self.for_each(world, |item| out.push(item.entity()));
+    }
+
+    fn pending(&mut self, world: &World, scratch: &mut Vec<Entity>) -> bool {
+        if !self.has_run {
+            return true;
+        }
+        let before = self.last_run.load(Ordering::Relaxed);
+        scratch.clear();
+        self.gather(world, scratch);
+        self.last_run.store(before, Ordering::Relaxed);
+        !scratch.is_empty()
     }
 }

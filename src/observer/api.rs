@@ -9,9 +9,9 @@ use crate::system::{Commands, EntityCommands};
 use crate::world::World;
 
 use super::error::ObserverError;
-use super::event::{ObserverEvent, TriggerData};
+use super::event::{ObserverEvent, ObserverKey, TriggerData};
 use super::registry::{Entry, Key, ObserverId, Observers};
-use super::system::{ObserverFunction, ObserverSystem};
+use super::system::{AnyObserver, ObserverFunction, ObserverSystem};
 
 impl World {
     /// Registers `observer` to run whenever its event happens to any entity (or, for
@@ -96,9 +96,31 @@ impl World {
         observer: impl ObserverFunction<E, M>,
         target: Option<Entity>,
     ) -> Result<ObserverId, ObserverError> {
+        self.add_observer_with(observer, target, E::observer_key)
+    }
+
+    /// Registers `observer` under the key `key` makes (its event's own, or one for a
+    /// component reached by id), aimed at `target` if any.
+    pub(crate) fn add_observer_with<E: ObserverEvent, M: 'static>(
+        &mut self,
+        observer: impl ObserverFunction<E, M>,
+        target: Option<Entity>,
+        key: impl FnOnce(&mut World) -> ObserverKey,
+    ) -> Result<ObserverId, ObserverError> {
         let system = ObserverSystem::new(observer, self)
             .map_err(|(observer, conflicts)| ObserverError::ConflictingParams { observer, conflicts })?;
-        let key = E::observer_key(self);
+        let key = key(self);
+        Ok(self.add_observer_system(Box::new(system), key, target))
+    }
+
+    /// Registers an observer system under `key` (its event's, or one made for a
+    /// component reached by id), aimed at `target` if any.
+    fn add_observer_system(
+        &mut self,
+        system: Box<dyn AnyObserver>,
+        key: ObserverKey,
+        target: Option<Entity>,
+    ) -> ObserverId {
         if target.is_some() {
             // Its observers go when the entity does.
             self.reactor.despawns = true;
@@ -116,7 +138,7 @@ impl World {
         }
         let entries = &mut observers.systems.entries;
         let id = ObserverId(u32::try_from(entries.len()).expect("fewer than 2^32 observers registered"));
-        entries.push(Some(Entry { system: Box::new(system), key: key.key, target }));
+        entries.push(Some(Entry { system, key: key.key, target }));
         let listeners = observers.lists.entry(key.key).or_default();
         match target {
             None => listeners.global.push(id),
@@ -125,7 +147,7 @@ impl World {
                 observers.targeted.entry(entity).or_default().push(id);
             }
         }
-        Ok(id)
+        id
     }
 
     /// Removes an observer. Removing one from inside a delivery (through commands)

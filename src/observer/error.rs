@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+use crate::component::ComponentId;
 use crate::entity::Entity;
 
 use super::registry::ObserverId;
@@ -21,6 +22,9 @@ pub enum ObserverError {
     NoSuchObserver(ObserverId),
     /// An observer was aimed at an entity that is not alive; nothing was registered.
     NoSuchEntity(Entity),
+    /// An observer by id named a component this world does not have; nothing was
+    /// registered.
+    UnknownComponent(ComponentId),
     /// An observer panicked. The observers after it still ran, the operation that
     /// triggered it completed, and the commands it queued before panicking applied.
     Panicked {
@@ -49,6 +53,9 @@ impl fmt::Display for ObserverError {
             ObserverError::NoSuchObserver(id) => write!(f, "observer {id:?} is not registered (removed?)"),
             ObserverError::NoSuchEntity(entity) => {
                 write!(f, "cannot observe entity {entity}: it is not alive")
+            }
+            ObserverError::UnknownComponent(id) => {
+                write!(f, "cannot observe component {id:?}: no component has this id in this world")
             }
             ObserverError::Panicked { name, message, .. } => write!(f, "observer `{name}` panicked: {message}"),
             ObserverError::TooManyRounds { rounds } => write!(

@@ -19,6 +19,8 @@ mod system;
 
 pub use error::ObserverError;
 pub use event::{ObserverEvent, ObserverKey, OnAdd, OnChange, OnDespawn, OnInsert, OnRemove, OnReplace, Trigger};
+pub(crate) use mutation::ChangeWatch;
 pub use mutation::MAX_CHANGE_ROUNDS;
+pub(crate) use registry::Key;
 pub use registry::{MAX_OBSERVER_ERRORS, ObserverId};
 pub use system::ObserverFunction;
