@@ -255,7 +255,7 @@ fn observers_by_id_see_every_moment() {
         for moment in [Moment::Add, Moment::Insert, Moment::Replace, Moment::Remove, Moment::Change] {
             let log = log.clone();
             world
-                .observe_by_id(hp, moment, move |t: Trigger<OnComponent>| {
+                .observe_by_id(hp, moment, move |t: Trigger<'_, OnComponent>| {
                     assert_eq!(t.component(), Some(hp));
                     log.lock().unwrap().push((moment, t.entity()));
                 })
@@ -278,7 +278,7 @@ fn observers_by_id_see_every_moment() {
             (0..4).map(|i| other.register_component(ComponentDescriptor::new(&i.to_string(), 1, 1).unwrap())).last();
         let far = far.unwrap();
         assert_eq!(
-            world.observe_by_id(far, Moment::Add, |_: Trigger<OnComponent>| {}).unwrap_err(),
+            world.observe_by_id(far, Moment::Add, |_: Trigger<'_, OnComponent>| {}).unwrap_err(),
             ripple::ObserverError::UnknownComponent(far)
         );
     });
