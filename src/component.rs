@@ -87,6 +87,8 @@ impl ComponentInfo {
 pub struct Components {
     infos: Vec<ComponentInfo>,
     by_type: IdMap<TypeId, ComponentId>,
+    /// Runtime components by name, in registration order (names may repeat).
+    by_runtime_name: std::collections::HashMap<&'static str, Vec<ComponentId>>,
 }
 
 impl Components {
@@ -131,7 +133,13 @@ impl Components {
             observed: false,
             hooks: ComponentHooks::default(),
         });
+        self.by_runtime_name.entry(name).or_default().push(id);
         id
+    }
+
+    /// The runtime components registered under `name`, in registration order.
+    pub(crate) fn runtime_named(&self, name: &str) -> &[ComponentId] {
+        self.by_runtime_name.get(name).map_or(&[], Vec::as_slice)
     }
 
     /// The id of `T` if it has been registered.

@@ -128,8 +128,8 @@ pub use replicate::{
 };
 #[cfg(feature = "persistence")]
 pub use scene::{
-    EntityMap, InputPosition, LoadError, Loaded, NESTING_LIMIT, RegistryError, SaveError, SaveReport, SceneRegistry,
-    SceneSaver, SkippedComponent, ValueSite,
+    EntityMap, InputPosition, LoadError, Loaded, NESTING_LIMIT, RegistryError, RuntimeCodec, SaveError, SaveReport,
+    SceneRegistry, SceneSaver, SkippedComponent, ValueSite,
 };
 pub use schedule::{
     Ambiguity, ErrorHandler, IntoSetGroup, IntoSystemConfig, IntoSystemGroup, MAX_SKIPPED_RUNS, MAX_SYSTEM_ERRORS,

@@ -65,6 +65,19 @@ impl World {
         self.components.id::<T>()
     }
 
+    /// The id of the first runtime component registered here under `name`, if any.
+    pub fn component_id_named(&self, name: &str) -> Option<ComponentId> {
+        self.components.runtime_named(name).first().copied()
+    }
+
+    /// The first runtime component registered here under `name` with values of
+    /// `layout`.
+    #[cfg_attr(not(feature = "persistence"), allow(dead_code, reason = "used by scenes and replication"))]
+    pub(crate) fn runtime_component_named(&self, name: &str, layout: Layout) -> Option<ComponentId> {
+        let matches = |id: &&ComponentId| self.components.info(**id).blob.is_some_and(|shape| shape.layout == layout);
+        self.components.runtime_named(name).iter().find(matches).copied()
+    }
+
     /// The name of component `id`: its type's for a Rust type, the descriptor's for a
     /// runtime component; `None` if no component has this id here.
     pub fn component_name(&self, id: ComponentId) -> Option<&'static str> {

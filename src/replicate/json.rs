@@ -38,13 +38,14 @@ pub fn delta_to_json(registry: &SceneRegistry, delta: &[u8]) -> Result<Value, De
         let mut values = Map::new();
         for c in (0..entries.len()).filter(|c| set & (1 << c) != 0) {
             let at = reader.at;
-            let (value, taken) = (entries[c].binary_to_json)(reader.rest()).map_err(|error| DeltaError::Value {
+            let (value, taken) = entries[c].binary_to_json(reader.rest()).map_err(|error| DeltaError::Value {
                 at,
                 component: entries[c].name.to_string(),
                 entity,
                 message: match error {
                     ReadError::TooDeep => format!("the value nests deeper than {NESTING_LIMIT} levels"),
                     ReadError::Value(error) => error.to_string(),
+                    ReadError::Refused(message) => message,
                 },
             })?;
             reader.skip(taken);

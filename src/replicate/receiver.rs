@@ -130,7 +130,7 @@ impl DeltaReceiver {
         }
         Ok(DeltaReceiver {
             schema: wire::fingerprint(registry.component_names()),
-            values: registry.components.iter().map(|entry| (entry.new_entity_values)()).collect(),
+            values: registry.components.iter().map(|entry| entry.new_entity_values()).collect(),
             child_of: registry.component_index_of(std::any::TypeId::of::<ChildOf>()),
             registry,
             map: EntityMap::new(),
@@ -227,6 +227,7 @@ impl DeltaReceiver {
                     message: match error {
                         ReadError::TooDeep => format!("the value nests deeper than {NESTING_LIMIT} levels"),
                         ReadError::Value(error) => error.to_string(),
+                        ReadError::Refused(message) => message,
                     },
                 })?;
                 reader.skip(taken);
@@ -352,8 +353,8 @@ impl DeltaReceiver {
             while removed != 0 {
                 let c = removed.trailing_zeros() as usize;
                 removed &= removed - 1;
-                if world.contains(local) && (entries[c].has)(world, local) {
-                    (entries[c].remove_from)(world, local);
+                if world.contains(local) && entries[c].has(world, local) {
+                    entries[c].remove_from(world, local);
                 }
             }
             let mut set = record.set;
@@ -437,8 +438,8 @@ fn gone(map: &mut EntityMap, world: &mut World, sender: Entity, local: Entity) -
 /// loses its replicated components and stays as a stand-in.
 fn hollow(registry: &SceneRegistry, world: &mut World, local: Entity) {
     for entry in &registry.components {
-        if world.contains(local) && (entry.has)(world, local) {
-            (entry.remove_from)(world, local);
+        if world.contains(local) && entry.has(world, local) {
+            entry.remove_from(world, local);
         }
     }
 }

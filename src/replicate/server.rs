@@ -159,8 +159,8 @@ impl Replicator {
             .components
             .iter()
             .map(|entry| {
-                let id = (entry.register_in)(&mut world.components);
-                let changes = (entry.changes_from_now)(world);
+                let id = entry.register_in(world);
+                let changes = entry.changes_from_now(world);
                 Followed::new(world, id, changes)
             })
             .collect();
@@ -711,7 +711,7 @@ impl Encoder {
                 let c = bits.trailing_zeros() as usize;
                 bits &= bits - 1;
                 let entry = &entries[c];
-                match (entry.write_binary_of)(world, entity, values) {
+                match entry.write_binary_of(world, entity, values) {
                     Ok(true) => {}
                     Ok(false) => {
                         set &= !(1 << c);

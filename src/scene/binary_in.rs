@@ -91,6 +91,9 @@ impl<'a> Reader<'a> {
                 message: error.to_string(),
                 at: InputPosition::Offset(self.pos),
             }),
+            Err(ReadError::Refused(message)) => {
+                Err(LoadError::MalformedValue { site: site(), message, at: InputPosition::Offset(self.pos) })
+            }
         }
     }
 }

@@ -200,35 +200,47 @@ pub(crate) fn next_value<T: Component>(values: &dyn EntityValues) -> Option<&T> 
     values.as_any().downcast_ref::<Pending<T>>()?.values.front()
 }
 
-/// A registered component type.
+/// A registered component: a Rust type, or a component defined at run time.
 pub(crate) struct ComponentEntry {
     pub(crate) name: Box<str>,
+    /// The type's name (a runtime component's own name).
     pub(crate) type_name: &'static str,
+    pub(crate) kind: EntryKind,
+}
+
+/// How a registered component's values are reached.
+pub(crate) enum EntryKind {
+    /// A Rust type, through functions instantiated for it.
+    Typed(TypedFns),
+    /// A component defined at run time, through its codec.
+    Runtime(super::runtime_entry::RuntimeEntry),
+}
+
+/// A registered Rust type's functions.
+pub(crate) struct TypedFns {
     /// The type's id in a world, registering it if new.
-    pub(crate) register_in: fn(&mut Components) -> ComponentId,
+    register_in: fn(&mut Components) -> ComponentId,
     /// Binds a column (or sparse set values) of the type for writing.
-    pub(crate) bind: for<'a> fn(&'a dyn Column) -> Box<dyn ValueWriter + 'a>,
-    pub(crate) new_staging: fn() -> Box<dyn Staging>,
+    bind: for<'a> fn(&'a dyn Column) -> Box<dyn ValueWriter + 'a>,
+    new_staging: fn() -> Box<dyn Staging>,
     /// Appends `entity`'s value in postcard; `Ok(false)` (nothing written) if it has
     /// none.
-    pub(crate) write_binary_of: fn(&World, Entity, &mut Vec<u8>) -> Result<bool, postcard::Error>,
+    write_binary_of: fn(&World, Entity, &mut Vec<u8>) -> Result<bool, postcard::Error>,
     /// Reads one postcard value and returns it as JSON, with the bytes it took (for
     /// a readable view of binary data).
-    pub(crate) binary_to_json: ReadValue<serde_json::Value, ReadError>,
-    pub(crate) new_entity_values: fn() -> Box<dyn EntityValues>,
+    binary_to_json: ReadValue<serde_json::Value, ReadError>,
+    new_entity_values: fn() -> Box<dyn EntityValues>,
     /// Whether `entity` (alive) has the component.
-    pub(crate) has: fn(&World, Entity) -> bool,
+    has: fn(&World, Entity) -> bool,
     /// Removes the component from `entity`, if it has it.
-    pub(crate) remove_from: fn(&mut World, Entity),
+    remove_from: fn(&mut World, Entity),
     /// Follows the type's changes from now on (turning its change tracking on).
-    pub(crate) changes_from_now: fn(&mut World) -> Box<dyn ChangeSource>,
+    changes_from_now: fn(&mut World) -> Box<dyn ChangeSource>,
 }
 
 impl ComponentEntry {
     pub(crate) fn new<T: Component + Serialize + DeserializeOwned>(name: &str) -> Self {
-        ComponentEntry {
-            name: name.into(),
-            type_name: type_name::<T>(),
+        let fns = TypedFns {
             register_in: Components::id_or_register::<T>,
             bind: |column| Box::new(ColumnValues { column: downcast::<T>(column), shape: Cell::new(None) }),
             new_staging: || Box::new(Staged::<T>::new()),
@@ -250,6 +262,85 @@ impl ComponentEntry {
                 let _ = world.remove::<(T,)>(entity);
             },
             changes_from_now: |world| Box::new(Changes::<T>::from_now(world)),
+        };
+        ComponentEntry { name: name.into(), type_name: type_name::<T>(), kind: EntryKind::Typed(fns) }
+    }
+
+    /// The component's id in `world`, registering it there if new.
+    pub(crate) fn register_in(&self, world: &mut World) -> ComponentId {
+        match &self.kind {
+            EntryKind::Typed(fns) => (fns.register_in)(&mut world.components),
+            EntryKind::Runtime(runtime) => runtime.register_in(world),
+        }
+    }
+
+    /// Binds a column (or sparse set values) of the component for writing.
+    pub(crate) fn bind<'a>(&'a self, column: &'a dyn Column) -> Box<dyn ValueWriter + 'a> {
+        match &self.kind {
+            EntryKind::Typed(fns) => (fns.bind)(column),
+            EntryKind::Runtime(runtime) => runtime.bind(column),
+        }
+    }
+
+    /// An empty staging area for values read from a scene.
+    pub(crate) fn new_staging(&self) -> Box<dyn Staging> {
+        match &self.kind {
+            EntryKind::Typed(fns) => (fns.new_staging)(),
+            EntryKind::Runtime(runtime) => runtime.new_staging(),
+        }
+    }
+
+    /// Appends `entity`'s value in postcard; `Ok(false)` (nothing written) if it has
+    /// none.
+    pub(crate) fn write_binary_of(
+        &self,
+        world: &World,
+        entity: Entity,
+        out: &mut Vec<u8>,
+    ) -> Result<bool, postcard::Error> {
+        match &self.kind {
+            EntryKind::Typed(fns) => (fns.write_binary_of)(world, entity, out),
+            EntryKind::Runtime(runtime) => runtime.write_binary_of(world, entity, out),
+        }
+    }
+
+    /// Reads one postcard value and returns it as JSON, with the bytes it took.
+    pub(crate) fn binary_to_json(&self, input: &[u8]) -> Result<(serde_json::Value, usize), ReadError> {
+        match &self.kind {
+            EntryKind::Typed(fns) => (fns.binary_to_json)(input),
+            EntryKind::Runtime(runtime) => runtime.binary_to_json(input),
+        }
+    }
+
+    /// An empty list of values to set on entities (a delta's).
+    pub(crate) fn new_entity_values(&self) -> Box<dyn EntityValues> {
+        match &self.kind {
+            EntryKind::Typed(fns) => (fns.new_entity_values)(),
+            EntryKind::Runtime(runtime) => runtime.new_entity_values(),
+        }
+    }
+
+    /// Whether `entity` (alive) has the component.
+    pub(crate) fn has(&self, world: &World, entity: Entity) -> bool {
+        match &self.kind {
+            EntryKind::Typed(fns) => (fns.has)(world, entity),
+            EntryKind::Runtime(runtime) => runtime.has(world, entity),
+        }
+    }
+
+    /// Removes the component from `entity`, if it has it.
+    pub(crate) fn remove_from(&self, world: &mut World, entity: Entity) {
+        match &self.kind {
+            EntryKind::Typed(fns) => (fns.remove_from)(world, entity),
+            EntryKind::Runtime(runtime) => runtime.remove_from(world, entity),
+        }
+    }
+
+    /// Follows the component's changes from now on (turning its tracking on).
+    pub(crate) fn changes_from_now(&self, world: &mut World) -> Box<dyn ChangeSource> {
+        match &self.kind {
+            EntryKind::Typed(fns) => (fns.changes_from_now)(world),
+            EntryKind::Runtime(runtime) => runtime.changes_from_now(world),
         }
     }
 }

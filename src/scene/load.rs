@@ -208,7 +208,7 @@ impl<'r> SceneLoad<'r> {
         self.entries.push(entry as u32);
         self.records[record].entries.1 = self.entries.len() as u32;
         super::remap::set_site((record as u32, entry as u32));
-        let staging = self.staging[entry].get_or_insert_with(component.new_staging);
+        let staging = self.staging[entry].get_or_insert_with(|| component.new_staging());
         let result = read(&mut **staging);
         self.note_world_references();
         Ok(result)
@@ -250,7 +250,7 @@ impl<'r> SceneLoad<'r> {
         read: impl FnOnce(&mut dyn Staging) -> Result<usize, E>,
     ) -> Result<usize, E> {
         let component = &self.registry.components[entry];
-        let staging = self.staging[entry].get_or_insert_with(component.new_staging);
+        let staging = self.staging[entry].get_or_insert_with(|| component.new_staging());
         let result = read(&mut **staging);
         self.note_world_references();
         result
@@ -450,9 +450,8 @@ impl<'r> SceneLoad<'r> {
             ids.clear();
             table_ids.clear();
             for &entry in entries {
-                let id = *component_ids[entry as usize].get_or_insert_with(|| {
-                    (self.registry.components[entry as usize].register_in)(&mut world.components)
-                });
+                let id = *component_ids[entry as usize]
+                    .get_or_insert_with(|| self.registry.components[entry as usize].register_in(world));
                 ids.push((entry as usize, id));
                 if !world.components.is_sparse(id) {
                     table_ids.push(id);

@@ -22,6 +22,7 @@ mod load;
 pub(crate) mod nesting;
 mod registry;
 pub(crate) mod remap;
+mod runtime_entry;
 mod save;
 mod sibling_order;
 
@@ -31,4 +32,5 @@ pub use load::Loaded;
 pub use nesting::NESTING_LIMIT;
 pub use registry::SceneRegistry;
 pub(crate) use remap::Upcoming;
+pub use runtime_entry::RuntimeCodec;
 pub use save::{SaveReport, SceneSaver, SkippedComponent};

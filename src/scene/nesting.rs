@@ -30,6 +30,8 @@ pub(crate) enum ReadError {
     Value(postcard::Error),
     /// The value nests deeper than [`NESTING_LIMIT`].
     TooDeep,
+    /// A runtime component's codec (or size check) refused the value, saying why.
+    Refused(String),
 }
 
 /// Reads one `T` from `input`, refusing a value nested past [`NESTING_LIMIT`].

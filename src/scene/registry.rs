@@ -3,15 +3,18 @@
 
 use std::any::TypeId;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::component::Component;
+use crate::component::{Component, ComponentId};
+use crate::dynamic::ComponentDescriptor;
 use crate::world::World;
 
-use super::entry::{ComponentEntry, ResourceEntry};
+use super::entry::{ComponentEntry, EntryKind, ResourceEntry};
 use super::error::RegistryError;
+use super::runtime_entry::{RuntimeCodec, RuntimeEntry};
 use super::save::SceneSaver;
 
 /// The types a scene holds, each under a stable name: what [`save`](Self::save)
@@ -54,6 +57,8 @@ pub struct SceneRegistry {
     pub(crate) resources: Vec<ResourceEntry>,
     component_names: Namespace,
     resource_names: Namespace,
+    /// Runtime components: the world's name of each to its entry's index.
+    runtime_names: HashMap<&'static str, usize>,
 }
 
 /// One namespace of registered types: each name and each type to its entry's index.
@@ -141,6 +146,77 @@ impl SceneRegistry {
         Ok(self)
     }
 
+    /// Registers a component defined at run time under `name`: the world's runtime
+    /// component named as `descriptor` is, with its layout (registered from the
+    /// descriptor in a world that loads it without having it), written and read
+    /// through `codec`.
+    ///
+    /// ```
+    /// use ripple::{ComponentDescriptor, RuntimeCodec, SceneRegistry, World};
+    /// use serde_json::Value;
+    /// struct Byte;
+    /// impl RuntimeCodec for Byte {
+    ///     fn write_json(&self, bytes: &[u8]) -> Value { Value::from(bytes[0]) }
+    ///     fn read_json(&self, json: &Value, out: &mut [u8]) -> Result<(), String> {
+    ///         out[0] = json.as_u64().and_then(|n| u8::try_from(n).ok()).ok_or("expected a byte")?;
+    ///         Ok(())
+    ///     }
+    /// }
+    /// let level = ComponentDescriptor::new("level", 1, 1).unwrap();
+    /// let mut registry = SceneRegistry::new();
+    /// registry.runtime_component("level", level.clone(), Byte)?;
+    ///
+    /// let mut world = World::new();
+    /// let id = world.register_component(level);
+    /// let e = world.spawn(());
+    /// world.insert_by_id(e, id, &[7]).unwrap();
+    /// let mut json = Vec::new();
+    /// registry.save(&world).to_json(&mut json)?;
+    ///
+    /// let mut copy = World::new(); // registers `level` as it loads
+    /// let loaded = registry.load_json(&mut copy, &json)?;
+    /// let id = copy.component_id_named("level").unwrap();
+    /// assert_eq!(copy.get_by_id(loaded.entities()[0], id).unwrap(), [7]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`RegistryError`] if `name` is taken, the descriptor's component is registered
+    /// under another name, or `name` is not valid.
+    pub fn runtime_component(
+        &mut self,
+        name: &str,
+        descriptor: ComponentDescriptor,
+        codec: impl RuntimeCodec,
+    ) -> Result<&mut Self, RegistryError> {
+        if !valid_name(name) {
+            return Err(RegistryError::InvalidName { name: name.to_owned() });
+        }
+        let component = descriptor.name();
+        match (self.component_names.names.get(name), self.runtime_names.get(component)) {
+            (Some(&index), _) => {
+                return Err(RegistryError::NameTaken {
+                    name: name.to_owned(),
+                    registered: self.components[index].type_name,
+                });
+            }
+            (None, Some(&index)) => {
+                let registered = self.components[index].name.to_string();
+                return Err(RegistryError::TypeTaken { type_name: component, registered });
+            }
+            (None, None) => {}
+        }
+        let index = self.components.len();
+        self.component_names.names.insert(name.into(), index);
+        self.runtime_names.insert(component, index);
+        self.components.push(ComponentEntry {
+            name: name.into(),
+            type_name: component,
+            kind: EntryKind::Runtime(RuntimeEntry::new(descriptor, Arc::new(codec))),
+        });
+        Ok(self)
+    }
+
     /// Registers resource `R` under `name` (resources have names of their own, apart
     /// from components'). Registering the same type under the same name again does
     /// nothing.
@@ -188,6 +264,20 @@ impl SceneRegistry {
 
     pub(crate) fn resource_index(&self, name: &str) -> Option<usize> {
         self.resource_names.names.get(name).copied()
+    }
+
+    /// The entry of `world`'s component `id`, if registered: by its type, or, for a
+    /// runtime component, by its name and layout.
+    pub(crate) fn entry_of(&self, world: &World, id: ComponentId) -> Option<usize> {
+        let info = world.components.info(id);
+        if let Some(type_id) = info.type_id {
+            return self.component_index_of(type_id);
+        }
+        let index = *self.runtime_names.get(info.name)?;
+        match &self.components[index].kind {
+            EntryKind::Runtime(runtime) if runtime.id_in(world) == Some(id) => Some(index),
+            _ => None,
+        }
     }
 
     /// The entry of the component type `type_id`, if registered.

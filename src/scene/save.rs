@@ -96,9 +96,9 @@ impl<'s> Walk<'s> {
         let mut skipped_sparse = Vec::new();
         for &id in world.sparse.ids() {
             let set = world.sparse.get(id).expect("ripple: a listed sparse set");
-            match world.components.info(id).type_id.and_then(|type_id| registry.component_index_of(type_id)) {
+            match registry.entry_of(world, id) {
                 Some(entry) => {
-                    let writer = (registry.components[entry].bind)(&*set.values);
+                    let writer = registry.components[entry].bind(&*set.values);
                     sparse.push(SparseValues { entry, set, writer });
                 }
                 None => {
@@ -214,8 +214,8 @@ fn plan_for<'s>(registry: &'s SceneRegistry, world: &'s World, archetype: Archet
     let mut values = Vec::new();
     let mut skipped = Vec::new();
     for (column, &id) in table.components().iter().enumerate() {
-        match world.components.info(id).type_id.and_then(|type_id| registry.component_index_of(type_id)) {
-            Some(entry) => values.push((entry, (registry.components[entry].bind)(table.column(column)))),
+        match registry.entry_of(world, id) {
+            Some(entry) => values.push((entry, registry.components[entry].bind(table.column(column)))),
             None => skipped.push(id),
         }
     }
