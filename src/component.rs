@@ -70,6 +70,9 @@ pub(crate) struct ComponentInfo {
     pub(crate) observed: bool,
     /// Callbacks run when this type is added to, written to or removed from an entity.
     pub(crate) hooks: ComponentHooks,
+    /// Set for a component only the world writes (a relation's, kept in step by its
+    /// hooks): why, and what to call instead. Queries writing it and `get_mut` refuse.
+    pub(crate) kept: Option<&'static str>,
 }
 
 impl ComponentInfo {
@@ -114,6 +117,7 @@ impl Components {
                 tracked: false,
                 observed: false,
                 hooks: ComponentHooks::default(),
+                kept: None,
             });
             next
         })
@@ -132,6 +136,7 @@ impl Components {
             tracked: false,
             observed: false,
             hooks: ComponentHooks::default(),
+            kept: None,
         });
         self.by_runtime_name.entry(name).or_default().push(id);
         id
@@ -162,6 +167,19 @@ impl Components {
     #[inline]
     pub(crate) fn is_sparse(&self, id: ComponentId) -> bool {
         self.infos[id.index()].storage == Storage::SparseSet
+    }
+
+    /// Marks component `id` as written by the world only; `advice` says by what and
+    /// what to call instead (see [`kept_refusal`]).
+    pub(crate) fn keep(&mut self, id: ComponentId, advice: &'static str) {
+        self.infos[id.index()].kept = Some(advice);
+    }
+
+    /// Why a write of component `id` is refused, if it is kept by the world.
+    #[inline]
+    pub(crate) fn kept_refusal(&self, id: ComponentId) -> Option<String> {
+        let info = &self.infos[id.index()];
+        info.kept.map(|advice| format!("{} is kept by {advice}", info.name))
     }
 
     /// Number of registered component types.

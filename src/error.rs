@@ -200,6 +200,7 @@ impl Error for CommandError {
         match &self.error {
             CommandFailure::Component(error) => Some(error),
             CommandFailure::Hierarchy(error) => Some(error),
+            CommandFailure::Relation(error) => Some(error),
             CommandFailure::HookCascade { .. } | CommandFailure::RunSystem { .. } => None,
         }
     }
@@ -223,6 +224,10 @@ pub enum CommandFailure {
     /// A relation change was refused: a dead parent, an entity as its own parent, or
     /// a cycle (see [`HierarchyError`](crate::HierarchyError)).
     Hierarchy(crate::HierarchyError),
+    /// A user relation's change was refused: a dead target, an entity related to
+    /// itself, or a cycle in an acyclic relation (see
+    /// [`RelationError`](crate::RelationError)).
+    Relation(crate::RelationError),
     /// A queued one-shot run ([`Commands::run_system`](crate::Commands::run_system))
     /// was refused: the [`OneShotError`](crate::OneShotError) `World::run_system`
     /// returned, by kind.
@@ -265,6 +270,7 @@ impl fmt::Display for CommandFailure {
         match self {
             CommandFailure::Component(error) => error.fmt(f),
             CommandFailure::Hierarchy(error) => error.fmt(f),
+            CommandFailure::Relation(error) => error.fmt(f),
             CommandFailure::RunSystem { system, refused } => {
                 write!(f, "one-shot system {system:?} did not run: {refused:?}")
             }

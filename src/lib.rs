@@ -66,6 +66,7 @@ mod one_component;
 mod query;
 mod reactor;
 mod relation_error;
+mod relationship;
 #[cfg(feature = "persistence")]
 mod replicate;
 mod resource;
@@ -121,6 +122,7 @@ pub use query::{
     QueryFilter, QueryIter, QueryState, ReadOnlyQueryData, Ref, With, Without,
 };
 pub use relation_error::HierarchyError;
+pub use relationship::{DespawnPolicy, Related, Relation, RelationError};
 #[cfg(feature = "persistence")]
 pub use replicate::{
     AckMode, Applied, DEFAULT_JOURNAL_LIMIT, DeltaError, DeltaInfo, DeltaReceiver, MAX_REPLICATED_COMPONENTS,

@@ -1,6 +1,7 @@
-//! Why a relation change was refused: a core type, so that the core's errors
-//! ([`CommandFailure::Hierarchy`](crate::CommandFailure::Hierarchy)) need not import
-//! the hierarchy.
+//! Why a relation change was refused: core types, so that the core's errors
+//! ([`CommandFailure::Hierarchy`](crate::CommandFailure::Hierarchy),
+//! [`CommandFailure::Relation`](crate::CommandFailure::Relation)) need not import
+//! the hierarchy or the relations.
 
 use std::fmt;
 
@@ -49,3 +50,45 @@ impl fmt::Display for HierarchyError {
 }
 
 impl std::error::Error for HierarchyError {}
+
+/// A change to a user relation refused by [`World::relate`](crate::World::relate) and
+/// its kin. Nothing was changed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RelationError {
+    /// The entity to relate, unrelate or spawn under is not alive.
+    NoSuchEntity(Entity),
+    /// The target named is not alive.
+    DeadTarget {
+        /// The entity that was to be related.
+        source: Entity,
+        /// The dead target.
+        target: Entity,
+    },
+    /// An entity cannot be related to itself.
+    OwnTarget(Entity),
+    /// The relation is acyclic and the target leads back to the source through it.
+    Cycle {
+        /// The entity that was to be related.
+        source: Entity,
+        /// The target, which leads back to it.
+        target: Entity,
+    },
+}
+
+impl fmt::Display for RelationError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RelationError::NoSuchEntity(entity) => write!(f, "entity {entity} is not alive"),
+            RelationError::DeadTarget { source, target } => {
+                write!(f, "cannot relate {source} to {target}: the target is not alive")
+            }
+            RelationError::OwnTarget(entity) => write!(f, "entity {entity} cannot be related to itself"),
+            RelationError::Cycle { source, target } => write!(
+                f,
+                "cannot relate {source} to {target}: the relation is acyclic and {target} leads back to {source}"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for RelationError {}

@@ -868,14 +868,20 @@ impl World {
     #[inline]
     ///
     /// # Panics
-    /// For [`ChildOf`](crate::ChildOf) and [`Children`](crate::Children), which only
-    /// the hierarchy writes.
+    /// For a component only the world writes (a relation's: [`ChildOf`](crate::ChildOf),
+    /// [`Children`](crate::Children), a [`Relation`](crate::Relation) and its
+    /// [`Related`](crate::Related) list): change those through the relation's calls.
     #[track_caller]
     pub fn get_mut<T: Component>(&mut self, entity: Entity) -> Result<Mut<'_, T>, ComponentError> {
-        crate::hierarchy::refuse_write::<T>();
         self.maintain_ticks();
         let now = self.change_tick();
-        let (column, row) = self.value_place_mut::<T>(entity)?;
+        let location = self.locate(entity)?;
+        let missing = MissingComponent { entity, component: std::any::type_name::<T>() };
+        let id = self.components.id::<T>().ok_or(missing)?;
+        if let Some(refusal) = self.components.kept_refusal(id) {
+            panic!("{refusal}");
+        }
+        let (column, row) = self.value_place_at::<T>(entity, location, id)?;
         Ok(column.get_mut(row, now))
     }
 
@@ -892,6 +898,19 @@ impl World {
         let location = self.locate(entity)?;
         let missing = MissingComponent { entity, component: std::any::type_name::<T>() };
         let id = self.components.id::<T>().ok_or(missing)?;
+        self.value_place_at::<T>(entity, location, id)
+    }
+
+    /// [`value_place_mut`](Self::value_place_mut) once the entity is found and `T`'s
+    /// id known.
+    #[inline]
+    fn value_place_at<T: Component>(
+        &mut self,
+        entity: Entity,
+        location: Location,
+        id: ComponentId,
+    ) -> Result<(&mut TypedColumn<T>, usize), ComponentError> {
+        let missing = MissingComponent { entity, component: std::any::type_name::<T>() };
         if let Some(set) = self.sparse.get_mut(id) {
             let dense = set.dense(entity).ok_or(missing)?;
             return Ok((downcast_mut::<T>(&mut *set.values), dense));

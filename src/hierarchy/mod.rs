@@ -47,14 +47,13 @@ mod relations;
 mod traverse;
 mod walk;
 
-use std::any::TypeId;
 use std::fmt;
 use std::sync::atomic::AtomicBool;
 
 #[cfg(feature = "persistence")]
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::component::{Component, ComponentId};
+use crate::component::ComponentId;
 use crate::entity::Entity;
 
 pub use crate::relation_error::HierarchyError;
@@ -142,30 +141,6 @@ impl fmt::Debug for Children {
 pub(crate) const CHILD_OF: ComponentId = ComponentId(0);
 /// `Children`'s id in every world: registered second.
 pub(crate) const CHILDREN: ComponentId = ComponentId(1);
-
-/// Whether `id` is one of the relation components, which only the world writes.
-#[inline]
-pub(crate) fn is_relation(id: ComponentId) -> bool {
-    id == CHILD_OF || id == CHILDREN
-}
-
-/// Why a write to a relation component is refused (for queries and `get_mut`).
-pub(crate) fn relation_write_refusal(name: &str) -> String {
-    format!(
-        "{name} is kept by the hierarchy and cannot be written through a query or get_mut; \
-         change relations with World::set_parent, remove_parent or despawn"
-    )
-}
-
-/// Panics if `T` is a relation component: `get_mut` must not hand one out.
-#[inline]
-#[track_caller]
-pub(crate) fn refuse_write<T: Component>() {
-    let id = TypeId::of::<T>();
-    if id == TypeId::of::<ChildOf>() || id == TypeId::of::<Children>() {
-        panic!("{}", relation_write_refusal(std::any::type_name::<T>()));
-    }
-}
 
 #[cfg(test)]
 mod tests {

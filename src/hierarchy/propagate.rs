@@ -8,9 +8,9 @@ use crate::entity::Entity;
 use crate::query::{Dirty, QueryState, With, Without};
 use crate::world::{World, WorldId};
 
+use super::ChildOf;
 use super::marks::{CLEAN, DIRTY, Marks, SKIP};
 use super::walk::{Chunk, Combine, Job, MemberTables, stamp_written, walk_parallel, walk_serial};
-use super::{ChildOf, is_relation};
 
 /// What one [`Propagation::run`] did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -142,8 +142,9 @@ impl<L: Component, G: Component + Clone> Propagation<L, G> {
         let local_id = world.components.id_or_register::<L>();
         let global_id = world.components.id_or_register::<G>();
         assert!(
-            local_id != global_id && !is_relation(global_id),
-            "Propagation<{}, {}> needs an output other than its input and other than ChildOf or Children",
+            local_id != global_id && world.components.kept_refusal(global_id).is_none(),
+            "Propagation<{}, {}> needs an output other than its input and other than a relation's component \
+             (ChildOf, Children, a Relation or its Related list)",
             std::any::type_name::<L>(),
             std::any::type_name::<G>()
         );

@@ -64,6 +64,13 @@ impl Relations {
 pub(crate) fn install(world: &mut World) {
     assert_eq!(world.components.id_or_register::<ChildOf>(), CHILD_OF, "ChildOf is registered first");
     assert_eq!(world.components.id_or_register::<Children>(), CHILDREN, "Children is registered second");
+    for id in [CHILD_OF, CHILDREN] {
+        world.components.keep(
+            id,
+            "the hierarchy and cannot be written through a query or get_mut; change relations with \
+             World::set_parent, remove_parent or despawn",
+        );
+    }
     // The checked calls put the lists in step before they insert or remove `ChildOf`
     // (`set_parent` links, `remove_parent` unlists): their hooks find nothing to do and
     // queue nothing. Only a hook that finds the lists out of step (a direct insert or

@@ -123,10 +123,15 @@ impl Access {
 
     /// Declares an exclusive write of `component`.
     pub(crate) fn write(&mut self, component: ComponentId, name: &'static str) {
-        if crate::hierarchy::is_relation(component) && self.conflict.is_none() {
-            self.conflict = Some(crate::hierarchy::relation_write_refusal(name));
-        }
         self.add(component, true, name);
+    }
+
+    /// Refuses writes of components the world keeps (a relation's), recording the
+    /// first as the query's conflict; `refusal` says why one is kept.
+    pub(crate) fn refuse_kept(&mut self, refusal: impl Fn(ComponentId) -> Option<String>) {
+        if self.conflict.is_none() {
+            self.conflict = self.entries.iter().filter(|&&(_, write, _)| write).find_map(|&(id, _, _)| refusal(id));
+        }
     }
 
     /// Declares access to every component of the matched entities but `except`

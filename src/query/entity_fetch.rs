@@ -256,10 +256,15 @@ impl<B: Bundle> EntityMutExcept<'_, B> {
     /// it changed (if `T` is tracked).
     ///
     /// # Panics
-    /// For [`ChildOf`](crate::ChildOf) and [`Children`](crate::Children), which only
-    /// the hierarchy writes (as [`World::get_mut`]).
+    /// For a component only the world writes (a relation's: [`ChildOf`](crate::ChildOf),
+    /// [`Children`](crate::Children), a [`Relation`](crate::Relation) and its
+    /// [`Related`](crate::Related) list), as [`World::get_mut`] does.
+    #[track_caller]
     pub fn get_mut<T: Component>(&mut self) -> Option<Mut<'_, T>> {
-        crate::hierarchy::refuse_write::<T>();
+        let world = self.world;
+        if let Some(refusal) = world.components.id::<T>().and_then(|id| world.components.kept_refusal(id)) {
+            panic!("{refusal}");
+        }
         let (column, row) = self.place::<T>()?;
         // SAFETY: the query declared a write of every component but `B`'s (`place`
         // refuses those), so no other system or term reaches this row meanwhile; the

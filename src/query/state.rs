@@ -147,6 +147,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         let filter = F::init_state(world);
         let mut access = Access::default();
         Q::access(&data, &mut access);
+        access.refuse_kept(|id| world.components.kept_refusal(id));
         if let Some(conflict) = access.conflict() {
             panic!("query `{}` would alias: {conflict}", std::any::type_name::<Q>());
         }
