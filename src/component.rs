@@ -73,6 +73,9 @@ pub(crate) struct ComponentInfo {
     /// Set for a component only the world writes (a relation's, kept in step by its
     /// hooks): why, and what to call instead. Queries writing it and `get_mut` refuse.
     pub(crate) kept: Option<&'static str>,
+    /// For a user relation's component: its link table's index (see
+    /// `relation_registry`).
+    pub(crate) relation: Option<u32>,
 }
 
 impl ComponentInfo {
@@ -118,6 +121,7 @@ impl Components {
                 observed: false,
                 hooks: ComponentHooks::default(),
                 kept: None,
+                relation: None,
             });
             next
         })
@@ -137,6 +141,7 @@ impl Components {
             observed: false,
             hooks: ComponentHooks::default(),
             kept: None,
+            relation: None,
         });
         self.by_runtime_name.entry(name).or_default().push(id);
         id

@@ -66,6 +66,7 @@ mod one_component;
 mod query;
 mod reactor;
 mod relation_error;
+mod relation_registry;
 mod relationship;
 #[cfg(feature = "persistence")]
 mod replicate;

@@ -95,6 +95,8 @@ pub struct World {
     pub(crate) one_shot: crate::system::OneShotSystems,
     /// Which parent's children list holds each child.
     pub(crate) relations: crate::hierarchy::Relations,
+    /// The link tables of user relations.
+    pub(crate) relation_tables: crate::relation_registry::RelationTables,
     /// The module reacting to structural changes and sync points, if any.
     pub(crate) reactor: crate::reactor::ReactorSlot,
 }
@@ -142,6 +144,7 @@ impl World {
             applying_hook_commands: false,
             one_shot: crate::system::OneShotSystems::default(),
             relations: Default::default(),
+            relation_tables: Default::default(),
             reactor: Default::default(),
         };
         crate::hierarchy::install(&mut world);

@@ -21,6 +21,7 @@ pub mod empty_systems;
 pub mod events;
 pub mod forest;
 pub mod observers;
+pub mod relations;
 pub mod replicate;
 pub mod scenes;
 pub mod schedule;

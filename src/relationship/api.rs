@@ -18,6 +18,15 @@ impl World {
         super::upkeep::install::<R>(self);
     }
 
+    /// `R`'s link table index, registering `R` on first use.
+    #[inline]
+    fn relation_index_or_register<R: Relation>(&mut self) -> u32 {
+        match self.relation_index::<R>() {
+            Some(index) => index,
+            None => super::upkeep::install::<R>(self),
+        }
+    }
+
     /// Relates `source` to the target `relation` names (leaving the target it had,
     /// if any). Relating it again to the target it has changes nothing.
     ///
@@ -31,14 +40,14 @@ impl World {
     /// [`RelationError`] if either entity is dead, they are the same entity, or (for
     /// an acyclic relation) the target leads back to `source`. Nothing is changed.
     pub fn relate<R: Relation>(&mut self, source: Entity, relation: R) -> Result<(), RelationError> {
-        self.register_relation::<R>();
+        let index = self.relation_index_or_register::<R>();
         let target = relation.target();
-        self.check_relation::<R>(source, target)?;
-        let old = self.links::<R>().target_of(source);
+        self.check_relation::<R>(index, source, target)?;
+        let old = self.relation_tables.get(index).target_of(source);
         if old == Some(target) {
             return Ok(());
         }
-        self.link_relation::<R>(source, target, old);
+        self.link_relation::<R>(index, source, target, old);
         // Its own hook finds the lists in step; user hooks see the relation.
         self.insert(source, (relation,)).expect("checked alive");
         Ok(())
@@ -54,7 +63,8 @@ impl World {
             return Err(RelationError::NoSuchEntity(source));
         }
         let Some(target) = self.relation_target::<R>(source) else { return Ok(None) };
-        self.unlist_relation::<R>(source);
+        let index = self.relation_index_or_register::<R>();
+        self.unlist_relation::<R>(index, source);
         self.remove::<(R,)>(source).expect("checked present");
         Ok(Some(target))
     }
@@ -78,9 +88,9 @@ impl World {
     /// # Errors
     /// The first [`RelationError`] among them; nothing is changed.
     pub fn add_related<R: Relation>(&mut self, target: Entity, sources: &[Entity]) -> Result<(), RelationError> {
-        self.register_relation::<R>();
+        let index = self.relation_index_or_register::<R>();
         for &source in sources {
-            self.check_relation::<R>(source, target)?;
+            self.check_relation::<R>(index, source, target)?;
         }
         for &source in sources {
             self.relate(source, R::to(target))?;
@@ -124,9 +134,9 @@ impl World {
     /// # Errors
     /// As [`add_related`](Self::add_related).
     pub fn replace_related<R: Relation>(&mut self, target: Entity, sources: &[Entity]) -> Result<(), RelationError> {
-        self.register_relation::<R>();
+        let index = self.relation_index_or_register::<R>();
         for &source in sources {
-            self.check_relation::<R>(source, target)?;
+            self.check_relation::<R>(index, source, target)?;
         }
         let leaving: Vec<Entity> = self.related::<R>(target).iter().copied().filter(|e| !sources.contains(e)).collect();
         for source in leaving {
@@ -145,11 +155,11 @@ impl World {
         if !self.contains(target) {
             return Err(RelationError::NoSuchEntity(target));
         }
-        self.register_relation::<R>();
+        let index = self.relation_index_or_register::<R>();
         let mut despawned = 0;
         while let Some(&source) = self.related::<R>(target).last() {
             self.unrelate::<R>(source)?;
-            despawned += self.despawn_cascade::<R>(source);
+            despawned += self.despawn_cascade::<R>(index, source);
         }
         Ok(despawned)
     }

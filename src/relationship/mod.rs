@@ -46,7 +46,6 @@
 //! ```
 
 mod api;
-mod links;
 mod upkeep;
 
 use std::fmt;

@@ -9,74 +9,78 @@ use crate::entity::Entity;
 use crate::error::{CommandError, CommandFailure};
 use crate::world::World;
 
-use super::links::Links;
 use super::{DespawnPolicy, Related, Relation, RelationError};
 
 /// Why a relation's components refuse writes (after the component's name).
 const KEPT: &str = "its relation and cannot be written through a query or get_mut; change it with World::relate, \
                     unrelate or despawn";
 
-/// Registers `R` and `Related<R>`, marks them kept by the world, and installs the
-/// hooks that keep them in step. Does nothing if `R` is registered already.
-pub(crate) fn install<R: Relation>(world: &mut World) {
-    if world.contains_resource::<Links<R>>() {
-        return;
+/// Registers `R` and `Related<R>`, marks them kept by the world, gives `R` a link
+/// table and installs the hooks that keep them in step; returns the table's index.
+/// Only finds the index if `R` is registered already.
+pub(crate) fn install<R: Relation>(world: &mut World) -> u32 {
+    let source_id = world.components.id_or_register::<R>();
+    if let Some(index) = world.components.info(source_id).relation {
+        return index;
     }
-    world.insert_resource(Links::<R>::default());
-    for id in [world.components.id_or_register::<R>(), world.components.id_or_register::<Related<R>>()] {
+    let index = world.relation_tables.add();
+    world.components.info_mut(source_id).relation = Some(index);
+    let target_id = world.components.id_or_register::<Related<R>>();
+    for id in [source_id, target_id] {
         world.components.keep(id, KEPT);
     }
     // The checked calls put the lists in step before they insert or remove `R`: their
     // hooks find nothing to do. Only a hook that finds the lists out of step (a direct
     // insert or removal, a despawn) queues a command.
-    world.on_insert::<R>(|ctx| {
+    world.on_insert::<R>(move |ctx| {
         let source = ctx.entity;
         if let Ok(relation) = ctx.world.get::<R>(source)
-            && ctx.world.links::<R>().target_of(source) == Some(relation.target())
+            && ctx.world.relation_tables.get(index).target_of(source) == Some(relation.target())
         {
             return;
         }
-        ctx.commands.add(move |world: &mut World| world.follow_relation::<R>(source));
+        ctx.commands.add(move |world: &mut World| world.follow_relation::<R>(index, source));
     });
-    world.on_remove::<R>(|ctx| {
+    world.on_remove::<R>(move |ctx| {
         let source = ctx.entity;
-        if ctx.world.links::<R>().target_of(source).is_some() {
-            ctx.commands.add(move |world: &mut World| world.unlist_relation::<R>(source));
+        if ctx.world.relation_tables.get(index).target_of(source).is_some() {
+            ctx.commands.add(move |world: &mut World| world.unlist_relation::<R>(index, source));
         }
     });
-    world.on_insert::<Related<R>>(|ctx| {
+    world.on_insert::<Related<R>>(move |ctx| {
         let target = ctx.entity;
         let Ok(related) = ctx.world.get::<Related<R>>(target) else { return };
         if !related.fresh.swap(false, Ordering::Relaxed) {
-            ctx.commands.add(move |world: &mut World| world.rebuild_related::<R>(target));
+            ctx.commands.add(move |world: &mut World| world.rebuild_related::<R>(index, target));
         }
     });
-    world.on_remove::<Related<R>>(|ctx| {
+    world.on_remove::<Related<R>>(move |ctx| {
         let target = ctx.entity;
         let Ok(related) = ctx.world.get::<Related<R>>(target) else { return };
         for &source in related.iter() {
-            ctx.commands.add(move |world: &mut World| world.orphan_relation::<R>(source, target));
+            ctx.commands.add(move |world: &mut World| world.orphan_relation::<R>(index, source, target));
         }
     });
+    index
 }
 
 impl World {
-    /// Relation `R`'s links (it is registered).
+    /// Relation `R`'s table index, if it is registered.
     #[inline]
-    pub(crate) fn links<R: Relation>(&self) -> &Links<R> {
-        self.resource::<Links<R>>().expect("ripple: a relation's hooks run only once it is registered")
-    }
-
-    #[inline]
-    fn links_mut<R: Relation>(&mut self) -> &mut Links<R> {
-        self.resource_mut::<Links<R>>().expect("ripple: a relation's hooks run only once it is registered")
+    pub(crate) fn relation_index<R: Relation>(&self) -> Option<u32> {
+        self.components.id::<R>().and_then(|id| self.components.info(id).relation)
     }
 
     /// Why `source` cannot be related to `target` through `R`, if it cannot.
     ///
     /// O(1), plus for an acyclic relation whose `source` has sources of its own the
     /// walk up from `target`, O(length of `target`'s chain).
-    pub(crate) fn check_relation<R: Relation>(&self, source: Entity, target: Entity) -> Result<(), RelationError> {
+    pub(crate) fn check_relation<R: Relation>(
+        &self,
+        index: u32,
+        source: Entity,
+        target: Entity,
+    ) -> Result<(), RelationError> {
         if !self.contains(source) {
             return Err(RelationError::NoSuchEntity(source));
         }
@@ -89,7 +93,7 @@ impl World {
         if !R::ACYCLIC || self.get::<Related<R>>(source).map_or(true, |list| list.is_empty()) {
             return Ok(());
         }
-        let links = self.links::<R>();
+        let links = self.relation_tables.get(index);
         let mut above = target;
         while let Some(up) = links.target_of(above) {
             if up == source {
@@ -101,11 +105,17 @@ impl World {
     }
 
     /// Moves `source` from `old`'s list (if any) to the end of `target`'s.
-    pub(crate) fn link_relation<R: Relation>(&mut self, source: Entity, target: Entity, old: Option<Entity>) {
+    pub(crate) fn link_relation<R: Relation>(
+        &mut self,
+        index: u32,
+        source: Entity,
+        target: Entity,
+        old: Option<Entity>,
+    ) {
         if let Some(old) = old {
             self.remove_from_related::<R>(old, source);
         }
-        self.links_mut::<R>().set(source, target);
+        self.relation_tables.get_mut(index).set(source, target);
         if let Some(mut related) = self.related_mut::<R>(target) {
             related.list.push(source);
             return;
@@ -129,24 +139,25 @@ impl World {
     }
 
     /// Takes `source` off the list that holds it (its `R` left or is leaving).
-    pub(crate) fn unlist_relation<R: Relation>(&mut self, source: Entity) {
-        if let Some(target) = self.links::<R>().target_of(source) {
-            self.links_mut::<R>().clear(source);
+    pub(crate) fn unlist_relation<R: Relation>(&mut self, index: u32, source: Entity) {
+        let links = self.relation_tables.get_mut(index);
+        if let Some(target) = links.target_of(source) {
+            links.clear(source);
             self.remove_from_related::<R>(target, source);
         }
     }
 
     /// After `R` was inserted on `source`: moves it to the list of the target the
     /// component names, or, if that target is refused, puts back the relation it had.
-    fn follow_relation<R: Relation>(&mut self, source: Entity) {
+    fn follow_relation<R: Relation>(&mut self, index: u32, source: Entity) {
         let Ok(relation) = self.get::<R>(source) else { return };
         let target = relation.target();
-        let listed = self.links::<R>().target_of(source);
+        let listed = self.relation_tables.get(index).target_of(source);
         if listed == Some(target) {
             return;
         }
-        match self.check_relation::<R>(source, target) {
-            Ok(()) => self.link_relation::<R>(source, target, listed),
+        match self.check_relation::<R>(index, source, target) {
+            Ok(()) => self.link_relation::<R>(index, source, target, listed),
             Err(error) => {
                 let error =
                     CommandError { command: std::any::type_name::<R>(), error: CommandFailure::Relation(error) };
@@ -168,15 +179,15 @@ impl World {
     /// After `target` lost its list: a source still listed there is detached if the
     /// target lives on (its list was removed), or dealt with by the relation's policy
     /// if the target was despawned.
-    fn orphan_relation<R: Relation>(&mut self, source: Entity, target: Entity) {
-        if !self.contains(source) || self.links::<R>().target_of(source) != Some(target) {
+    fn orphan_relation<R: Relation>(&mut self, index: u32, source: Entity, target: Entity) {
+        if !self.contains(source) || self.relation_tables.get(index).target_of(source) != Some(target) {
             return;
         }
         if self.contains(target) || R::ON_TARGET_DESPAWN == DespawnPolicy::Detach {
-            self.links_mut::<R>().clear(source);
+            self.relation_tables.get_mut(index).clear(source);
             let _ = self.remove::<(R,)>(source);
         } else {
-            self.despawn_cascade::<R>(source);
+            self.despawn_cascade::<R>(index, source);
         }
     }
 
@@ -185,8 +196,8 @@ impl World {
     /// recursion. Returns how many were despawned.
     ///
     /// O(entities reached + their relations).
-    pub(crate) fn despawn_cascade<R: Relation>(&mut self, root: Entity) -> usize {
-        let links = self.links_mut::<R>();
+    pub(crate) fn despawn_cascade<R: Relation>(&mut self, index: u32, root: Entity) -> usize {
+        let links = self.relation_tables.get_mut(index);
         let (mut doomed, mut seen) = (std::mem::take(&mut links.doomed), std::mem::take(&mut links.seen));
         doomed.clear();
         seen.clear();
@@ -210,7 +221,7 @@ impl World {
         }
         doomed.clear();
         seen.clear();
-        let links = self.links_mut::<R>();
+        let links = self.relation_tables.get_mut(index);
         (links.doomed, links.seen) = (doomed, seen);
         despawned
     }
@@ -219,8 +230,9 @@ impl World {
     /// entity earlier) was inserted on `target`: lists the sources the links name
     /// instead, in slot order. Scans every slot: only this misuse pays.
     #[cold]
-    fn rebuild_related<R: Relation>(&mut self, target: Entity) {
-        let list: Vec<Entity> = self.links::<R>().sources_of(target).filter(|&source| self.contains(source)).collect();
+    fn rebuild_related<R: Relation>(&mut self, index: u32, target: Entity) {
+        let list: Vec<Entity> =
+            self.relation_tables.get(index).sources_of(target).filter(|&source| self.contains(source)).collect();
         if let Some(mut related) = self.related_mut::<R>(target) {
             related.list = list;
         }

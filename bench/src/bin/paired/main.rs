@@ -155,12 +155,13 @@ struct Pair {
 fn run_child(rounds: usize, only: &[String]) {
     /// Builds a workload's prepared worlds.
     type Make = fn() -> Workload;
-    let workloads: [(&str, Make); 22] = [
+    let workloads: [(&str, Make); 23] = [
         ("empty_systems", empty_systems),
         ("schedule", schedule),
         ("simple_iter", simple_iter),
         ("simple_iter_tracked", simple_iter_tracked),
         ("simple_iter_dynamic", simple_iter_dynamic),
+        ("relations", relations),
         ("frag_iter", frag_iter),
         ("frag_iter_sparse", peers::frag_iter_sparse),
         ("heavy_compute", heavy_compute),
@@ -577,6 +578,13 @@ fn simple_iter_tracked() -> Workload {
         ripple: pass(true),
         others: vec![("ripple untracked", pass(false)), ("bevy_ecs_contiguous", bevy)],
     }
+}
+
+/// relations: a relation's upkeep through inserts, removals and despawns
+/// (`bench::relations`), ripple's user relation against its `ChildOf` (the bar: ≤ 1.1×)
+/// and bevy's relationships (≤ 1.0×).
+fn relations() -> Workload {
+    peers::from_lines("relations", bench::relations::lines())
 }
 
 /// simple_iter over runtime components (`bench::dynamic_iter`): the same bytes and

@@ -1,30 +1,27 @@
-//! [`Links`]: for one relation, which target's list holds each source, indexed by
-//! entity slot. A direct insert replaces a source's relation component before any hook
-//! runs, so the target it had must be known from somewhere else to take it off that
-//! list. Kept as a resource of the world, one per relation type.
-
-use std::marker::PhantomData;
+//! The link tables of user relations: for each registered relation, which target's
+//! list holds each source, indexed by entity slot. A direct insert replaces a source's
+//! relation component before any hook runs, so the target it had must be known from
+//! somewhere else to take it off that list.
+//!
+//! The world keeps one table per relation, reached by the index its relation
+//! component's registry entry records (no hashing on the hot paths: hooks capture
+//! the index when they are installed). The tables know no relation by name.
 
 use crate::entity::Entity;
+use crate::hash::IdMap;
 
-/// See the module docs.
-pub(crate) struct Links<R> {
+/// One relation's links. See the module docs.
+#[derive(Default)]
+pub(crate) struct LinkTable {
     /// Per entity slot: the source living there and the target whose list holds it.
     listed: Vec<Option<(Entity, Entity)>>,
     /// The entities of a cascade being despawned, and those it reached (kept for
     /// their capacity).
     pub(crate) doomed: Vec<Entity>,
-    pub(crate) seen: crate::hash::IdMap<u64, ()>,
-    _relation: PhantomData<fn() -> R>,
+    pub(crate) seen: IdMap<u64, ()>,
 }
 
-impl<R> Default for Links<R> {
-    fn default() -> Self {
-        Links { listed: Vec::new(), doomed: Vec::new(), seen: Default::default(), _relation: PhantomData }
-    }
-}
-
-impl<R> Links<R> {
+impl LinkTable {
     /// The target whose list holds `source`, if any. O(1).
     #[inline]
     pub(crate) fn target_of(&self, source: Entity) -> Option<Entity> {
@@ -52,5 +49,29 @@ impl<R> Links<R> {
     /// after a misuse pays it.
     pub(crate) fn sources_of(&self, target: Entity) -> impl Iterator<Item = Entity> + '_ {
         self.listed.iter().flatten().filter(move |&&(_, of)| of == target).map(|&(source, _)| source)
+    }
+}
+
+/// Every registered relation's link table, by relation index.
+#[derive(Default)]
+pub(crate) struct RelationTables {
+    tables: Vec<LinkTable>,
+}
+
+impl RelationTables {
+    /// A new table; returns its index.
+    pub(crate) fn add(&mut self) -> u32 {
+        self.tables.push(LinkTable::default());
+        u32::try_from(self.tables.len() - 1).expect("ripple: fewer than 2^32 relations")
+    }
+
+    #[inline]
+    pub(crate) fn get(&self, index: u32) -> &LinkTable {
+        &self.tables[index as usize]
+    }
+
+    #[inline]
+    pub(crate) fn get_mut(&mut self, index: u32) -> &mut LinkTable {
+        &mut self.tables[index as usize]
     }
 }
