@@ -40,6 +40,7 @@
 //! assert!(!world.contains(moon));
 //! ```
 
+mod batch;
 mod commands;
 mod marks;
 mod propagate;

@@ -216,7 +216,7 @@ impl World {
     /// O(1) when `child` has no children (a new entity, a leaf: it cannot be an
     /// ancestor of anything); otherwise O(depth of `parent`), the walk up from `parent`
     /// looking for `child`.
-    fn check_parent(&self, child: Entity, parent: Entity) -> Result<(), HierarchyError> {
+    pub(super) fn check_parent(&self, child: Entity, parent: Entity) -> Result<(), HierarchyError> {
         if !self.contains(child) {
             return Err(HierarchyError::NoSuchEntity(child));
         }
@@ -268,7 +268,7 @@ impl World {
     }
 
     /// `parent`'s children for the hierarchy's own edits (marked changed if tracked).
-    fn children_mut(&mut self, parent: Entity) -> Option<crate::Mut<'_, Children>> {
+    pub(super) fn children_mut(&mut self, parent: Entity) -> Option<crate::Mut<'_, Children>> {
         let now = self.change_tick();
         let (column, row) = self.value_place_mut::<Children>(parent).ok()?;
         Some(column.get_mut(row, now))
@@ -369,7 +369,7 @@ impl World {
 
     /// Despawns `root` and its descendants, deepest first, without recursion (a chain
     /// of any depth is fine).
-    fn despawn_tree(&mut self, root: Entity) {
+    pub(super) fn despawn_tree(&mut self, root: Entity) {
         let mut doomed = std::mem::take(&mut self.relations.doomed);
         doomed.clear();
         doomed.push(root);
