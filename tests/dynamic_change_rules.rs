@@ -205,3 +205,109 @@ fn r11_filters_with_without_and_sparse_and_table_mixed() {
     assert_eq!(run(&mut without_tag, &world), set(&[plain, tagged]));
     assert!(run(&mut with_tag, &world).is_empty());
 }
+
+/// Runtime twins of r7's components, every one stored in `storage`.
+struct Kinds {
+    sprite: ComponentId,
+    pos: ComponentId,
+    hidden: ComponentId,
+    vel: ComponentId,
+    frozen: ComponentId,
+}
+
+fn kinds(world: &mut World, storage: Storage) -> Kinds {
+    let mut register = |name: &str, size| {
+        world.register_component(ComponentDescriptor::new(name, size, 4).unwrap().with_storage(storage))
+    };
+    Kinds {
+        sprite: register("sprite", 0),
+        pos: register("pos", 4),
+        hidden: register("hidden", 0),
+        vel: register("vel", 4),
+        frozen: register("frozen", 0),
+    }
+}
+
+fn give(world: &mut World, e: Entity, id: ComponentId) {
+    let size = world.component_layout(id).unwrap().size();
+    world.insert_by_id(e, id, &vec![0; size]).unwrap();
+}
+
+fn spawn_of(world: &mut World, ids: &[ComponentId]) -> Entity {
+    let e = world.spawn(());
+    for &id in ids {
+        give(world, e, id);
+    }
+    e
+}
+
+#[test]
+fn r7_dirty_sets() {
+    both(|storage| {
+        let mut world = World::new();
+        let k = kinds(&mut world, storage);
+        let a = spawn_of(&mut world, &[k.sprite, k.pos]);
+        let b = spawn_of(&mut world, &[k.sprite, k.pos]);
+        let c = spawn_of(&mut world, &[k.sprite]);
+        let d = spawn_of(&mut world, &[k.pos]); // does not match: no sprite
+        let mut redraw = world.dynamic_query().with(k.sprite).dirty(k.pos).dirty(k.hidden).build().unwrap();
+        assert_eq!(run(&mut redraw, &world), set(&[a, b, c]));
+
+        // A listed component changed, added, removed.
+        world.get_mut_by_id(a, k.pos).unwrap()[0] = 1;
+        give(&mut world, c, k.hidden);
+        world.remove_by_id(b, k.pos).unwrap();
+        // Changes to a non-matching entity, and unrelated structural changes, are not.
+        world.get_mut_by_id(d, k.pos).unwrap()[0] = 1;
+        give(&mut world, a, k.vel);
+        // Several reasons still report the entity once.
+        world.get_mut_by_id(a, k.pos).unwrap()[0] = 2;
+        assert_eq!(run(&mut redraw, &world), set(&[a, b, c]), "{storage:?}");
+        assert!(run(&mut redraw, &world).is_empty());
+
+        // Starting to match the query makes an entity dirty: gaining a required
+        // component...
+        give(&mut world, d, k.sprite);
+        // ...or losing an excluded one.
+        let mut calm = world.dynamic_query().without(k.frozen).dirty(k.pos).build().unwrap();
+        run(&mut calm, &world);
+        let frozen = spawn_of(&mut world, &[k.frozen, k.pos]);
+        run(&mut calm, &world);
+        world.remove_by_id(frozen, k.frozen).unwrap();
+        assert_eq!(run(&mut redraw, &world), set(&[d]), "{storage:?}");
+        assert_eq!(run(&mut calm, &world), set(&[frozen]), "{storage:?}");
+        // Leaving and re-entering the query since the last run counts; staying does not.
+        give(&mut world, a, k.frozen);
+        world.remove_by_id(a, k.frozen).unwrap();
+        give(&mut world, b, k.vel);
+        assert_eq!(run(&mut calm, &world), set(&[a]), "{storage:?}");
+        // Entities that stopped matching are not reported.
+        world.remove_by_id(c, k.sprite).unwrap();
+        give(&mut world, c, k.pos);
+        assert!(run(&mut redraw, &world).is_empty(), "{storage:?}");
+    });
+}
+
+#[test]
+fn r5_an_idle_dirty_query_catches_up_once() {
+    both(|storage| {
+        let mut world = World::new();
+        let k = kinds(&mut world, storage);
+        let es: Vec<Entity> = (0..5).map(|_| spawn_of(&mut world, &[k.pos, k.sprite])).collect();
+        let mut idle = world.dynamic_query().dirty(k.pos).build().unwrap();
+        let mut removed = world.removal_reader_by_id(k.sprite).unwrap();
+        run(&mut idle, &world);
+        for &e in &es[..4] {
+            world.get_mut_by_id(e, k.pos).unwrap()[0] += 1;
+        }
+        world.remove_by_id(es[4], k.sprite).unwrap();
+        assert_eq!(run(&mut idle, &world), set(&es[..4]));
+        assert!(run(&mut idle, &world).is_empty(), "seen once");
+        assert_eq!(removed.read(&world).map(|(e, _)| e).collect::<Vec<_>>(), [es[4]]);
+        // Despawned entities vanish; a reused slot is reported as itself.
+        world.get_mut_by_id(es[0], k.pos).unwrap()[0] += 1;
+        world.despawn(es[0]).unwrap();
+        let new = spawn_of(&mut world, &[k.pos]);
+        assert_eq!(run(&mut idle, &world), set(&[new]));
+    });
+}

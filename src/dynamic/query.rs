@@ -71,11 +71,13 @@ pub struct DynamicQueryBuilder<'w> {
     with: Vec<ComponentId>,
     without: Vec<ComponentId>,
     changes: Vec<(ComponentId, bool)>,
+    dirty: Vec<ComponentId>,
 }
 
 impl<'w> DynamicQueryBuilder<'w> {
     pub(crate) fn new(world: &'w mut World) -> Self {
-        DynamicQueryBuilder { world, terms: Vec::new(), with: Vec::new(), without: Vec::new(), changes: Vec::new() }
+        let (terms, with, without, changes, dirty) = Default::default();
+        DynamicQueryBuilder { world, terms, with, without, changes, dirty }
     }
 
     /// Adds a term reading runtime component `id`; items hand it out by its position
@@ -118,6 +120,17 @@ impl<'w> DynamicQueryBuilder<'w> {
         self
     }
 
+    /// Only *dirty* entities, as the `Dirty` filter of a typed query: those for which
+    /// component `id` (typed or runtime; call again to list more) changed, was added or
+    /// was removed since the query's last run, and those that started matching the
+    /// query since then. On its first run, every matching entity. Does not require
+    /// `id`. Turns on its change tracking. Finding them costs what changed, not what
+    /// exists.
+    pub fn dirty(mut self, id: ComponentId) -> Self {
+        self.dirty.push(id);
+        self
+    }
+
     /// The query.
     ///
     /// # Errors
@@ -126,16 +139,22 @@ impl<'w> DynamicQueryBuilder<'w> {
     /// [`DynamicError::AccessConflict`] for a component written by one term and read
     /// or written by another, or both required and excluded.
     pub fn build(self) -> Result<DynamicQuery, DynamicError> {
-        let DynamicQueryBuilder { world, terms, with, without, changes } = self;
+        let DynamicQueryBuilder { world, terms, with, without, changes, mut dirty } = self;
         let known = |id: ComponentId| {
             if id.index() < world.components.len() { Ok(id) } else { Err(DynamicError::UnknownComponent(id)) }
         };
         for &(id, _) in &terms {
             world.runtime_component(id)?;
         }
-        for &id in with.iter().chain(&without).chain(changes.iter().map(|(id, _)| id)) {
+        for &id in with.iter().chain(&without).chain(changes.iter().map(|(id, _)| id)).chain(&dirty) {
             known(id)?;
         }
+        dirty.sort_unstable();
+        dirty.dedup();
+        for &id in &dirty {
+            world.observe_id(id);
+        }
+        let cursor = (!dirty.is_empty()).then(|| world.moves.register());
         for (at, &(id, write)) in terms.iter().enumerate() {
             let clash = terms.iter().enumerate().any(|(other, &(o, w))| other != at && o == id && (write || w));
             if clash || without.contains(&id) {
@@ -188,6 +207,8 @@ impl<'w> DynamicQueryBuilder<'w> {
             has_run: false,
             rows: Vec::new(),
             candidates: Vec::new(),
+            dirty: dirty.into(),
+            cursor,
         })
     }
 }
@@ -223,7 +244,8 @@ impl<'w> DynamicQueryBuilder<'w> {
 /// and their rows, O(matched entities). With a `changed` filter on a table component
 /// it visits only the changed rows, found in O(changed · log N). With a term or
 /// filter on a sparse component it visits the entities of the smallest such set and
-/// checks each, O(that set).
+/// checks each, O(that set). With a `dirty` filter, after its first run, it visits the
+/// dirty entities, O(changed · log N + structural changes since its last run).
 pub struct DynamicQuery {
     world: WorldId,
     terms: Box<[Term]>,
@@ -245,8 +267,13 @@ pub struct DynamicQuery {
     filter_ticks: Vec<Option<TickPtrs>>,
     /// The changed rows of the table being visited.
     rows: Vec<usize>,
-    /// The entities of the sparse set driving a run.
+    /// The entities a run visits when it does not walk tables: the driving sparse
+    /// set's, or the dirty ones.
     candidates: Vec<Entity>,
+    /// The components whose changes make an entity dirty (none: no `dirty` filter).
+    dirty: Box<[ComponentId]>,
+    /// With a `dirty` filter: the query's cursor into the world's structural-change log.
+    cursor: Option<crate::change::log::Cursor>,
 }
 
 // SAFETY: the raw pointers in `scratch` and `filter_ticks` are rewritten at the start
@@ -402,7 +429,10 @@ impl DynamicQuery {
     fn begin(&mut self, world: &World) -> (Tick, Option<Tick>) {
         self.check_world(world);
         self.update_archetypes(world);
-        let this_run = if self.changes.is_empty() { world.change_tick() } else { world.increment_change_tick() };
+        // An observer (a change or dirty filter) needs a tick of its own, so that later
+        // writes are newer than its run; other queries stamp with the current tick.
+        let observes = !self.changes.is_empty() || !self.dirty.is_empty();
+        let this_run = if observes { world.increment_change_tick() } else { world.change_tick() };
         let last_run = self.has_run.then(|| Tick(self.last_run.load(Ordering::Relaxed)));
         (this_run, last_run)
     }
@@ -441,7 +471,7 @@ impl DynamicQuery {
     ///
     /// # Errors
     /// [`DynamicError::NeedsRows`] for a query with a term or filter on a sparse
-    /// component, or a change filter: those select entities row by row; use
+    /// component, or a change or dirty filter: those select entities row by row; use
     /// [`for_each_mut`](Self::for_each_mut).
     ///
     /// # Panics
@@ -451,7 +481,8 @@ impl DynamicQuery {
         world: &mut World,
         mut f: impl FnMut(DynamicTable<'_>),
     ) -> Result<(), DynamicError> {
-        if !self.required_sparse.is_empty() || !self.excluded_sparse.is_empty() || !self.changes.is_empty() {
+        let by_rows = !self.required_sparse.is_empty() || !self.excluded_sparse.is_empty();
+        if by_rows || !self.changes.is_empty() || !self.dirty.is_empty() {
             return Err(DynamicError::NeedsRows);
         }
         world.maintain_ticks();
@@ -471,10 +502,22 @@ impl DynamicQuery {
     /// One run over the matching entities.
     fn run(&mut self, world: &World, writable: bool, mut f: impl FnMut(DynamicItem<'_>)) {
         let (this_run, last_run) = self.begin(world);
-        if self.required_sparse.is_empty() {
+        let starts_over = match &self.cursor {
+            Some(cursor) if last_run.is_none() || world.moves.has_missed(cursor) => {
+                let _ = world.moves.read(cursor);
+                true
+            }
+            Some(_) => false,
+            None => true,
+        };
+        if !starts_over {
+            self.gather_dirty(world, this_run, last_run.expect("not a first run"));
+            self.visit_candidates(world, writable, this_run, last_run, &mut f);
+        } else if self.required_sparse.is_empty() {
             self.run_tables(world, writable, this_run, last_run, &mut f);
         } else {
-            self.run_sparse(world, writable, this_run, last_run, &mut f);
+            self.gather_sparse_driver(world);
+            self.visit_candidates(world, writable, this_run, last_run, &mut f);
         }
         self.end(this_run);
     }
@@ -564,7 +607,66 @@ impl DynamicQuery {
 
     /// A run with some required component in a sparse set: the smallest such set's
     /// entities are the candidates.
-    fn run_sparse(
+    fn gather_sparse_driver(&mut self, world: &World) {
+        let set_of = |id: ComponentId| world.sparse.get(id).expect("ripple: a sparse component has a set");
+        let driver = self.required_sparse.iter().copied().min_by_key(|&id| set_of(id).len()).expect("a sparse term");
+        self.candidates.clear();
+        self.candidates.extend_from_slice(set_of(driver).entities());
+    }
+
+    /// Gathers the dirty entities since `last_run` (each once): those whose listed
+    /// components' ticks are newer, and those whose structural changes since then
+    /// listed a dirty component as added or removed, moved them into a matched table
+    /// from one that is not, or added or removed a sparse component that decides the
+    /// match. Whether each matches now is checked when it is visited.
+    ///
+    /// O(changed rows · log N + structural changes since the last run).
+    fn gather_dirty(&mut self, world: &World, this_run: Tick, last_run: Tick) {
+        self.candidates.clear();
+        let candidates = &mut self.candidates;
+        for &component in self.dirty.iter() {
+            if let Some(set) = world.sparse.get(component) {
+                let Some(ticks) = set.values.change_ticks() else { continue };
+                let mut push = |dense: usize| candidates.push(set.entities()[dense]);
+                // SAFETY: the set's ticks, one per dense row; no one writes them during
+                // this shared borrow of the world.
+                unsafe { ticks.for_each_changed(set.len(), last_run, this_run, &mut push) };
+                continue;
+            }
+            for matched in &self.tables {
+                let table = world.archetypes.get(matched.archetype);
+                let Some(column) = table.column_index(component) else { continue };
+                let Some(ticks) = table.column(column).change_ticks() else { continue };
+                let mut push = |row: usize| candidates.push(table.entities()[row]);
+                // SAFETY: the column's ticks, one per row; no writer runs (as above).
+                unsafe { ticks.for_each_changed(table.len(), last_run, this_run, &mut push) };
+            }
+        }
+        let cursor = self.cursor.as_ref().expect("a dirty query has a cursor");
+        let matched = |table: Option<ArchetypeId>| {
+            table.is_some_and(|t| self.table_of.get(t.index()).is_some_and(|&m| m != UNMATCHED))
+        };
+        let has = |table: Option<ArchetypeId>, c| table.is_some_and(|t| world.archetypes.get(t).has(c));
+        for mv in world.moves.read(cursor).entries {
+            let dirtied = match mv.sparse_component() {
+                Some(c) => {
+                    self.dirty.contains(&c) || self.required_sparse.contains(&c) || self.excluded_sparse.contains(&c)
+                }
+                None => {
+                    (!matched(mv.from) && matched(mv.to))
+                        || self.dirty.iter().any(|&c| has(mv.from, c) != has(mv.to, c))
+                }
+            };
+            if dirtied {
+                candidates.push(mv.entity);
+            }
+        }
+        candidates.sort_unstable();
+        candidates.dedup();
+    }
+
+    /// Visits the candidates that match now.
+    fn visit_candidates(
         &mut self,
         world: &World,
         writable: bool,
@@ -573,9 +675,6 @@ impl DynamicQuery {
         f: &mut impl FnMut(DynamicItem<'_>),
     ) {
         let set_of = |id: ComponentId| world.sparse.get(id).expect("ripple: a sparse component has a set");
-        let driver = self.required_sparse.iter().copied().min_by_key(|&id| set_of(id).len()).expect("a sparse term");
-        self.candidates.clear();
-        self.candidates.extend_from_slice(set_of(driver).entities());
         let mut current = UNMATCHED;
         for at in 0..self.candidates.len() {
             let entity = self.candidates[at];
