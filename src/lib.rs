@@ -44,6 +44,7 @@
 
 mod abandoned_spawns;
 mod api;
+mod builtin;
 mod bundle;
 mod change;
 mod component;

@@ -5,7 +5,8 @@
 //!
 //! The world keeps one table per relation, reached by the index its relation
 //! component's registry entry records (no hashing on the hot paths: hooks capture
-//! the index when they are installed). The tables know no relation by name.
+//! the index when they are installed), or, for the hierarchy, the index it was given
+//! when it registered. The tables know no relation by name.
 
 use crate::entity::Entity;
 use crate::hash::IdMap;
@@ -19,6 +20,10 @@ pub(crate) struct LinkTable {
     /// their capacity).
     pub(crate) doomed: Vec<Entity>,
     pub(crate) seen: IdMap<u64, ()>,
+    /// Targets visited by cycle checks, for tests that bound the work (only with the
+    /// `test-support` feature).
+    #[cfg(feature = "test-support")]
+    pub(crate) steps: std::sync::atomic::AtomicU64,
 }
 
 impl LinkTable {
@@ -29,6 +34,12 @@ impl LinkTable {
             Some(Some((listed, target))) if *listed == source => Some(*target),
             _ => None,
         }
+    }
+
+    /// Hints the processor to load `source`'s slot record.
+    #[inline]
+    pub(crate) fn prefetch(&self, source: Entity) {
+        crate::hint::prefetch(self.listed.as_ptr().wrapping_add(source.index() as usize));
     }
 
     pub(crate) fn set(&mut self, source: Entity, target: Entity) {
@@ -56,6 +67,9 @@ impl LinkTable {
 #[derive(Default)]
 pub(crate) struct RelationTables {
     tables: Vec<LinkTable>,
+    /// The relation custom observer events bubble along (to a target's target, and
+    /// on), if one was chosen.
+    pub(crate) bubble: Option<u32>,
 }
 
 impl RelationTables {
@@ -73,5 +87,12 @@ impl RelationTables {
     #[inline]
     pub(crate) fn get_mut(&mut self, index: u32) -> &mut LinkTable {
         &mut self.tables[index as usize]
+    }
+
+    /// Where an event bubbling from `entity` goes next: its target through the
+    /// bubbling relation, if any.
+    #[inline]
+    pub(crate) fn bubble_from(&self, entity: Entity) -> Option<Entity> {
+        self.get(self.bubble?).target_of(entity)
     }
 }

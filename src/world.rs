@@ -93,18 +93,11 @@ pub struct World {
     pub(crate) applying_hook_commands: bool,
     /// Systems registered to run on demand.
     pub(crate) one_shot: crate::system::OneShotSystems,
-    /// Which parent's children list holds each child.
-    pub(crate) relations: crate::hierarchy::Relations,
-    /// The link tables of user relations.
+    /// The link tables of relations (the hierarchy's and the user's): which target's
+    /// list holds each source.
     pub(crate) relation_tables: crate::relation_registry::RelationTables,
     /// The module reacting to structural changes and sync points, if any.
     pub(crate) reactor: crate::reactor::ReactorSlot,
-}
-
-impl Default for World {
-    fn default() -> Self {
-        World::new()
-    }
 }
 
 impl std::fmt::Debug for World {
@@ -117,9 +110,10 @@ impl std::fmt::Debug for World {
 }
 
 impl World {
-    /// An empty world.
-    pub fn new() -> World {
-        let mut world = World {
+    /// An empty world with nothing registered: what [`World::new`] starts from before
+    /// it installs the built-in relations.
+    pub(crate) fn bare() -> World {
+        World {
             id: WorldId::next(),
             entities: Entities::default(),
             components: Components::default(),
@@ -143,12 +137,9 @@ impl World {
             hook_spare: CommandQueue::default(),
             applying_hook_commands: false,
             one_shot: crate::system::OneShotSystems::default(),
-            relations: Default::default(),
             relation_tables: Default::default(),
             reactor: Default::default(),
-        };
-        crate::hierarchy::install(&mut world);
-        world
+        }
     }
 
     /// Registers an observer's last-run tick so tick maintenance can clamp it.

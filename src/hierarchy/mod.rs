@@ -59,7 +59,7 @@ use crate::entity::Entity;
 
 pub use crate::relation_error::HierarchyError;
 pub use propagate::{Propagation, PropagationStats};
-pub(crate) use relations::{Relations, install};
+pub(crate) use relations::install;
 pub use traverse::{Ancestors, Descendants};
 
 /// The relation component on a child: the entity it is attached to.
@@ -142,6 +142,8 @@ impl fmt::Debug for Children {
 pub(crate) const CHILD_OF: ComponentId = ComponentId(0);
 /// `Children`'s id in every world: registered second.
 pub(crate) const CHILDREN: ComponentId = ComponentId(1);
+/// The hierarchy's link table in every world's relation registry: the first.
+pub(crate) const CHILD_LINKS: u32 = 0;
 
 #[cfg(test)]
 mod tests {

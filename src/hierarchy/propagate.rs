@@ -11,6 +11,7 @@ use crate::world::{World, WorldId};
 use super::ChildOf;
 use super::marks::{CLEAN, DIRTY, Marks, SKIP};
 use super::walk::{Chunk, Combine, Job, MemberTables, stamp_written, walk_parallel, walk_serial};
+use crate::relation_registry::LinkTable;
 
 /// What one [`Propagation::run`] did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -233,9 +234,10 @@ impl<L: Component, G: Component + Clone> Propagation<L, G> {
             if self.candidates.len() <= WARM_CANDIDATES {
                 self.warm(world);
             }
+            let links = world.child_links();
             for at in 0..self.candidates.len() {
                 let entity = self.candidates[at];
-                if let Some(parent) = self.resolve(world, entity) {
+                if let Some(parent) = self.resolve(world, links, entity) {
                     self.jobs.push((entity, parent));
                 }
             }
@@ -286,7 +288,7 @@ impl<L: Component, G: Component + Clone> Propagation<L, G> {
                 return None;
             }
             self.path.push(at);
-            match world.relations.parent_of(at) {
+            match world.child_links().target_of(at) {
                 Some(parent) => at = parent,
                 None => break,
             }
@@ -311,11 +313,11 @@ impl<L: Component, G: Component + Clone> Propagation<L, G> {
     /// For a changed member: the parent value to recompute its subtree from, or `None`
     /// if a dirty ancestor will recompute it anyway or no root reaches it. Walks up
     /// only until it meets an ancestor this run has already judged.
-    fn resolve(&mut self, world: &World, entity: Entity) -> Option<G> {
+    fn resolve(&mut self, world: &World, links: &LinkTable, entity: Entity) -> Option<G> {
         self.path.clear();
         let mut at = entity;
         let reachable = loop {
-            let Some(parent) = world.relations.parent_of(at) else { break true };
+            let Some(parent) = links.target_of(at) else { break true };
             match self.marks.get(parent) {
                 DIRTY | SKIP => break false,
                 CLEAN => break true,
@@ -333,7 +335,7 @@ impl<L: Component, G: Component + Clone> Propagation<L, G> {
         if !reachable {
             return None;
         }
-        match world.relations.parent_of(entity) {
+        match links.target_of(entity) {
             Some(parent) => world.get::<G>(parent).ok().cloned(),
             None => Some(self.root.clone()),
         }
@@ -345,10 +347,11 @@ impl<L: Component, G: Component + Clone> Propagation<L, G> {
     fn warm(&mut self, world: &World) {
         self.path.clear();
         self.path.extend_from_slice(&self.candidates);
+        let links = world.child_links();
         for _ in 0..WARM_LEVELS {
             for &entity in &self.path {
                 world.entities.prefetch(entity);
-                world.relations.prefetch(entity);
+                links.prefetch(entity);
                 self.marks.prefetch(entity);
             }
             let mut kept = 0;
@@ -359,7 +362,7 @@ impl<L: Component, G: Component + Clone> Propagation<L, G> {
                 {
                     rows.prefetch(location.row.index());
                 }
-                if let Some(parent) = world.relations.parent_of(entity) {
+                if let Some(parent) = links.target_of(entity) {
                     self.path[kept] = parent;
                     kept += 1;
                 }

@@ -2,9 +2,10 @@
 //! kin), and the hooks that follow the direct paths (inserting or removing `ChildOf`
 //! or `Children`, despawning).
 //!
-//! The truth of "which list holds this child" is [`Relations`], indexed by entity
-//! slot: a direct insert replaces a child's `ChildOf` before any hook runs, so the
-//! parent it had must be known from somewhere else to take it off that list.
+//! The truth of "which list holds this child" is the hierarchy's link table in the
+//! world's relation registry, indexed by entity slot: a direct insert replaces a
+//! child's `ChildOf` before any hook runs, so the parent it had must be known from
+//! somewhere else to take it off that list.
 
 use std::sync::atomic::Ordering;
 
@@ -13,57 +14,17 @@ use crate::entity::Entity;
 use crate::error::{CommandError, CommandFailure, ComponentError, NoSuchEntity};
 use crate::world::World;
 
-use super::{CHILD_OF, CHILDREN, ChildOf, Children, HierarchyError};
-
-/// Per entity slot, the child living there and the parent whose [`Children`] lists
-/// it; plus scratch space reused by subtree despawns.
-#[derive(Default)]
-pub(crate) struct Relations {
-    listed: Vec<Option<(Entity, Entity)>>,
-    /// The entities of a subtree being despawned (kept for its capacity).
-    doomed: Vec<Entity>,
-    /// Ancestors visited by cycle checks, for tests that bound the work (only with
-    /// the `test-support` feature).
-    #[cfg(feature = "test-support")]
-    steps: std::sync::atomic::AtomicU64,
-}
-
-impl Relations {
-    /// The parent whose list holds `child`, if any.
-    #[inline]
-    pub(crate) fn parent_of(&self, child: Entity) -> Option<Entity> {
-        match self.listed.get(child.index() as usize) {
-            Some(Some((listed, parent))) if *listed == child => Some(*parent),
-            _ => None,
-        }
-    }
-
-    /// Hints the processor to load `child`'s slot record.
-    #[inline]
-    pub(crate) fn prefetch(&self, child: Entity) {
-        crate::hint::prefetch(self.listed.as_ptr().wrapping_add(child.index() as usize));
-    }
-
-    fn set(&mut self, child: Entity, parent: Entity) {
-        let slot = child.index() as usize;
-        if slot >= self.listed.len() {
-            self.listed.resize(slot + 1, None);
-        }
-        self.listed[slot] = Some((child, parent));
-    }
-
-    fn clear(&mut self, child: Entity) {
-        if self.parent_of(child).is_some() {
-            self.listed[child.index() as usize] = None;
-        }
-    }
-}
+use super::{CHILD_LINKS, CHILD_OF, CHILDREN, ChildOf, Children, HierarchyError};
+use crate::relation_registry::LinkTable;
 
 /// Registers the relation components under their fixed ids and the hooks that keep
 /// them in step. Called by [`World::new`].
 pub(crate) fn install(world: &mut World) {
     assert_eq!(world.components.id_or_register::<ChildOf>(), CHILD_OF, "ChildOf is registered first");
     assert_eq!(world.components.id_or_register::<Children>(), CHILDREN, "Children is registered second");
+    assert_eq!(world.relation_tables.add(), CHILD_LINKS, "the hierarchy's links are the first table");
+    // Custom observer events bubble along `ChildOf`.
+    world.relation_tables.bubble = Some(CHILD_LINKS);
     for id in [CHILD_OF, CHILDREN] {
         world.components.keep(
             id,
@@ -78,7 +39,7 @@ pub(crate) fn install(world: &mut World) {
     world.on_insert::<ChildOf>(|ctx| {
         let child = ctx.entity;
         if let Ok(&ChildOf(parent)) = ctx.world.get::<ChildOf>(child)
-            && ctx.world.relations.parent_of(child) == Some(parent)
+            && ctx.world.child_links().target_of(child) == Some(parent)
         {
             return;
         }
@@ -86,7 +47,7 @@ pub(crate) fn install(world: &mut World) {
     });
     world.on_remove::<ChildOf>(|ctx| {
         let child = ctx.entity;
-        if ctx.world.relations.parent_of(child).is_none() {
+        if ctx.world.child_links().target_of(child).is_none() {
             return;
         }
         ctx.commands.add(move |world: &mut World| world.unlist(child));
@@ -108,6 +69,17 @@ pub(crate) fn install(world: &mut World) {
 }
 
 impl World {
+    /// The hierarchy's link table: which parent's list holds each child.
+    #[inline]
+    pub(crate) fn child_links(&self) -> &LinkTable {
+        self.relation_tables.get(CHILD_LINKS)
+    }
+
+    #[inline]
+    fn child_links_mut(&mut self) -> &mut LinkTable {
+        self.relation_tables.get_mut(CHILD_LINKS)
+    }
+
     /// Attaches `child` to `parent`, at the end of its children; if `child` had
     /// another parent it leaves that one's list. Attaching a child to the parent it
     /// already has changes nothing.
@@ -124,7 +96,7 @@ impl World {
     /// descends from `child`. Nothing is changed.
     pub fn set_parent(&mut self, child: Entity, parent: Entity) -> Result<(), HierarchyError> {
         self.check_parent(child, parent)?;
-        let old = self.relations.parent_of(child);
+        let old = self.child_links().target_of(child);
         if old == Some(parent) {
             return Ok(());
         }
@@ -189,7 +161,7 @@ impl World {
     /// life: a measure of their work for tests; only with the `test-support` feature.
     #[cfg(feature = "test-support")]
     pub fn cycle_check_steps_for_tests(&self) -> u64 {
-        self.relations.steps.load(Ordering::Relaxed)
+        self.child_links().steps.load(Ordering::Relaxed)
     }
 
     /// The parent of `entity`, or `None` for a root or a dead entity.
@@ -230,9 +202,9 @@ impl World {
             return Ok(());
         }
         let mut above = parent;
-        while let Some(up) = self.relations.parent_of(above) {
+        while let Some(up) = self.child_links().target_of(above) {
             #[cfg(feature = "test-support")]
-            self.relations.steps.fetch_add(1, Ordering::Relaxed);
+            self.child_links().steps.fetch_add(1, Ordering::Relaxed);
             if up == child {
                 return Err(HierarchyError::Cycle { child, parent });
             }
@@ -250,7 +222,7 @@ impl World {
     /// hook finds the lists in step. No cycle check: the load refused cycles among its
     /// own records, and a new entity has no descendants in the world.
     pub(crate) fn link_loaded(&mut self, child: Entity, parent: Entity) {
-        debug_assert!(self.relations.parent_of(child).is_none(), "a loaded child is in no list yet");
+        debug_assert!(self.child_links().target_of(child).is_none(), "a loaded child is in no list yet");
         self.link(child, parent, None);
     }
 
@@ -259,7 +231,7 @@ impl World {
         if let Some(old) = old {
             self.remove_from_list(old, child);
         }
-        self.relations.set(child, parent);
+        self.child_links_mut().set(child, parent);
         if let Some(mut children) = self.children_mut(parent) {
             children.list.push(child);
             return;
@@ -298,7 +270,7 @@ impl World {
         let mut placed = crate::hash::IdMap::<u64, ()>::default();
         let mut wanted: Vec<Entity> = Vec::with_capacity(children.list.len());
         for &child in order {
-            if self.relations.parent_of(child) == Some(parent) && placed.insert(child.to_bits(), ()).is_none() {
+            if self.child_links().target_of(child) == Some(parent) && placed.insert(child.to_bits(), ()).is_none() {
                 wanted.push(child);
             }
         }
@@ -317,8 +289,8 @@ impl World {
 
     /// Takes `child` off the list that holds it (after its `ChildOf` left).
     fn unlist(&mut self, child: Entity) {
-        if let Some(parent) = self.relations.parent_of(child) {
-            self.relations.clear(child);
+        if let Some(parent) = self.child_links().target_of(child) {
+            self.child_links_mut().clear(child);
             self.remove_from_list(parent, child);
         }
     }
@@ -327,7 +299,7 @@ impl World {
     /// component names, or, if that parent is refused, puts back the relation it had.
     fn follow_child_of(&mut self, child: Entity) {
         let Ok(&ChildOf(parent)) = self.get::<ChildOf>(child) else { return };
-        let listed = self.relations.parent_of(child);
+        let listed = self.child_links().target_of(child);
         if listed == Some(parent) {
             return;
         }
@@ -356,11 +328,11 @@ impl World {
     /// the parent lives on (its `Children` was removed), or despawned with its
     /// descendants if the parent was despawned.
     fn orphan(&mut self, child: Entity, parent: Entity) {
-        if !self.contains(child) || self.relations.parent_of(child) != Some(parent) {
+        if !self.contains(child) || self.child_links().target_of(child) != Some(parent) {
             return;
         }
         if self.contains(parent) {
-            self.relations.clear(child);
+            self.child_links_mut().clear(child);
             let _ = self.remove::<(ChildOf,)>(child);
         } else {
             self.despawn_tree(child);
@@ -370,7 +342,7 @@ impl World {
     /// Despawns `root` and its descendants, deepest first, without recursion (a chain
     /// of any depth is fine).
     pub(super) fn despawn_tree(&mut self, root: Entity) {
-        let mut doomed = std::mem::take(&mut self.relations.doomed);
+        let mut doomed = std::mem::take(&mut self.child_links_mut().doomed);
         doomed.clear();
         doomed.push(root);
         let mut next = 0;
@@ -385,7 +357,7 @@ impl World {
             let _ = self.despawn(entity);
         }
         doomed.clear();
-        self.relations.doomed = doomed;
+        self.child_links_mut().doomed = doomed;
     }
 
     /// After a `Children` that the hierarchy did not build for this insert (one taken
@@ -393,14 +365,7 @@ impl World {
     /// relations name instead, in slot order. Scans every slot: only this misuse pays.
     #[cold]
     fn rebuild_children(&mut self, parent: Entity) {
-        let list: Vec<Entity> = self
-            .relations
-            .listed
-            .iter()
-            .flatten()
-            .filter(|&&(child, of)| of == parent && self.contains(child))
-            .map(|&(child, _)| child)
-            .collect();
+        let list: Vec<Entity> = self.child_links().sources_of(parent).filter(|&child| self.contains(child)).collect();
         if let Some(mut children) = self.children_mut(parent) {
             children.list = list;
         }

@@ -4,7 +4,6 @@
 use std::any::TypeId;
 
 use crate::entity::Entity;
-use crate::hierarchy::ChildOf;
 use crate::system::{Commands, EntityCommands};
 use crate::world::World;
 
@@ -177,7 +176,7 @@ impl World {
 
     /// Runs the observers of `event` for each of `targets` in turn: those of every
     /// entity, then those aimed at the target. If `E` [bubbles](ObserverEvent::BUBBLES),
-    /// the event then goes to the target's parent (along [`ChildOf`]) and its
+    /// the event then goes to the target's parent (along [`ChildOf`](crate::ChildOf)) and its
     /// observers, and so on up to the root, unless an observer stops it with
     /// [`Trigger::propagate`](crate::Trigger::propagate). Their commands apply once
     /// all targets are done. Costs O(depth) per target, plus the observers.
@@ -212,8 +211,9 @@ impl World {
                     if !E::BUBBLES || !data.propagate {
                         break;
                     }
-                    // `ChildOf` links never form a cycle, so this reaches a root.
-                    let Ok(&ChildOf(parent)) = world.get::<ChildOf>(at) else { break };
+                    // The bubbling relation (the hierarchy's `ChildOf`) never forms a
+                    // cycle, so this reaches a root.
+                    let Some(parent) = world.relation_tables.bubble_from(at) else { break };
                     at = parent;
                     data.entity = Some(parent);
                 }

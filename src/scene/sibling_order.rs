@@ -76,7 +76,7 @@ impl<I: Iterator<Item = (Entity, Location)>> Iterator for SiblingOrder<'_, I> {
             if self.written.get(entity) {
                 continue;
             }
-            let Some(parent) = self.world.relations.parent_of(entity) else {
+            let Some(parent) = self.world.child_links().target_of(entity) else {
                 self.written.set(entity);
                 return Some((entity, location));
             };

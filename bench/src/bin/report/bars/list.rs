@@ -601,6 +601,22 @@ pub(super) const BARS: &[Bar] = &[
         Blocked { proposed: 4.0 },
     )
     .paired(Paired { workload: APPLY_DELTA, other: "get_mut" }),
+    bar(
+        47,
+        "simple_iter over runtime component ids / the typed query over the same bytes",
+        Ratio { group: "simple_iter", other: "ripple_dynamic" },
+        AtMost(1.2),
+    )
+    .paired(Paired { workload: "simple_iter_dynamic", other: "ripple typed" }),
+    bar(
+        47,
+        "relations: a user relation / ChildOf (insert, remove, despawn)",
+        RippleOverVariant { group: "relations", variant: "ripple_child_of" },
+        AtMost(1.1),
+    )
+    .paired(Paired { workload: "relations", other: "ripple ChildOf" }),
+    bar(47, "relations: a user relation / bevy_ecs", Ratio { group: "relations", other: "bevy_ecs" }, AtMost(1.0))
+        .paired(Paired { workload: "relations", other: "bevy_ecs" }),
 ];
 
 /// The groups of issue 45's lines.
