@@ -123,3 +123,40 @@ fn a_world_component_of_the_same_name_but_another_layout_is_not_saved_as_it() {
     let report = registry.save(&world).to_json(&mut json).unwrap();
     assert_eq!(report.skipped.len(), 1, "reported as skipped: {report:?}");
 }
+
+#[test]
+fn runtime_values_replicate_changes_and_removals() {
+    use ripple::{Applied, DeltaReceiver, PeerConfig, Replicated, Replicator};
+    let (registry, descriptor) = setup(Storage::Table);
+    let (client_registry, _) = setup(Storage::Table);
+    let mut server = World::new();
+    let id = server.register_component(descriptor);
+    let mut replicator = Replicator::new(&mut server, registry).unwrap();
+    let peer = replicator.add_peer(&mut server, PeerConfig::default());
+    let mut client = World::new();
+    let mut receiver = DeltaReceiver::new(client_registry).unwrap();
+    let mut frame = |server: &mut World, client: &mut World| {
+        replicator.update(server);
+        let mut bytes = Vec::new();
+        replicator.write_delta(server, peer, &mut bytes).unwrap();
+        if let Applied::Applied { seq, .. } = receiver.apply_delta(client, &bytes).unwrap() {
+            replicator.ack(peer, seq);
+        }
+        receiver.entity_map().get(server_entity(server)).unwrap()
+    };
+    fn server_entity(world: &mut World) -> ripple::Entity {
+        let mut replicated = world.query_filtered::<ripple::Entity, ripple::With<Replicated>>();
+        replicated.iter(world).next().unwrap()
+    }
+    let e = server.spawn(("a".to_string(), Replicated));
+    server.insert_by_id(e, id, &pair(1, 2)).unwrap();
+    let local = frame(&mut server, &mut client);
+    let here = client.component_id_named("pair").expect("registered by the first delta");
+    assert_eq!(client.get_by_id(local, here).unwrap(), pair(1, 2));
+    server.get_mut_by_id(e, id).unwrap().copy_from_slice(&pair(5, 6));
+    frame(&mut server, &mut client);
+    assert_eq!(client.get_by_id(local, here).unwrap(), pair(5, 6));
+    server.remove_by_id(e, id).unwrap();
+    frame(&mut server, &mut client);
+    assert!(client.get_by_id(local, here).is_err(), "the removal reached the client");
+}

@@ -1,49 +1,5 @@
-//! Relations of your own: a component on a *source* entity naming a *target*
-//! (`ContainedIn(bag)`, `Targets(enemy)`, `Likes(friend)`), with the target's list of
-//! its sources kept in step by the world, and a policy for what despawning a target
-//! does to its sources.
-//!
-//! Implement [`Relation`] for the source component and register it once with
-//! [`World::register_relation`](crate::World::register_relation). The target's list
-//! is the component [`Related<R>`], which the world builds and keeps: its sources in
-//! the order they were related. Every path that changes a relation keeps the two in
-//! step: [`World::relate`](crate::World::relate) and
-//! [`unrelate`](crate::World::unrelate), inserting or removing `R` directly (also from
-//! commands and hooks), and despawning either side.
-//!
-//! - **Despawning a target** detaches its sources (they lose `R`) or despawns them,
-//!   as [`Relation::ON_TARGET_DESPAWN`] says; a cascade over a relation with cycles
-//!   despawns each entity once.
-//! - **Refused, not repaired**: a dead target or an entity related to itself (and,
-//!   for a relation declared [`ACYCLIC`](Relation::ACYCLIC), a cycle) is a
-//!   [`RelationError`] from `relate`; an `R` inserted directly that names one is
-//!   undone once the insert completes and recorded as a failed command.
-//! - **`R` and `Related<R>` are read-only** to queries and `get_mut`, since a write
-//!   there would bypass the bookkeeping.
-//!
-//! ```
-//! use ripple::{DespawnPolicy, Entity, Relation, Related, World};
-//!
-//! /// An item in a container; despawning the container despawns what it holds.
-//! struct ContainedIn(Entity);
-//! impl Relation for ContainedIn {
-//!     const ON_TARGET_DESPAWN: DespawnPolicy = DespawnPolicy::DespawnRelated;
-//!     const ACYCLIC: bool = true;
-//!     fn target(&self) -> Entity { self.0 }
-//!     fn to(target: Entity) -> Self { ContainedIn(target) }
-//! }
-//!
-//! let mut world = World::new();
-//! world.register_relation::<ContainedIn>();
-//! let bag = world.spawn(("bag",));
-//! let coin = world.spawn(("coin",));
-//! world.relate(coin, ContainedIn(bag)).unwrap();
-//! let gem = world.spawn(("gem", ContainedIn(bag))); // a direct insert is followed too
-//! assert_eq!(world.related::<ContainedIn>(bag), [coin, gem]);
-//! assert!(world.relate(bag, ContainedIn(coin)).is_err()); // a cycle: refused
-//! world.despawn(bag).unwrap();
-//! assert!(!world.contains(coin) && !world.contains(gem));
-//! ```
+//! Relations of your own: the [`Relation`] trait, the [`Related`] lists the world keeps
+//! on targets, and the upkeep that keeps the two in step.
 
 mod api;
 mod upkeep;
@@ -57,8 +13,52 @@ use crate::entity::Entity;
 
 pub use crate::relation_error::RelationError;
 
-/// A relation: the component on a source entity that names its target. See the
-/// [module docs](self).
+/// Relations of your own: a component on a *source* entity naming a *target*
+/// (`ContainedIn(bag)`, `Targets(enemy)`, `Likes(friend)`), with the target's list of
+/// its sources kept in step by the world, and a policy for what despawning a target
+/// does to its sources.
+///
+/// Implement [`Relation`] for the source component and register it once with
+/// [`World::register_relation`](crate::World::register_relation). The target's list
+/// is the component [`Related<R>`], which the world builds and keeps: its sources in
+/// the order they were related. Every path that changes a relation keeps the two in
+/// step: [`World::relate`](crate::World::relate) and
+/// [`unrelate`](crate::World::unrelate), inserting or removing `R` directly (also from
+/// commands and hooks), and despawning either side.
+///
+/// - **Despawning a target** detaches its sources (they lose `R`) or despawns them,
+///   as [`Relation::ON_TARGET_DESPAWN`] says; a cascade over a relation with cycles
+///   despawns each entity once.
+/// - **Refused, not repaired**: a dead target or an entity related to itself (and,
+///   for a relation declared [`ACYCLIC`](Relation::ACYCLIC), a cycle) is a
+///   [`RelationError`] from `relate`; an `R` inserted directly that names one is
+///   undone once the insert completes and recorded as a failed command.
+/// - **`R` and `Related<R>` are read-only** to queries and `get_mut`, since a write
+///   there would bypass the bookkeeping.
+///
+/// ```
+/// use ripple::{DespawnPolicy, Entity, Relation, Related, World};
+///
+/// /// An item in a container; despawning the container despawns what it holds.
+/// struct ContainedIn(Entity);
+/// impl Relation for ContainedIn {
+///     const ON_TARGET_DESPAWN: DespawnPolicy = DespawnPolicy::DespawnRelated;
+///     const ACYCLIC: bool = true;
+///     fn target(&self) -> Entity { self.0 }
+///     fn to(target: Entity) -> Self { ContainedIn(target) }
+/// }
+///
+/// let mut world = World::new();
+/// world.register_relation::<ContainedIn>();
+/// let bag = world.spawn(("bag",));
+/// let coin = world.spawn(("coin",));
+/// world.relate(coin, ContainedIn(bag)).unwrap();
+/// let gem = world.spawn(("gem", ContainedIn(bag))); // a direct insert is followed too
+/// assert_eq!(world.related::<ContainedIn>(bag), [coin, gem]);
+/// assert!(world.relate(bag, ContainedIn(coin)).is_err()); // a cycle: refused
+/// world.despawn(bag).unwrap();
+/// assert!(!world.contains(coin) && !world.contains(gem));
+/// ```
 pub trait Relation: Component + Sized {
     /// What despawning a target does to its sources: detach them (the default) or
     /// despawn them too.
@@ -87,7 +87,7 @@ pub enum DespawnPolicy {
 }
 
 /// The list of entities related to a target through `R`, in the order they were
-/// related: kept by the world on the target (see the [module docs](self)). It stays
+/// related: kept by the world on the target (see [`Relation`]). It stays
 /// (empty) when the last source leaves, keeping its capacity.
 pub struct Related<R> {
     pub(crate) list: Vec<Entity>,
