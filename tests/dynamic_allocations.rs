@@ -82,7 +82,7 @@ fn steady_relation_churn_allocates_nothing() {
     world.register_relation::<HeldBy>();
     let targets: [Entity; 10] = std::array::from_fn(|_| world.spawn(()));
     let mut sources = Vec::with_capacity(100);
-    let mut frame = |world: &mut World, sources: &mut Vec<Entity>| {
+    let frame = |world: &mut World, sources: &mut Vec<Entity>| {
         sources.clear();
         for i in 0..100 {
             let source = world.spawn(());
