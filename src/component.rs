@@ -79,6 +79,28 @@ pub(crate) struct ComponentInfo {
 }
 
 impl ComponentInfo {
+    /// A component seen for the first time: untracked, unobserved, unhooked.
+    fn new(
+        name: &'static str,
+        type_id: Option<TypeId>,
+        new_column: fn() -> Box<dyn Column>,
+        blob: Option<BlobShape>,
+        storage: Storage,
+    ) -> Self {
+        ComponentInfo {
+            name,
+            type_id,
+            new_column,
+            blob,
+            storage,
+            tracked: false,
+            observed: false,
+            hooks: ComponentHooks::default(),
+            kept: None,
+            relation: None,
+        }
+    }
+
     /// An empty column for this component's values.
     pub(crate) fn make_column(&self) -> Box<dyn Column> {
         match self.blob {
@@ -111,18 +133,14 @@ impl Components {
         let next = ComponentId(self.infos.len() as u32);
         let infos = &mut self.infos;
         *self.by_type.entry(TypeId::of::<T>()).or_insert_with(|| {
-            infos.push(ComponentInfo {
-                name: std::any::type_name::<T>(),
-                type_id: Some(TypeId::of::<T>()),
-                new_column: || Box::new(TypedColumn::<T>::default()),
-                blob: None,
+            let new_column = || Box::new(TypedColumn::<T>::default()) as Box<dyn Column>;
+            infos.push(ComponentInfo::new(
+                std::any::type_name::<T>(),
+                Some(TypeId::of::<T>()),
+                new_column,
+                None,
                 storage,
-                tracked: false,
-                observed: false,
-                hooks: ComponentHooks::default(),
-                kept: None,
-                relation: None,
-            });
+            ));
             next
         })
     }
@@ -131,18 +149,8 @@ impl Components {
     /// under `name` (names of runtime components need not be unique).
     pub(crate) fn register_blob(&mut self, name: &'static str, shape: BlobShape, storage: Storage) -> ComponentId {
         let id = ComponentId(u32::try_from(self.infos.len()).expect("ripple: more than 2^32 component types"));
-        self.infos.push(ComponentInfo {
-            name,
-            type_id: None,
-            new_column: || unreachable!("a runtime component's columns are blobs"),
-            blob: Some(shape),
-            storage,
-            tracked: false,
-            observed: false,
-            hooks: ComponentHooks::default(),
-            kept: None,
-            relation: None,
-        });
+        let new_column = || unreachable!("a runtime component's columns are blobs");
+        self.infos.push(ComponentInfo::new(name, None, new_column, Some(shape), storage));
         self.by_runtime_name.entry(name).or_default().push(id);
         id
     }

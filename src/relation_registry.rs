@@ -96,3 +96,18 @@ impl RelationTables {
         self.get(self.bubble?).target_of(entity)
     }
 }
+
+/// Places `entities` (each once, in order) at `index` of `list` (the end if past it),
+/// taking those already in it out of their places first: what inserting related
+/// entities at an index does to a target's list. O(list · entities).
+pub(crate) fn place_at(list: &mut Vec<Entity>, index: usize, entities: &[Entity]) {
+    let mut placed: Vec<Entity> = Vec::with_capacity(entities.len());
+    for &entity in entities {
+        if !placed.contains(&entity) {
+            placed.push(entity);
+        }
+    }
+    list.retain(|e| !placed.contains(e));
+    let at = index.min(list.len());
+    list.splice(at..at, placed);
+}

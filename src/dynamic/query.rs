@@ -390,11 +390,6 @@ impl<'a> DynamicTable<'a> {
     }
 }
 
-/// `column` as the blob column of a runtime component.
-fn blob(column: &dyn Column) -> &BlobColumn {
-    column.as_any().downcast_ref::<BlobColumn>().expect("ripple: a runtime component's column is a blob")
-}
-
 impl DynamicQuery {
     /// Checks the archetypes created since the last run.
     fn update_archetypes(&mut self, world: &World) {
@@ -724,7 +719,7 @@ fn fill_terms(
     table: &crate::storage::Archetype,
 ) {
     for ((slot, term), &column) in scratch.iter_mut().zip(terms.iter()).zip(matched.columns.iter()) {
-        let values = blob(world_column(world, table, term.id, column));
+        let values = BlobColumn::of(world_column(world, table, term.id, column));
         *slot = TermColumn {
             base: values.row_ptr(0),
             size: values.item_size(),

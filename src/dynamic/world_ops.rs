@@ -23,16 +23,6 @@ use super::{ComponentDescriptor, DynamicError};
 /// [`World::removal_reader_by_id`]).
 pub enum RuntimeComponent {}
 
-/// `column` as the blob column it is (a runtime component's).
-fn blob(column: &dyn Column) -> &BlobColumn {
-    column.as_any().downcast_ref::<BlobColumn>().expect("ripple: a runtime component's column is a blob")
-}
-
-/// Mutable form of [`blob`].
-fn blob_mut(column: &mut dyn Column) -> &mut BlobColumn {
-    column.as_any_mut().downcast_mut::<BlobColumn>().expect("ripple: a runtime component's column is a blob")
-}
-
 impl World {
     /// Registers a component that has no Rust type and returns its id, which names it
     /// in this world only (another world gives its own ids). Each call registers a new
@@ -161,7 +151,7 @@ impl World {
         if column == SPARSE_COLUMN {
             let set = self.sparse.get_mut(id).expect("ripple: a sparse component has a set");
             let (dense, new) = set.slot_for(entity);
-            let values = blob_mut(&mut *set.values);
+            let values = BlobColumn::of_mut(&mut *set.values);
             if new {
                 self.moves.push(Move::sparse(entity, id, false));
                 values.push(value, now);
@@ -170,7 +160,7 @@ impl World {
                 values.replace(dense, value, now);
             }
         } else {
-            let values = blob_mut(&mut *self.archetypes.get_mut(target).columns[column]);
+            let values = BlobColumn::of_mut(&mut *self.archetypes.get_mut(target).columns[column]);
             if values.len() == row {
                 values.push(value, now);
             } else {
@@ -193,11 +183,11 @@ impl World {
         let missing = DynamicError::MissingComponent { entity, component };
         if let Some(set) = self.sparse.get(id) {
             let dense = set.dense(entity).ok_or(missing)?;
-            return Ok(blob(&*set.values).bytes(dense));
+            return Ok(BlobColumn::of(&*set.values).bytes(dense));
         }
         let table = self.archetypes.get(location.archetype);
         let column = table.column_index(id).ok_or(missing)?;
-        Ok(blob(table.column(column)).bytes(location.row.index()))
+        Ok(BlobColumn::of(table.column(column)).bytes(location.row.index()))
     }
 
     /// `entity`'s runtime component `id`, as writable bytes; writing through the
@@ -213,11 +203,11 @@ impl World {
         let now = self.change_tick();
         if let Some(set) = self.sparse.get_mut(id) {
             let dense = set.dense(entity).ok_or(missing)?;
-            return Ok(blob_mut(&mut *set.values).bytes_mut(dense, now));
+            return Ok(BlobColumn::of_mut(&mut *set.values).bytes_mut(dense, now));
         }
         let table = self.archetypes.get_mut(location.archetype);
         let column = table.column_index(id).ok_or(missing)?;
-        Ok(blob_mut(&mut *table.columns[column]).bytes_mut(location.row.index(), now))
+        Ok(BlobColumn::of_mut(&mut *table.columns[column]).bytes_mut(location.row.index(), now))
     }
 
     /// Removes `entity`'s runtime component `id`, dropping its value. Hooks, observers

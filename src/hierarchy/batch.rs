@@ -31,23 +31,14 @@ impl World {
     /// children (the end if past it); those already its children move there. All or
     /// nothing.
     ///
-    /// O(children of `parent` + `children`), plus [`add_children`](Self::add_children).
+    /// O(children of `parent` · `children`), plus [`add_children`](Self::add_children).
     ///
     /// # Errors
     /// As [`add_children`](Self::add_children).
     pub fn insert_children(&mut self, parent: Entity, index: usize, children: &[Entity]) -> Result<(), HierarchyError> {
         self.add_children(parent, children)?;
         if let Some(mut list) = self.children_mut(parent) {
-            let mut placed: Vec<Entity> = Vec::with_capacity(children.len());
-            for &child in children {
-                if !placed.contains(&child) {
-                    placed.push(child);
-                }
-            }
-            let mut rest: Vec<Entity> = list.list.iter().copied().filter(|c| !placed.contains(c)).collect();
-            let at = index.min(rest.len());
-            rest.splice(at..at, placed);
-            list.list = rest;
+            crate::relation_registry::place_at(&mut list.list, index, children);
         }
         Ok(())
     }

@@ -261,11 +261,11 @@ impl<B: Bundle> EntityMutExcept<'_, B> {
     /// [`Related`](crate::Related) list), as [`World::get_mut`] does.
     #[track_caller]
     pub fn get_mut<T: Component>(&mut self) -> Option<Mut<'_, T>> {
-        let world = self.world;
-        if let Some(refusal) = world.components.id::<T>().and_then(|id| world.components.kept_refusal(id)) {
+        let id = self.world.components.id::<T>()?;
+        if let Some(refusal) = self.world.components.kept_refusal(id) {
             panic!("{refusal}");
         }
-        let (column, row) = self.place::<T>()?;
+        let (column, row) = self.place_of::<T>(id)?;
         // SAFETY: the query declared a write of every component but `B`'s (`place`
         // refuses those), so no other system or term reaches this row meanwhile; the
         // item is the run's only one for this entity, and the `Mut` borrows it mutably,
@@ -278,11 +278,15 @@ impl<B: Bundle> EntityMutExcept<'_, B> {
     /// The column holding the entity's `T` and its row, if it has one and `T` is not
     /// excepted.
     fn place<T: Component>(&self) -> Option<(&TypedColumn<T>, usize)> {
+        self.place_of::<T>(self.world.components.id::<T>()?)
+    }
+
+    /// [`place`](Self::place), `T`'s id known.
+    fn place_of<T: Component>(&self, id: ComponentId) -> Option<(&TypedColumn<T>, usize)> {
         if B::contains_type(TypeId::of::<T>()) {
             return None;
         }
         let world = self.world;
-        let id = world.components.id::<T>()?;
         if let Some(set) = world.sparse.get(id) {
             let dense = set.dense(self.entity)?;
             return Some((downcast::<T>(&*set.values), dense));

@@ -101,7 +101,7 @@ impl World {
     /// Relates `sources` to `target` and places them, in order, at `index` of its list
     /// (the end if past it); those already related to it move there. All or nothing.
     ///
-    /// O(list length + `sources`).
+    /// O(list length · `sources`).
     ///
     /// # Errors
     /// As [`add_related`](Self::add_related).
@@ -113,17 +113,7 @@ impl World {
     ) -> Result<(), RelationError> {
         self.add_related::<R>(target, sources)?;
         if let Some(mut related) = self.related_mut::<R>(target) {
-            let moving: std::collections::HashSet<Entity> = sources.iter().copied().collect();
-            let mut rest: Vec<Entity> = related.list.iter().copied().filter(|e| !moving.contains(e)).collect();
-            let at = index.min(rest.len());
-            let mut placed: Vec<Entity> = Vec::with_capacity(sources.len());
-            for &source in sources {
-                if !placed.contains(&source) {
-                    placed.push(source);
-                }
-            }
-            rest.splice(at..at, placed);
-            related.list = rest;
+            crate::relation_registry::place_at(&mut related.list, index, sources);
         }
         Ok(())
     }

@@ -74,15 +74,6 @@ pub(crate) struct RuntimeEntry {
     codec: Arc<dyn RuntimeCodec>,
 }
 
-/// `column` as the blob column of a runtime component.
-fn blob(column: &dyn Column) -> &BlobColumn {
-    column.as_any().downcast_ref::<BlobColumn>().expect("ripple: a runtime component's column is a blob")
-}
-
-fn blob_mut(column: &mut dyn Column) -> &mut BlobColumn {
-    column.as_any_mut().downcast_mut::<BlobColumn>().expect("ripple: a runtime component's column is a blob")
-}
-
 impl RuntimeEntry {
     pub(crate) fn new(descriptor: ComponentDescriptor, codec: Arc<dyn RuntimeCodec>) -> Self {
         RuntimeEntry { descriptor, codec }
@@ -111,7 +102,7 @@ impl RuntimeEntry {
     }
 
     pub(crate) fn bind<'a>(&'a self, column: &'a dyn Column) -> Box<dyn ValueWriter + 'a> {
-        Box::new(BytesWriter { column: blob(column), codec: &*self.codec })
+        Box::new(BytesWriter { column: BlobColumn::of(column), codec: &*self.codec })
     }
 
     pub(crate) fn new_staging(&self) -> Box<dyn Staging> {
@@ -223,7 +214,7 @@ impl Staging for StagedBytes {
     }
 
     fn push_into(&mut self, column: &mut dyn Column, count: usize, tick: Tick) {
-        let column = blob_mut(column);
+        let column = BlobColumn::of_mut(column);
         for value in self.values.drain(..count) {
             column.push(&value, tick);
         }
@@ -232,7 +223,7 @@ impl Staging for StagedBytes {
     fn insert_into(&mut self, set: &mut SparseSet, entity: Entity, tick: Tick) {
         let value = self.values.pop_front().expect("ripple: a value staged per record");
         let (dense, new) = set.slot_for(entity);
-        let values = blob_mut(&mut *set.values);
+        let values = BlobColumn::of_mut(&mut *set.values);
         if new {
             values.push(&value, tick);
         } else {

@@ -53,6 +53,22 @@ unsafe impl Send for BlobColumn {}
 unsafe impl Sync for BlobColumn {}
 
 impl BlobColumn {
+    /// `column` as the blob column it is (a runtime component's: every column of a
+    /// runtime component's id is one).
+    ///
+    /// # Panics
+    /// If it is not: an internal invariant violation.
+    #[inline]
+    pub(crate) fn of(column: &dyn Column) -> &BlobColumn {
+        column.as_any().downcast_ref::<BlobColumn>().expect("ripple: a runtime component's column is a blob")
+    }
+
+    /// Mutable form of [`of`](Self::of).
+    #[inline]
+    pub(crate) fn of_mut(column: &mut dyn Column) -> &mut BlobColumn {
+        column.as_any_mut().downcast_mut::<BlobColumn>().expect("ripple: a runtime component's column is a blob")
+    }
+
     /// An empty column of values shaped `shape`.
     pub(crate) fn new(shape: BlobShape) -> Self {
         let size = shape.layout.size();
@@ -247,7 +263,7 @@ impl Column for BlobColumn {
 
     fn swap_remove_into(&mut self, row: usize, dst: &mut dyn Column, now: Tick) {
         // Moves join columns of one component id, so `dst` is a blob of this shape.
-        let dst = dst.as_any_mut().downcast_mut::<BlobColumn>().expect("ripple: column type mismatch");
+        let dst = BlobColumn::of_mut(dst);
         if let Some(ticks) = &mut self.ticks {
             let (added, changed) = ticks.swap_remove(row, now);
             // Tracking is per component, so the destination is tracked too.
