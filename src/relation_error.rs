@@ -51,6 +51,20 @@ impl fmt::Display for HierarchyError {
 
 impl std::error::Error for HierarchyError {}
 
+/// The hierarchy's words for a refusal of the relation machinery it runs on.
+impl From<RelationError> for HierarchyError {
+    fn from(error: RelationError) -> Self {
+        match error {
+            RelationError::NoSuchEntity(entity) => HierarchyError::NoSuchEntity(entity),
+            RelationError::DeadTarget { source, target } => {
+                HierarchyError::DeadParent { child: source, parent: target }
+            }
+            RelationError::OwnTarget(entity) => HierarchyError::OwnParent(entity),
+            RelationError::Cycle { source, target } => HierarchyError::Cycle { child: source, parent: target },
+        }
+    }
+}
+
 /// A change to a user relation refused by [`World::relate`](crate::World::relate) and
 /// its kin. Nothing was changed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

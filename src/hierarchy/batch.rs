@@ -6,7 +6,7 @@ use crate::bundle::Bundle;
 use crate::entity::Entity;
 use crate::world::World;
 
-use super::HierarchyError;
+use super::{ChildOf, HierarchyError};
 
 impl World {
     /// Attaches every entity of `children` to `parent`, in order, at the end of its
@@ -37,7 +37,7 @@ impl World {
     /// As [`add_children`](Self::add_children).
     pub fn insert_children(&mut self, parent: Entity, index: usize, children: &[Entity]) -> Result<(), HierarchyError> {
         self.add_children(parent, children)?;
-        if let Some(mut list) = self.children_mut(parent) {
+        if let Some(mut list) = self.related_mut::<ChildOf>(parent) {
             crate::relation_registry::place_at(&mut list.list, index, children);
         }
         Ok(())
@@ -65,12 +65,7 @@ impl World {
     /// # Errors
     /// [`HierarchyError::NoSuchEntity`] if `parent` is not alive.
     pub fn despawn_descendants(&mut self, parent: Entity) -> Result<usize, HierarchyError> {
-        let before = self.len();
-        while let Some(&child) = self.children(parent)?.last() {
-            self.remove_parent(child)?;
-            self.despawn_tree(child);
-        }
-        Ok(before - self.len())
+        Ok(self.despawn_related::<ChildOf>(parent)?)
     }
 
     /// Spawns one child of `parent` per bundle, in order, and returns them.

@@ -13,6 +13,9 @@ pub(super) const CLEAN: u32 = 2;
 pub(super) const SKIP: u32 = 3;
 /// Recomputed by this run's walk.
 pub(super) const DONE: u32 = 4;
+/// On the path of the walk up from a candidate being resolved (only for relations that
+/// may have cycles: meeting it again means the path closed a cycle).
+pub(super) const WALKING: u32 = 5;
 
 const STATE_BITS: u32 = 3;
 const STATE_MASK: u32 = (1 << STATE_BITS) - 1;

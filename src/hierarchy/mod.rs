@@ -49,13 +49,13 @@ mod traverse;
 mod walk;
 
 use std::fmt;
-use std::sync::atomic::AtomicBool;
 
 #[cfg(feature = "persistence")]
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::component::ComponentId;
 use crate::entity::Entity;
+use crate::relationship::{DespawnPolicy, Related, Relation};
 
 pub use crate::relation_error::HierarchyError;
 pub use propagate::{Propagation, PropagationStats};
@@ -101,40 +101,29 @@ impl<'de> Deserialize<'de> for ChildOf {
 
 /// The relation component on a parent: its children, in the order they were attached.
 ///
-/// Kept by the world; it cannot be built or written outside it. It stays (empty) when
-/// the last child leaves, so a parent that gains and loses children every frame keeps
-/// its list's capacity and allocates nothing. Removing it from an entity detaches
-/// all its children.
-pub struct Children {
-    list: Vec<Entity>,
-    /// Set on a list the hierarchy built for the insert that is running; an inserted
-    /// list without it (one removed from some entity earlier) is rebuilt.
-    fresh: AtomicBool,
-}
+/// The hierarchy is one [`Relation`] among others: `Children` is `ChildOf`'s
+/// [`Related`] list, kept by the world; it cannot be built or written outside it. It
+/// stays (empty) when the last child leaves, so a parent that gains and loses
+/// children every frame keeps its list's capacity and allocates nothing. Removing it
+/// from an entity detaches all its children.
+pub type Children = Related<ChildOf>;
 
-impl Children {
-    pub(crate) fn fresh(list: Vec<Entity>) -> Children {
-        Children { list, fresh: AtomicBool::new(true) }
-    }
+/// The hierarchy as a relation: acyclic, and despawning a parent despawns its
+/// children. [`World::set_parent`](crate::World::set_parent) and its kin are the
+/// hierarchy's names for [`World::relate`](crate::World::relate) and its kin, with
+/// [`HierarchyError`] for their refusals.
+impl Relation for ChildOf {
+    const ON_TARGET_DESPAWN: DespawnPolicy = DespawnPolicy::DespawnRelated;
+    const ACYCLIC: bool = true;
 
-    /// The children, in order.
     #[inline]
-    pub fn as_slice(&self) -> &[Entity] {
-        &self.list
+    fn target(&self) -> Entity {
+        self.0
     }
-}
 
-impl std::ops::Deref for Children {
-    type Target = [Entity];
     #[inline]
-    fn deref(&self) -> &[Entity] {
-        &self.list
-    }
-}
-
-impl fmt::Debug for Children {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_tuple("Children").field(&self.list).finish()
+    fn to(target: Entity) -> Self {
+        ChildOf(target)
     }
 }
 

@@ -1,15 +1,18 @@
 //! [`Propagation`]: a derived "global" component computed from a "local" one down the
 //! tree (world transforms, inherited visibility, tint), recomputing only what changed.
+//! The tree is the hierarchy's by default, or that of any acyclic-in-practice
+//! [`Relation`] (an item's `ContainedIn`, a turret's `MountedOn`).
 
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 
 use crate::component::{Component, ComponentId, Storage};
 use crate::entity::Entity;
 use crate::query::{Dirty, QueryState, With, Without};
+use crate::relationship::{Related, Relation};
 use crate::world::{World, WorldId};
 
 use super::ChildOf;
-use super::marks::{CLEAN, DIRTY, Marks, SKIP};
+use super::marks::{CLEAN, DIRTY, Marks, SKIP, WALKING};
 use super::walk::{Chunk, Combine, Job, MemberTables, stamp_written, walk_parallel, walk_serial};
 use crate::relation_registry::LinkTable;
 
@@ -41,12 +44,13 @@ const PARALLEL_MEMBERS: usize = 32_768;
 const PARALLEL_JOBS: usize = 4096;
 
 /// Members whose local or parent changed, or that just became members.
-type ChangedMembers<L, G> = (Dirty<(L, ChildOf)>, With<L>, With<G>);
+type ChangedMembers<L, G, R> = (Dirty<(L, R)>, With<L>, With<G>);
 /// Members without a parent.
-type RootMembers<L, G> = (With<L>, With<G>, Without<ChildOf>);
+type RootMembers<L, G, R> = (With<L>, With<G>, Without<R>);
 
 /// Computes each entity's `G` from its parent's `G` and its own `L`, down the
-/// hierarchy, with a function `combine(parent_global, local)`.
+/// hierarchy (or down any [`Relation`] `R`: an entity's parent is then its relation's
+/// target), with a function `combine(parent_global, local)`.
 ///
 /// The members are the entities with both `L` and `G`. A member without a parent is a
 /// root: its `G` is `combine(root, local)`. A member whose parent is a member gets
@@ -67,6 +71,11 @@ type RootMembers<L, G> = (With<L>, With<G>, Without<ChildOf>);
 /// For a caller that needs one entity's `G` right after writing an `L` (a raycast
 /// against a body just moved, before the propagation's turn), [`update_now`](Self::update_now)
 /// recomputes the entity and its ancestors at once.
+///
+/// [`Propagation::new`] follows the hierarchy (`ChildOf`); [`Propagation::along`]
+/// follows a relation of your own, with the same costs and guarantees. A relation
+/// with cycles is walked as far as its roots reach: members on a cycle have no root
+/// above them and are left alone.
 ///
 /// ```
 /// use ripple::{Propagation, World};
@@ -97,16 +106,18 @@ type RootMembers<L, G> = (With<L>, With<G>, Without<ChildOf>);
 /// assert_eq!(positions.run(&mut world).recomputed, 3);
 /// assert_eq!(positions.run(&mut world).recomputed, 0);
 /// ```
-pub struct Propagation<L: Component, G: Component + Clone> {
+pub struct Propagation<L: Component, G: Component + Clone, R: Relation = ChildOf> {
     root: G,
     combine: Box<Combine<L, G>>,
     world_id: WorldId,
     local_id: ComponentId,
     global_id: ComponentId,
+    /// `R`'s link table in the world's relation registry.
+    links: u32,
     /// Members whose `L` or parent changed, or that became members, since the last run.
-    dirty: QueryState<Entity, ChangedMembers<L, G>>,
-    roots: QueryState<Entity, RootMembers<L, G>>,
-    tables: MemberTables<L, G>,
+    dirty: QueryState<Entity, ChangedMembers<L, G, R>>,
+    roots: QueryState<Entity, RootMembers<L, G, R>>,
+    tables: MemberTables<L, G, R>,
     /// Whether the next run computes every member: before the first run, and after a
     /// run that a panic in `combine` cut short.
     walk_all: bool,
@@ -123,23 +134,67 @@ pub struct Propagation<L: Component, G: Component + Clone> {
     parallel: bool,
 }
 
-impl<L: Component, G: Component + Clone> Propagation<L, G> {
-    /// A propagation of `G` from `L` over `world`; `root` is the parent value roots are
-    /// combined with (the identity transform, "visible", no tint). Its first run
-    /// computes every member.
+impl<L: Component, G: Component + Clone> Propagation<L, G, ChildOf> {
+    /// A propagation of `G` from `L` down the hierarchy of `world`; `root` is the
+    /// parent value roots are combined with (the identity transform, "visible", no
+    /// tint). Its first run computes every member.
     ///
     /// # Panics
     /// If `L` or `G` is stored in sparse sets ([`World::set_storage`]): propagation
     /// reads and writes members in their tables. If `G` is `L`, [`ChildOf`] or
-    /// [`Children`](super::Children): the output would feed its own input, or bypass
-    /// the hierarchy's bookkeeping.
+    /// [`Children`](super::Children) (or another relation's component): the output
+    /// would feed its own input, or bypass the relation's bookkeeping.
     pub fn new(world: &mut World, root: G, combine: impl Fn(&G, &L) -> G + Send + Sync + 'static) -> Self {
+        Self::along(world, root, combine)
+    }
+}
+
+impl<L: Component, G: Component + Clone, R: Relation> Propagation<L, G, R> {
+    /// A propagation of `G` from `L` down relation `R` (registered here if it is not
+    /// yet): an entity's parent is the target its `R` names, and its children are the
+    /// target's [`Related<R>`] list. Otherwise as [`Propagation::new`], panics
+    /// included.
+    ///
+    /// ```
+    /// use ripple::{Entity, Propagation, Relation, World};
+    /// #[derive(Clone, Copy, Debug, PartialEq)]
+    /// struct Place(f32);
+    /// #[derive(Clone, Copy, Debug, PartialEq)]
+    /// struct WorldPlace(f32);
+    /// /// A turret mounted on a ship: moves with it, but is not its child.
+    /// struct MountedOn(Entity);
+    /// impl Relation for MountedOn {
+    ///     const ACYCLIC: bool = true;
+    ///     fn target(&self) -> Entity { self.0 }
+    ///     fn to(target: Entity) -> Self { MountedOn(target) }
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// let ship = world.spawn((Place(100.0), WorldPlace(0.0)));
+    /// let turret = world.spawn((Place(2.0), WorldPlace(0.0)));
+    /// world.relate(turret, MountedOn(ship)).unwrap();
+    ///
+    /// let mut places: Propagation<Place, WorldPlace, MountedOn> =
+    ///     Propagation::along(&mut world, WorldPlace(0.0), |on: &WorldPlace, local: &Place| {
+    ///         WorldPlace(on.0 + local.0)
+    ///     });
+    /// places.run(&mut world);
+    /// assert_eq!(world.get::<WorldPlace>(turret), Ok(&WorldPlace(102.0)));
+    ///
+    /// world.get_mut::<Place>(ship).unwrap().0 = 50.0;
+    /// assert_eq!(places.run(&mut world).recomputed, 2);
+    /// assert_eq!(world.get::<WorldPlace>(turret), Ok(&WorldPlace(52.0)));
+    /// ```
+    pub fn along(world: &mut World, root: G, combine: impl Fn(&G, &L) -> G + Send + Sync + 'static) -> Self {
         assert!(
             world.storage::<L>() == Storage::Table && world.storage::<G>() == Storage::Table,
             "Propagation<{}, {}> needs both components in table storage",
             std::any::type_name::<L>(),
             std::any::type_name::<G>()
         );
+        world.register_relation::<R>();
+        let links = world.relation_index::<R>().expect("registered above");
+        let list_id = world.components.id_or_register::<Related<R>>();
         let local_id = world.components.id_or_register::<L>();
         let global_id = world.components.id_or_register::<G>();
         assert!(
@@ -155,9 +210,10 @@ impl<L: Component, G: Component + Clone> Propagation<L, G> {
             world_id: world.id(),
             local_id,
             global_id,
+            links,
             dirty: QueryState::new(world),
             roots: QueryState::new(world),
-            tables: MemberTables::new(local_id, global_id),
+            tables: MemberTables::new(local_id, global_id, list_id),
             walk_all: true,
             candidates: Vec::new(),
             jobs: Vec::new(),
@@ -234,7 +290,7 @@ impl<L: Component, G: Component + Clone> Propagation<L, G> {
             if self.candidates.len() <= WARM_CANDIDATES {
                 self.warm(world);
             }
-            let links = world.child_links();
+            let links = world.relation_tables.get(self.links);
             for at in 0..self.candidates.len() {
                 let entity = self.candidates[at];
                 if let Some(parent) = self.resolve(world, links, entity) {
@@ -275,22 +331,37 @@ impl<L: Component, G: Component + Clone> Propagation<L, G> {
     /// Recomputes `entity`'s `G` now, and its ancestors' on the way, and returns it:
     /// read-your-writes for a caller that cannot wait for the next [`run`](Self::run)
     /// (which still recomputes whatever the writes affect). O(depth). `None` if the
-    /// entity is not a member reachable from a root.
+    /// entity is not a member reachable from a root (also where the relation leads
+    /// it into a cycle, found in O(path to the cycle + its length)).
     ///
     /// # Panics
     /// If `world` is not the world the propagation was made for.
     pub fn update_now<'w>(&mut self, world: &'w mut World, entity: Entity) -> Option<&'w G> {
         self.check_world(world);
         self.path.clear();
+        let links = world.relation_tables.get(self.links);
         let mut at = entity;
+        // For a relation that may have cycles: Brent's check, a marker moved to the
+        // walk's head after 1, 2, 4, ... steps, which the walk meets again on a cycle
+        // within twice the cycle's length.
+        let (mut marker, mut since, mut span) = (entity, 0usize, 1usize);
         loop {
             if !self.is_member(world, at) {
                 return None;
             }
             self.path.push(at);
-            match world.child_links().target_of(at) {
+            match links.target_of(at) {
                 Some(parent) => at = parent,
                 None => break,
+            }
+            if !R::ACYCLIC {
+                if at == marker {
+                    return None;
+                }
+                since += 1;
+                if since == span {
+                    (marker, since, span) = (at, 0, span * 2);
+                }
             }
         }
         let mut value = self.root.clone();
@@ -319,10 +390,15 @@ impl<L: Component, G: Component + Clone> Propagation<L, G> {
         let reachable = loop {
             let Some(parent) = links.target_of(at) else { break true };
             match self.marks.get(parent) {
-                DIRTY | SKIP => break false,
+                // A dirty ancestor recomputes this one anyway; a path that meets itself
+                // again is a cycle of the relation, which no root reaches.
+                DIRTY | SKIP | WALKING => break false,
                 CLEAN => break true,
                 _ if !self.is_member(world, parent) => break false,
                 _ => {
+                    if !R::ACYCLIC {
+                        self.marks.set(parent, WALKING);
+                    }
                     self.path.push(parent);
                     at = parent;
                 }
@@ -342,12 +418,12 @@ impl<L: Component, G: Component + Clone> Propagation<L, G> {
     }
 
     /// Asks the cache for what the candidates' walks will read (slot records, marks,
-    /// relations, and the rows of `L`, `G` and `Children`), level by level up to
+    /// relations, and the rows of `L`, `G` and `Related<R>`), level by level up to
     /// their roots: each pass issues every candidate's loads before waiting on any.
     fn warm(&mut self, world: &World) {
         self.path.clear();
         self.path.extend_from_slice(&self.candidates);
-        let links = world.child_links();
+        let links = world.relation_tables.get(self.links);
         for _ in 0..WARM_LEVELS {
             for &entity in &self.path {
                 world.entities.prefetch(entity);

@@ -15,8 +15,9 @@ use crate::hint::prefetch;
 use crate::storage::{ArchetypeId, downcast_mut, downcast_unchecked};
 use crate::world::World;
 
+use crate::relationship::Related;
+
 use super::marks::Marks;
-use super::{CHILDREN, Children};
 
 /// The user's `combine(parent_global, local)`.
 pub(super) type Combine<L, G> = dyn Fn(&G, &L) -> G + Send + Sync;
@@ -31,26 +32,26 @@ const CHUNKS_PER_THREAD: usize = 8;
 /// Raw access to one member table's columns, taken in one run from the world that run
 /// borrows exclusively, and used only during that run (no structural change happens
 /// meanwhile, so the pointers stay valid).
-pub(super) struct MemberRows<L, G> {
+pub(super) struct MemberRows<L, G, R> {
     local: *const L,
     global: *mut G,
-    /// Null where the table has no `Children`.
-    children: *const Children,
+    /// Null where the table has no `Related<R>` (the members' list of sources).
+    children: *const Related<R>,
     len: usize,
     /// Whether `G` is change-tracked: its writes are stamped after the walk.
     tracked: bool,
 }
 
-impl<L, G> Clone for MemberRows<L, G> {
+impl<L, G, R> Clone for MemberRows<L, G, R> {
     fn clone(&self) -> Self {
         *self
     }
 }
 
-impl<L, G> Copy for MemberRows<L, G> {}
+impl<L, G, R> Copy for MemberRows<L, G, R> {}
 
-impl<L, G> MemberRows<L, G> {
-    /// Hints the cache to load row `row`'s local, global and children.
+impl<L, G, R> MemberRows<L, G, R> {
+    /// Hints the cache to load row `row`'s local, global and list of sources.
     #[inline]
     pub(super) fn prefetch(&self, row: usize) {
         prefetch(self.local.wrapping_add(row));
@@ -61,13 +62,18 @@ impl<L, G> MemberRows<L, G> {
     }
 }
 
+/// One table's entry in [`MemberTables`]: the run it was taken in, and its rows.
+type TakenRows<L, G, R> = (u64, Option<MemberRows<L, G, R>>);
+
 /// Per table, this run's [`MemberRows`], taken when the run first meets the table.
-pub(super) struct MemberTables<L, G> {
+pub(super) struct MemberTables<L, G, R> {
     local_id: ComponentId,
     global_id: ComponentId,
+    /// `Related<R>`'s id: the column the walk goes down by.
+    list_id: ComponentId,
     /// Per archetype index: the run the entry was taken in, and the rows (`None` for a
     /// table without `L` or `G`).
-    entries: Vec<(u64, Option<MemberRows<L, G>>)>,
+    entries: Vec<TakenRows<L, G, R>>,
     run: u64,
 }
 
@@ -75,14 +81,14 @@ pub(super) struct MemberTables<L, G> {
 // that run borrows the world exclusively; reads of `L` and `Children` from several
 // threads need `L: Sync` (every component is), and each `G` row is written by the one
 // thread that claimed its entity in the run's marks, which moves `G` values between
-// threads (`G: Send`, as every component is).
-unsafe impl<L: Component, G: Component> Send for MemberTables<L, G> {}
+// threads (`G: Send`, as every component is). `Related<R>` holds entities only.
+unsafe impl<L: Component, G: Component, R> Send for MemberTables<L, G, R> {}
 // SAFETY: as for `Send`.
-unsafe impl<L: Component, G: Component> Sync for MemberTables<L, G> {}
+unsafe impl<L: Component, G: Component, R> Sync for MemberTables<L, G, R> {}
 
-impl<L: Component, G: Component> MemberTables<L, G> {
-    pub(super) fn new(local_id: ComponentId, global_id: ComponentId) -> Self {
-        MemberTables { local_id, global_id, entries: Vec::new(), run: 0 }
+impl<L: Component, G: Component, R: 'static> MemberTables<L, G, R> {
+    pub(super) fn new(local_id: ComponentId, global_id: ComponentId, list_id: ComponentId) -> Self {
+        MemberTables { local_id, global_id, list_id, entries: Vec::new(), run: 0 }
     }
 
     /// Starts a run: every table's rows are taken again when first needed.
@@ -92,7 +98,7 @@ impl<L: Component, G: Component> MemberTables<L, G> {
 
     /// The rows of `archetype` for this run.
     #[inline]
-    pub(super) fn rows(&mut self, world: &World, archetype: ArchetypeId) -> Option<MemberRows<L, G>> {
+    pub(super) fn rows(&mut self, world: &World, archetype: ArchetypeId) -> Option<MemberRows<L, G, R>> {
         match self.entries.get(archetype.index()) {
             Some(&(run, rows)) if run == self.run => rows,
             _ => self.take(world, archetype),
@@ -109,7 +115,7 @@ impl<L: Component, G: Component> MemberTables<L, G> {
     /// The rows of `archetype`, taken by [`take_all`](Self::take_all) or
     /// [`rows`](Self::rows) in this run (`None` otherwise).
     #[inline]
-    fn taken(&self, archetype: ArchetypeId) -> Option<MemberRows<L, G>> {
+    fn taken(&self, archetype: ArchetypeId) -> Option<MemberRows<L, G, R>> {
         match self.entries.get(archetype.index()) {
             Some(&(run, rows)) if run == self.run => rows,
             _ => None,
@@ -117,20 +123,20 @@ impl<L: Component, G: Component> MemberTables<L, G> {
     }
 
     #[cold]
-    fn take(&mut self, world: &World, archetype: ArchetypeId) -> Option<MemberRows<L, G>> {
+    fn take(&mut self, world: &World, archetype: ArchetypeId) -> Option<MemberRows<L, G, R>> {
         let table = world.archetypes.get(archetype);
         let rows = match (table.column_index(self.local_id), table.column_index(self.global_id)) {
             (Some(local), Some(global)) => {
                 // SAFETY: each column is the one of its component's id in this table,
-                // and the world registered those ids for `L`, `G` and `Children` (the
+                // and the world registered those ids for `L`, `G` and `Related<R>` (the
                 // propagation checks it runs on the world it was made for).
                 let (local, global) = unsafe {
                     (downcast_unchecked::<L>(table.column(local)), downcast_unchecked::<G>(table.column(global)))
                 };
-                let children = match table.column_index(CHILDREN) {
+                let children = match table.column_index(self.list_id) {
                     Some(index) => {
-                        // SAFETY: as above (every world registers `Children` as `CHILDREN`).
-                        let column = unsafe { downcast_unchecked::<Children>(table.column(index)) };
+                        // SAFETY: as above.
+                        let column = unsafe { downcast_unchecked::<Related<R>>(table.column(index)) };
                         column.get_ptr().cast_const()
                     }
                     None => std::ptr::null(),
@@ -178,11 +184,11 @@ impl<G> Default for Chunk<G> {
 }
 
 /// Walks `jobs` on this thread; returns how many members it computed.
-pub(super) fn walk_serial<L: Component, G: Component>(
+pub(super) fn walk_serial<L: Component, G: Component, R: 'static>(
     world: &World,
     combine: &Combine<L, G>,
     jobs: &[Job<G>],
-    tables: &mut MemberTables<L, G>,
+    tables: &mut MemberTables<L, G, R>,
     marks: &mut Marks,
     chunk: &mut Chunk<G>,
 ) -> usize {
@@ -192,11 +198,11 @@ pub(super) fn walk_serial<L: Component, G: Component>(
 /// Walks `jobs` in chunks spread over rayon's threads; returns how many members they
 /// computed. Jobs whose subtrees meet (which a consistent hierarchy never has) still
 /// compute each member once: a member goes to the thread that claims it first.
-pub(super) fn walk_parallel<L: Component, G: Component>(
+pub(super) fn walk_parallel<L: Component, G: Component, R: 'static>(
     world: &World,
     combine: &Combine<L, G>,
     jobs: &[Job<G>],
-    tables: &mut MemberTables<L, G>,
+    tables: &mut MemberTables<L, G, R>,
     marks: &Marks,
     chunks: &mut Vec<Chunk<G>>,
 ) -> usize {
@@ -220,12 +226,12 @@ pub(super) fn walk_parallel<L: Component, G: Component>(
 /// `claim` hands over; returns how many. The walk stops at a child that is not a
 /// member.
 #[inline]
-fn walk<L: Component, G: Component>(
+fn walk<L: Component, G: Component, R>(
     world: &World,
     combine: &Combine<L, G>,
     jobs: &[Job<G>],
     chunk: &mut Chunk<G>,
-    mut rows_of: impl FnMut(ArchetypeId) -> Option<MemberRows<L, G>>,
+    mut rows_of: impl FnMut(ArchetypeId) -> Option<MemberRows<L, G, R>>,
     mut claim: impl FnMut(Entity) -> bool,
 ) -> usize {
     let mut computed = 0;
@@ -252,7 +258,7 @@ fn walk<L: Component, G: Component>(
         // SAFETY: as above; the claim makes this thread the row's only writer.
         unsafe { *global = value };
         if !rows.children.is_null() {
-            // SAFETY: as for `L`: `Children` is only read during a run.
+            // SAFETY: as for `L`: `Related<R>` is only read during a run.
             let children = unsafe { &*rows.children.add(row) };
             chunk.stack.extend(children.iter().rev().map(|&child| Pending(child, global.cast_const())));
         }

@@ -4,6 +4,8 @@
 mod api;
 mod upkeep;
 
+pub(crate) use upkeep::install_with;
+
 use std::fmt;
 use std::marker::PhantomData;
 use std::sync::atomic::AtomicBool;

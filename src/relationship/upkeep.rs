@@ -11,6 +11,15 @@ use crate::world::World;
 
 use super::{DespawnPolicy, Related, Relation, RelationError};
 
+/// How a refused direct insert of a relation is recorded among the failed commands.
+pub(crate) type Refusal = fn(RelationError) -> CommandError;
+
+/// The record of a refused direct insert of `R`: a [`CommandFailure::Relation`] under
+/// `R`'s type name.
+fn relation_refusal<R: Relation>(error: RelationError) -> CommandError {
+    CommandError { command: std::any::type_name::<R>(), error: CommandFailure::Relation(error) }
+}
+
 /// Why a relation's components refuse writes (after the component's name).
 const KEPT: &str = "its relation and cannot be written through a query or get_mut; change it with World::relate, \
                     unrelate or despawn";
@@ -19,6 +28,12 @@ const KEPT: &str = "its relation and cannot be written through a query or get_mu
 /// table and installs the hooks that keep them in step; returns the table's index.
 /// Only finds the index if `R` is registered already.
 pub(crate) fn install<R: Relation>(world: &mut World) -> u32 {
+    install_with::<R>(world, relation_refusal::<R>)
+}
+
+/// [`install`], recording a refused direct insert of `R` with `refusal` (the
+/// hierarchy records its own error type).
+pub(crate) fn install_with<R: Relation>(world: &mut World, refusal: Refusal) -> u32 {
     let source_id = world.components.id_or_register::<R>();
     if let Some(index) = world.components.info(source_id).relation {
         return index;
@@ -39,7 +54,7 @@ pub(crate) fn install<R: Relation>(world: &mut World) -> u32 {
         {
             return;
         }
-        ctx.commands.add(move |world: &mut World| world.follow_relation::<R>(index, source));
+        ctx.commands.add(move |world: &mut World| world.follow_relation::<R>(index, source, refusal));
     });
     world.on_remove::<R>(move |ctx| {
         let source = ctx.entity;
@@ -96,6 +111,8 @@ impl World {
         let links = self.relation_tables.get(index);
         let mut above = target;
         while let Some(up) = links.target_of(above) {
+            #[cfg(feature = "test-support")]
+            links.steps.fetch_add(1, Ordering::Relaxed);
             if up == source {
                 return Err(RelationError::Cycle { source, target });
             }
@@ -149,7 +166,7 @@ impl World {
 
     /// After `R` was inserted on `source`: moves it to the list of the target the
     /// component names, or, if that target is refused, puts back the relation it had.
-    fn follow_relation<R: Relation>(&mut self, index: u32, source: Entity) {
+    fn follow_relation<R: Relation>(&mut self, index: u32, source: Entity, refusal: Refusal) {
         let Ok(relation) = self.get::<R>(source) else { return };
         let target = relation.target();
         let listed = self.relation_tables.get(index).target_of(source);
@@ -159,9 +176,7 @@ impl World {
         match self.check_relation::<R>(index, source, target) {
             Ok(()) => self.link_relation::<R>(index, source, target, listed),
             Err(error) => {
-                let error =
-                    CommandError { command: std::any::type_name::<R>(), error: CommandFailure::Relation(error) };
-                self.record_failed_command(error);
+                self.record_failed_command(refusal(error));
                 match listed {
                     Some(old) => {
                         let now = self.change_tick();
