@@ -64,6 +64,8 @@ pub(crate) struct ComponentInfo {
     pub(crate) blob: Option<BlobShape>,
     /// Where the values live; fixed from registration on.
     pub(crate) storage: Storage,
+    /// The size of one value in bytes.
+    pub(crate) size: usize,
     /// Whether this type's changes are recorded (opt-in, never turned off).
     pub(crate) tracked: bool,
     /// Whether an observer of this type has existed: its columns keep change summaries.
@@ -86,6 +88,7 @@ impl ComponentInfo {
         new_column: fn() -> Box<dyn Column>,
         blob: Option<BlobShape>,
         storage: Storage,
+        size: usize,
     ) -> Self {
         ComponentInfo {
             name,
@@ -93,6 +96,7 @@ impl ComponentInfo {
             new_column,
             blob,
             storage,
+            size,
             tracked: false,
             observed: false,
             hooks: ComponentHooks::default(),
@@ -140,6 +144,7 @@ impl Components {
                 new_column,
                 None,
                 storage,
+                size_of::<T>(),
             ));
             next
         })
@@ -150,7 +155,7 @@ impl Components {
     pub(crate) fn register_blob(&mut self, name: &'static str, shape: BlobShape, storage: Storage) -> ComponentId {
         let id = ComponentId(u32::try_from(self.infos.len()).expect("ripple: more than 2^32 component types"));
         let new_column = || unreachable!("a runtime component's columns are blobs");
-        self.infos.push(ComponentInfo::new(name, None, new_column, Some(shape), storage));
+        self.infos.push(ComponentInfo::new(name, None, new_column, Some(shape), storage, shape.layout.size()));
         self.by_runtime_name.entry(name).or_default().push(id);
         id
     }

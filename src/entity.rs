@@ -128,6 +128,11 @@ impl Entities {
         self.meta.len()
     }
 
+    /// Heap bytes reserved for the slot records and the free list.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.meta.capacity() * size_of::<EntityMeta>() + self.free.capacity() * size_of::<u32>()
+    }
+
     /// Makes room for `additional` more entities without reallocating.
     pub(crate) fn reserve(&mut self, additional: usize) {
         let fresh = additional.saturating_sub(self.free.len());

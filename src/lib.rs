@@ -84,6 +84,7 @@ mod tuples;
 mod type_name;
 mod world;
 mod world_clear;
+mod world_inspect;
 mod world_memory;
 
 pub use api::{Api, ApiMut};
@@ -132,8 +133,8 @@ pub use replicate::{
 };
 #[cfg(feature = "persistence")]
 pub use scene::{
-    EntityMap, InputPosition, LoadError, Loaded, NESTING_LIMIT, RegistryError, RuntimeCodec, SaveError, SaveReport,
-    SceneRegistry, SceneSaver, SkippedComponent, ValueSite,
+    EntityMap, InputPosition, LoadError, Loaded, NESTING_LIMIT, NamedValue, RegistryError, RuntimeCodec, SaveError,
+    SaveReport, SceneRegistry, SceneSaver, SkippedComponent, ValueError, ValueSite,
 };
 pub use schedule::{
     Ambiguity, ErrorHandler, IntoSetGroup, IntoSystemConfig, IntoSystemGroup, MAX_SKIPPED_RUNS, MAX_SYSTEM_ERRORS,
@@ -159,6 +160,7 @@ pub use system::{
     ResState,
 };
 pub use world::World;
+pub use world_inspect::{ComponentSummary, TableSummary, WorldMemory};
 pub use world_memory::{DEFAULT_CHANGE_LOG_LIMIT, LogMemory, MAX_FAILED_COMMANDS, ObserverMemory};
 
 /// The types most programs need: `use ripple::prelude::*;`.

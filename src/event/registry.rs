@@ -22,6 +22,9 @@ impl<T: Send + Sync + 'static> Event for T {}
 /// A queue of some event type, for delivery without knowing the type.
 trait AnyQueue: Send + Sync {
     fn deliver(&mut self);
+    /// The event type's name.
+    fn name(&self) -> &'static str;
+    fn stats(&mut self) -> EventStats;
     fn as_any(&self) -> &dyn Any;
     fn as_any_mut(&mut self) -> &mut dyn Any;
 }
@@ -29,6 +32,12 @@ trait AnyQueue: Send + Sync {
 impl<E: Event> AnyQueue for EventQueue<E> {
     fn deliver(&mut self) {
         EventQueue::deliver(self);
+    }
+    fn name(&self) -> &'static str {
+        std::any::type_name::<E>()
+    }
+    fn stats(&mut self) -> EventStats {
+        EventStats { sent: self.sent(), waiting: self.waiting(), readable: self.readable(), dropped: self.dropped() }
     }
     fn as_any(&self) -> &dyn Any {
         self
@@ -342,12 +351,15 @@ impl World {
         let Some(&index) = self.events.by_type.get(&TypeId::of::<E>()) else {
             return EventStats::default();
         };
-        let queue = self.events.queue_mut::<E>(index);
-        EventStats {
-            sent: queue.sent(),
-            waiting: queue.waiting(),
-            readable: queue.readable(),
-            dropped: queue.dropped(),
+        self.events.queues[index].stats()
+    }
+
+    /// Calls `f` with every event type's name and counters, in the order the types
+    /// were first used: for tools that show a world's events without knowing their
+    /// types. O(event types).
+    pub fn for_each_event_type(&mut self, mut f: impl FnMut(&'static str, EventStats)) {
+        for queue in &mut self.events.queues {
+            f(queue.name(), queue.stats());
         }
     }
 }

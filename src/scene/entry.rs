@@ -236,6 +236,9 @@ pub(crate) struct TypedFns {
     remove_from: fn(&mut World, Entity),
     /// Follows the type's changes from now on (turning its change tracking on).
     changes_from_now: fn(&mut World) -> Box<dyn ChangeSource>,
+    /// Reads one value from JSON and inserts it on `entity` (alive); the reason if
+    /// the JSON is not a value of the type.
+    insert_json: fn(&mut World, Entity, &serde_json::Value) -> Result<(), String>,
 }
 
 impl ComponentEntry {
@@ -262,6 +265,10 @@ impl ComponentEntry {
                 let _ = world.remove::<(T,)>(entity);
             },
             changes_from_now: |world| Box::new(Changes::<T>::from_now(world)),
+            insert_json: |world, entity, json| {
+                let value = T::deserialize(json).map_err(|error| error.to_string())?;
+                world.insert(entity, (value,)).map_err(|error| error.to_string())
+            },
         };
         ComponentEntry { name: name.into(), type_name: type_name::<T>(), kind: EntryKind::Typed(fns) }
     }
@@ -329,6 +336,20 @@ impl ComponentEntry {
     }
 
     /// Removes the component from `entity`, if it has it.
+    /// Reads one value from JSON and inserts it on `entity` (alive); the reason if
+    /// the JSON is not a value of the component.
+    pub(crate) fn insert_json(
+        &self,
+        world: &mut World,
+        entity: Entity,
+        json: &serde_json::Value,
+    ) -> Result<(), String> {
+        match &self.kind {
+            EntryKind::Typed(fns) => (fns.insert_json)(world, entity, json),
+            EntryKind::Runtime(runtime) => runtime.insert_json(world, entity, json),
+        }
+    }
+
     pub(crate) fn remove_from(&self, world: &mut World, entity: Entity) {
         match &self.kind {
             EntryKind::Typed(fns) => (fns.remove_from)(world, entity),

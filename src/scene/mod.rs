@@ -25,6 +25,7 @@ pub(crate) mod remap;
 mod runtime_entry;
 mod save;
 mod sibling_order;
+mod value_json;
 
 pub use entity_map::EntityMap;
 pub use error::{InputPosition, LoadError, RegistryError, SaveError, ValueSite};
@@ -34,3 +35,4 @@ pub use registry::SceneRegistry;
 pub(crate) use remap::Upcoming;
 pub use runtime_entry::RuntimeCodec;
 pub use save::{SaveReport, SceneSaver, SkippedComponent};
+pub use value_json::{NamedValue, ValueError};

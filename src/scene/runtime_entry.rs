@@ -148,6 +148,19 @@ impl RuntimeEntry {
         self.id_in(world).is_some_and(|id| world.get_by_id(entity, id).is_ok())
     }
 
+    /// Reads one value with the codec and inserts it on `entity` (alive).
+    pub(crate) fn insert_json(
+        &self,
+        world: &mut World,
+        entity: Entity,
+        json: &serde_json::Value,
+    ) -> Result<(), String> {
+        let mut bytes = vec![0; self.size()];
+        self.codec.read_json(json, &mut bytes)?;
+        let id = self.register_in(world);
+        world.insert_by_id(entity, id, &bytes).map_err(|error| error.to_string())
+    }
+
     pub(crate) fn remove_from(&self, world: &mut World, entity: Entity) {
         if let Some(id) = self.id_in(world) {
             let _ = world.remove_by_id(entity, id);
