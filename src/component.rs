@@ -19,7 +19,7 @@ pub struct ComponentId(pub(crate) u32);
 impl ComponentId {
     /// The id as an index into per-component tables.
     #[inline]
-    pub(crate) fn index(self) -> usize {
+    pub fn index(self) -> usize {
         self.0 as usize
     }
 }

@@ -433,7 +433,7 @@ impl DynamicQuery {
     }
 
     /// Makes the next run report only what happens from now on.
-    pub(crate) fn skip_to_now(&mut self, world: &World) {
+    pub fn skip_to_now(&mut self, world: &World) {
         self.last_run.store(world.increment_change_tick().0, Ordering::Relaxed);
         self.has_run = true;
     }

@@ -38,8 +38,9 @@ impl ArchetypeId {
     /// Marks a free entity slot.
     pub(crate) const INVALID: ArchetypeId = ArchetypeId(u32::MAX);
 
+    /// The table's index among the world's tables (dense, from 0).
     #[inline]
-    pub(crate) fn index(self) -> usize {
+    pub fn index(self) -> usize {
         self.0 as usize
     }
 }
