@@ -47,7 +47,6 @@ use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
 
 use ripple::{DataCommands, SceneRegistry, Schedule, World};
 use serde_json::json;
@@ -71,13 +70,26 @@ pub struct InspectorConfig {
     /// Requests answered per second at most, in bursts of as many (200 by default);
     /// more are answered 429.
     pub max_requests_per_second: u32,
-    /// How many frames' samples are kept for a client to catch up on (240).
+    /// How many samples are kept for a client to catch up on (240).
     pub history: usize,
+    /// The share of the game's time that sampling frames may take while someone
+    /// watches (0.02 by default): samples are spaced to keep to it.
+    pub sample_budget: f64,
+    /// Samples a second at most (60 by default).
+    pub max_samples_per_second: u32,
 }
 
 impl Default for InspectorConfig {
     fn default() -> Self {
-        InspectorConfig { port: 0, writes: false, max_body: 64 * 1024, max_requests_per_second: 200, history: 240 }
+        InspectorConfig {
+            port: 0,
+            writes: false,
+            max_body: 64 * 1024,
+            max_requests_per_second: 200,
+            history: 240,
+            sample_budget: 0.02,
+            max_samples_per_second: 60,
+        }
     }
 }
 
@@ -126,12 +138,8 @@ pub struct Inspector {
     sampler: Sampler,
     /// Syncs so far: the page's frame numbers.
     frame: u64,
-    /// Whether the last sync sampled (someone was watching).
+    /// Whether the last sync found someone watching.
     sampling: bool,
-    /// The last sampling sync's cost, and the mean of all of them.
-    last_cost: Duration,
-    total_cost: Duration,
-    sampled: u64,
 }
 
 impl Inspector {
@@ -164,12 +172,9 @@ impl Inspector {
             shared,
             thread: Some(thread),
             port,
-            sampler: Sampler::default(),
+            sampler: Sampler::new(config.sample_budget, config.max_samples_per_second),
             frame: 0,
             sampling: false,
-            last_cost: Duration::ZERO,
-            total_cost: Duration::ZERO,
-            sampled: 0,
         })
     }
 
@@ -181,6 +186,11 @@ impl Inspector {
     /// The port it serves on.
     pub fn port(&self) -> u16 {
         self.port
+    }
+
+    /// How many frames it has sampled (while someone watched).
+    pub fn samples(&self) -> u64 {
+        self.sampler.samples()
     }
 
     /// The token every request must carry (`?token=` or the `X-Ripple-Token` header).
@@ -206,7 +216,6 @@ impl Inspector {
 
     #[cold]
     fn sync_watched(&mut self, lend: Lend<'_>, watched: bool) {
-        let started = Instant::now();
         let Lend { world, schedule, registry, commands } = lend;
         if self.shared.pending.swap(false, Ordering::Acquire) {
             let requests = match self.shared.state.lock() {
@@ -223,22 +232,26 @@ impl Inspector {
             return;
         }
         self.sampling = true;
-        let sample = self.sampler.sample(world, schedule, self.frame, self.last_cost);
-        let overview = self.shared.overview_wanted.swap(false, Ordering::Relaxed).then(|| self.overview(world));
+        let sample = self.sampler.frame(world, schedule, self.frame);
+        // A load first: the flag is set a few times a second, and a swap on every
+        // frame would cost more than the rest of an unsampled frame's work.
+        let overview = (self.shared.overview_wanted.load(Ordering::Relaxed)
+            && self.shared.overview_wanted.swap(false, Ordering::Relaxed))
+        .then(|| self.overview(world));
+        if sample.is_none() && overview.is_none() {
+            return;
+        }
         if let Ok(mut state) = self.shared.state.lock() {
             if let Some(sample) = sample {
                 if state.frames.len() >= self.shared.history {
                     state.frames.pop_front();
                 }
-                state.frames.push_back((self.frame, sample));
+                state.frames.push_back(sample);
             }
             if let Some(overview) = overview {
                 state.overview = Some(overview);
             }
         }
-        self.last_cost = started.elapsed();
-        self.total_cost += self.last_cost;
-        self.sampled += 1;
     }
 
     /// The world's shape as JSON. O(component types · tables + event types).
@@ -266,7 +279,8 @@ impl Inspector {
             events.push(json!({ "name": sample::short_name(name), "sent": stats.sent, "waiting": stats.waiting,
                                 "readable": stats.readable, "dropped": stats.dropped }));
         });
-        let mean = if self.sampled == 0 { Duration::ZERO } else { self.total_cost / self.sampled as u32 };
+        let sampler = &self.sampler;
+        let per_frame = sampler.total_cost.as_nanos() as u64 / sampler.watched_frames.max(1);
         json!({
             "frame": self.frame,
             "entities": world.len(),
@@ -281,7 +295,7 @@ impl Inspector {
                 "observer_bytes": memory.observers.bytes(),
                 "total_bytes": memory.total(),
             },
-            "cost": { "last_ns": self.last_cost.as_nanos() as u64, "mean_ns": mean.as_nanos() as u64 },
+            "cost": { "per_frame_ns": per_frame, "samples": sampler.samples(), "watched_frames": sampler.watched_frames },
         })
         .to_string()
     }

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use crate::answer::Answer;
 use crate::request::{self, Refusal, Route};
+use crate::sample::Sample;
 
 /// The page, shipped in the crate.
 const PAGE: &str = include_str!("../page/index.html");
@@ -41,8 +42,8 @@ pub(crate) struct Shared {
 /// What the game hands over (samples, the overview) and what it is asked.
 #[derive(Default)]
 pub(crate) struct State {
-    /// The latest frames' samples as JSON, oldest first, with their frame numbers.
-    pub(crate) frames: VecDeque<(u64, String)>,
+    /// The latest samples, oldest first.
+    pub(crate) frames: VecDeque<Sample>,
     /// The latest overview, as JSON.
     pub(crate) overview: Option<String>,
     /// Requests for the game's next sync point, with where to send each answer.
@@ -154,10 +155,10 @@ fn route_reply(shared: &Shared, route: Route) -> Reply {
             let Ok(state) = shared.state.lock() else {
                 return Reply::Json(Answer::error(500, "the inspector's state is poisoned"));
             };
-            let latest = state.frames.back().map_or(0, |(frame, _)| *frame);
-            let frames: Vec<&str> =
-                state.frames.iter().filter(|(frame, _)| *frame > since).map(|(_, json)| json.as_str()).collect();
-            // The samples are JSON already: joined, not parsed again.
+            let latest = state.frames.back().map_or(0, |sample| sample.frame);
+            // Written here, off the game's thread.
+            let frames: Vec<String> =
+                state.frames.iter().filter(|sample| sample.frame > since).map(Sample::to_json).collect();
             Reply::Json(Answer {
                 status: 200,
                 body: format!("{{\"latest\":{latest},\"frames\":[{}]}}", frames.join(",")),

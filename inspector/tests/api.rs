@@ -144,8 +144,9 @@ fn the_live_view_counts_exactly_what_each_frame_changed() {
         assert_eq!(frame["entities"], json!(101));
         assert!(frame["frame_ns"].as_u64().unwrap() > 0);
     }
+    // Samples are spaced (at most 60 a second), each exact for its frame.
     let numbers: Vec<u64> = frames.iter().map(|f| f["frame"].as_u64().unwrap()).collect();
-    assert!(numbers.windows(2).all(|w| w[1] == w[0] + 1), "consecutive frames: {numbers:?}");
+    assert!(numbers.windows(2).all(|w| w[1] > w[0]), "frames in order: {numbers:?}");
 }
 
 #[test]

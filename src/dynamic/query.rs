@@ -565,8 +565,10 @@ impl DynamicQuery {
             let kept = |entity: Entity| {
                 !excluded.iter().any(|&id| sets.get(id).expect("ripple: a sparse component has a set").contains(entity))
             };
-            // With a changed filter and a last run, only the changed rows are visited.
-            let driver = self.changes.iter().position(|c| !c.added).filter(|_| last_run.is_some());
+            // With a change filter and a last run, only the changed rows are visited: an
+            // added row is a changed row too, so the change summary drives `added` as
+            // well, and each candidate is then tested against every filter's ticks.
+            let driver = (!self.changes.is_empty() && last_run.is_some()).then_some(0);
             match (driver, last_run) {
                 (Some(driver), Some(last)) => {
                     let ticks = self.filter_ticks[driver].expect("a changed filter's component is tracked");
