@@ -617,6 +617,14 @@ pub(super) const BARS: &[Bar] = &[
     .paired(Paired { workload: "relations", other: "ripple ChildOf" }),
     bar(47, "relations: a user relation / bevy_ecs", Ratio { group: "relations", other: "bevy_ecs" }, AtMost(1.0))
         .paired(Paired { workload: "relations", other: "bevy_ecs" }),
+    // Paired blocks of frames in one process (`cargo run --release -p ripple-inspector
+    // --example crates -- --measure`), its row appended to PAIRED.md.
+    bar(
+        48,
+        "Crate-topia 1M crates: frame watched by the inspector / unwatched",
+        Paired { workload: "crates_inspector", other: "without the inspector" },
+        AtMost(1.05),
+    ),
 ];
 
 /// The groups of issue 45's lines.
