@@ -1,4 +1,4 @@
-//! A live inspector for [ripple](ripple) worlds, in a browser: entities and their
+//! A live inspector for [ripple] worlds, in a browser: entities and their
 //! values, tables and their rows, systems and their times, events, memory, and above
 //! all **what changed, per component, per frame**, read from the world's own change
 //! lists, so watching costs what changed.

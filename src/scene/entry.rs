@@ -335,7 +335,6 @@ impl ComponentEntry {
         }
     }
 
-    /// Removes the component from `entity`, if it has it.
     /// Reads one value from JSON and inserts it on `entity` (alive); the reason if
     /// the JSON is not a value of the component.
     pub(crate) fn insert_json(
@@ -350,6 +349,7 @@ impl ComponentEntry {
         }
     }
 
+    /// Removes the component from `entity`, if it has it.
     pub(crate) fn remove_from(&self, world: &mut World, entity: Entity) {
         match &self.kind {
             EntryKind::Typed(fns) => (fns.remove_from)(world, entity),

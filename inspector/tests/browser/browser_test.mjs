@@ -14,7 +14,8 @@
 // CHROMIUM (the browser, /usr/bin/chromium by default), RIPPLE_SCREENSHOT (where the
 // screenshot goes, target/inspector-browser.png by default), RIPPLE_BROWSER_PREFIX (the npm
 // prefix playwright-core is installed under, target/browser-test by default),
-// RIPPLE_BROWSER_TIMEOUT_S (the whole run's limit, 90 by default).
+// RIPPLE_BROWSER_TIMEOUT_S (the whole run's limit, 90 by default), RIPPLE_CRATES (the
+// level's size, 100,000 by default).
 
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -31,7 +32,7 @@ const SHOT = path.resolve(process.env.RIPPLE_SCREENSHOT || path.join(ROOT, 'targ
 const PREFIX = path.resolve(process.env.RIPPLE_BROWSER_PREFIX || path.join(ROOT, 'target/browser-test'));
 const OVERALL_MS = 1000 * (Number(process.env.RIPPLE_BROWSER_TIMEOUT_S) || 90);
 const STEP_MS = 20_000;
-const GAME_ARGS = ['--crates', '100000', '--writes', '--fps', '60'];
+const GAME_ARGS = ['--crates', process.env.RIPPLE_CRATES || '100000', '--writes', '--fps', '60'];
 
 const started = Date.now();
 const secs = () => ((Date.now() - started) / 1000).toFixed(1) + ' s';
