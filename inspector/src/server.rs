@@ -145,11 +145,18 @@ fn route_reply(shared: &Shared, route: Route) -> Reply {
         Route::Page => Reply::Page,
         Route::Overview => {
             shared.overview_wanted.store(true, Ordering::Relaxed);
-            let overview = shared.state.lock().map(|state| state.overview.clone()).unwrap_or(None);
-            Reply::Json(match overview {
-                Some(body) => Answer { status: 200, body },
-                None => Answer::error(503, "waiting for the game's first sync point"),
-            })
+            // The latest overview (at most one request old); before the game's first
+            // watched sync there is none, and the request waits for it as a request
+            // for the world would.
+            let waited = Instant::now();
+            loop {
+                let overview = shared.state.lock().map(|state| state.overview.clone()).unwrap_or(None);
+                match overview {
+                    Some(body) => return Reply::Json(Answer { status: 200, body }),
+                    None if waited.elapsed() < WAIT_FOR_GAME => std::thread::sleep(Duration::from_millis(5)),
+                    None => return Reply::Json(Answer::error(503, "the game has not reached a sync point for 3 s")),
+                }
+            }
         }
         Route::Live { since } => {
             let Ok(state) = shared.state.lock() else {
