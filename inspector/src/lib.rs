@@ -18,9 +18,10 @@
 //!   ([`InspectorConfig::writes`]), and then go through the same paths as scenes and
 //!   data commands, with typed errors shown on the page.
 //! - **Cheap when nobody looks**: with no client in the last 3 seconds, `sync` reads
-//!   two atomic flags and returns. With a client, it samples the frame (O(changed)
-//!   plus one pass over the systems and event types) and shows its own cost on the
-//!   page.
+//!   two atomic flags and returns, allocating nothing. With a client, it takes exact
+//!   samples of single frames (each O(changed) plus one pass over the systems and
+//!   event types), spaced to take at most [`InspectorConfig::sample_budget`] of the
+//!   game's time, and shows its own cost on the page.
 //!
 //! ```no_run
 //! use ripple::{Schedule, SceneRegistry, World};

@@ -18,7 +18,7 @@ fn an_unwatched_sync_allocates_nothing() {
     let entities: Vec<_> = (0..100).map(|i| world.spawn((Position(i as f32),))).collect();
     let mut schedule = Schedule::new();
     let mut inspector = Inspector::start(InspectorConfig::default()).unwrap();
-    let mut frame = |world: &mut World, schedule: &mut Schedule, inspector: &mut Inspector| {
+    let frame = |world: &mut World, schedule: &mut Schedule, inspector: &mut Inspector| {
         for &e in &entities[..3] {
             world.get_mut::<Position>(e).unwrap().0 += 1.0;
         }
