@@ -159,6 +159,7 @@ pub use system::{
     HasSystemInput, IsExclusiveSystem, IsFunctionSystem, IsPipe, IsPlainSystem, ParamSetState, QueryParamState,
     ResState,
 };
+pub use type_name::short_type_name;
 pub use world::World;
 pub use world_inspect::{ComponentSummary, TableSummary, WorldMemory};
 pub use world_memory::{DEFAULT_CHANGE_LOG_LIMIT, LogMemory, MAX_FAILED_COMMANDS, ObserverMemory};

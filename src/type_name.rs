@@ -1,8 +1,13 @@
 //! Type names for messages, without their module paths.
 
 /// A type's name without module paths: `Option<ripple::entity::Entity>` reads
-/// `Option<Entity>`.
-pub(crate) fn short_type_name(name: &str) -> String {
+/// `Option<Entity>`. What messages, and tools showing a world's components by
+/// [`World::component_name`](crate::World::component_name), print.
+///
+/// ```
+/// assert_eq!(ripple::short_type_name("Vec<game::Position>"), "Vec<Position>");
+/// ```
+pub fn short_type_name(name: &str) -> String {
     let mut short = String::with_capacity(name.len());
     let mut segment_start = 0;
     for (i, c) in name.char_indices() {

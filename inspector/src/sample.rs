@@ -263,28 +263,4 @@ impl Sampler {
     }
 }
 
-/// A type name without its module paths (`Vec<game::Position>` as `Vec<Position>`),
-/// as people name their components.
-pub(crate) fn short_name(name: &str) -> String {
-    let mut short = String::with_capacity(name.len());
-    let mut start = 0;
-    for (at, c) in name.char_indices() {
-        if !(c.is_alphanumeric() || c == '_' || c == ':') {
-            short.push_str(name[start..at].rsplit("::").next().unwrap_or(""));
-            short.push(c);
-            start = at + c.len_utf8();
-        }
-    }
-    short.push_str(name[start..].rsplit("::").next().unwrap_or(""));
-    short
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn short_names_drop_module_paths() {
-        assert_eq!(super::short_name("game::Position"), "Position");
-        assert_eq!(super::short_name("ripple::Related<ripple::hierarchy::ChildOf>"), "Related<ChildOf>");
-        assert_eq!(super::short_name("hp"), "hp");
-    }
-}
+pub(crate) use ripple::short_type_name as short_name;

@@ -116,9 +116,7 @@ impl SceneRegistry {
     }
 
     fn index_named(&self, component: &str) -> Result<usize, ValueError> {
-        (0..self.components.len())
-            .find(|&index| &*self.components[index].name == component)
-            .ok_or_else(|| ValueError::UnknownComponent(component.to_owned()))
+        self.component_index(component).ok_or_else(|| ValueError::UnknownComponent(component.to_owned()))
     }
 
     /// Entry `index`'s value on `entity` (alive), if it has one, through the entry's
