@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 
 use game::{Activity, Animatable, Body, CollisionShape, Game, Health, Mode, Position, Velocity};
 use ripple::{
-    Applied, DeltaReceiver, Entity, PeerConfig, QueryState, Replicated, Replicator, SceneRegistry, With, World,
+    Applied, DeltaReceiver, Entity, PeerConfig, PeerId, QueryState, Replicated, Replicator, SceneRegistry, With, World,
 };
 
 /// The components both sides replicate, in the same order.
@@ -117,8 +117,9 @@ fn read_frame(input: &mut impl Read, buffer: &mut Vec<u8>) -> io::Result<u8> {
 }
 
 /// The server's side: plays `frames` frames, then sends until the client has
-/// everything. Returns the world and its replicator, and per-frame figures.
-fn serve(listener: TcpListener, crates: usize, frames: usize) -> io::Result<(World, ServerFigures)> {
+/// everything. Returns the world, its replicator and the client's peer id, and
+/// per-frame figures.
+fn serve(listener: TcpListener, crates: usize, frames: usize) -> io::Result<(World, Sender, ServerFigures)> {
     let (stream, _) = listener.accept()?;
     stream.set_nodelay(true)?;
     let (acks_tx, acks) = mpsc::channel::<u64>();
@@ -171,7 +172,7 @@ fn serve(listener: TcpListener, crates: usize, frames: usize) -> io::Result<(Wor
         while let Ok(seq) =
             if wait.is_zero() { acks.try_recv().map_err(|_| ()) } else { acks.recv_timeout(wait).map_err(|_| ()) }
         {
-            replicator.ack(peer, seq);
+            replicator.ack(peer, seq).map_err(io::Error::other)?;
             acknowledged_last |= seq == last_seq;
             if healing && acknowledged_last {
                 break;
@@ -189,7 +190,14 @@ fn serve(listener: TcpListener, crates: usize, frames: usize) -> io::Result<(Wor
     out.flush()?;
     figures.messages = link.sent;
     figures.dropped = link.dropped;
-    Ok((game.world, figures))
+    Ok((game.world, Sender { replicator, peer }, figures))
+}
+
+/// The server's replicator and the client's id in it (the client knows entities by
+/// handles of its own, which the replicator translates).
+struct Sender {
+    replicator: Replicator,
+    peer: PeerId,
 }
 
 #[derive(Default)]
@@ -222,7 +230,7 @@ fn receive(address: std::net::SocketAddr) -> io::Result<(World, DeltaReceiver, V
                 apply.push(start.elapsed());
                 match applied {
                     Applied::Applied { seq, .. } => link.send(&mut out, ACK, &seq.to_le_bytes())?,
-                    Applied::Stale { .. } => stale += 1,
+                    Applied::Stale { .. } | Applied::AwaitingSnapshot { .. } => stale += 1,
                 }
             }
             DONE => return Ok((world, receiver, apply, stale, link)),
@@ -233,7 +241,7 @@ fn receive(address: std::net::SocketAddr) -> io::Result<(World, DeltaReceiver, V
 
 /// Every replicated server entity has a twin on the client with equal components, and
 /// the client holds no other live replica.
-fn compare(server: &mut World, client: &World, receiver: &DeltaReceiver) -> Result<usize, String> {
+fn compare(server: &mut World, sender: &Sender, client: &World, receiver: &DeltaReceiver) -> Result<usize, String> {
     fn same<T: ripple::Component + PartialEq + std::fmt::Debug>(
         server: &World,
         client: &World,
@@ -249,17 +257,19 @@ fn compare(server: &mut World, client: &World, receiver: &DeltaReceiver) -> Resu
     let expected = QueryState::<Entity, With<Replicated>>::new(server).iter(server).count();
     let server = &*server;
     let mut twins = 0;
-    for (remote, local) in receiver.entity_map().iter() {
+    for (handle, local) in receiver.entity_map().iter() {
         if !client.contains(local) {
             continue;
         }
-        let pair = (remote, local);
-        if !server.contains(remote) || server.get::<Replicated>(remote).is_err() {
+        let remote = sender.replicator.entity_of(sender.peer, handle).map_err(|e| e.to_string())?;
+        let live = remote.filter(|&remote| server.contains(remote) && server.get::<Replicated>(remote).is_ok());
+        let Some(remote) = live else {
             if client.get::<Position>(local).is_ok() {
-                return Err(format!("{remote} is gone from the server but its replica lives"));
+                return Err(format!("{handle} is gone from the server but its replica lives"));
             }
             continue;
-        }
+        };
+        let pair = (remote, local);
         twins += 1;
         same::<Position>(server, client, pair)?;
         same::<Velocity>(server, client, pair)?;
@@ -315,7 +325,7 @@ pub fn run(crates: usize, frames: usize) -> Result<String, String> {
     let address = listener.local_addr().map_err(|e| e.to_string())?;
     let server = thread::spawn(move || serve(listener, crates, frames));
     let client = thread::spawn(move || receive(address));
-    let (mut server_world, mut figures) =
+    let (mut server_world, sender, mut figures) =
         server.join().map_err(|_| "the server thread panicked")?.map_err(|e| format!("server: {e}"))?;
     let (client_world, receiver, mut apply, stale, acks) =
         client.join().map_err(|_| "the client thread panicked")?.map_err(|e| format!("client: {e}"))?;
@@ -336,7 +346,7 @@ pub fn run(crates: usize, frames: usize) -> Result<String, String> {
         median(&mut figures.write),
         median(&mut apply),
     );
-    let twins = compare(&mut server_world, &client_world, &receiver)?;
+    let twins = compare(&mut server_world, &sender, &client_world, &receiver)?;
     let _ = write!(report, "equal: the client's {twins} replicas match the server on every replicated component");
     Ok(report)
 }

@@ -4,7 +4,8 @@
 //!
 //! While a scene loads, every entity read goes through the load's remap, so an
 //! `Entity` anywhere inside a component (a field, an `Option`, a `Vec`) comes out as
-//! the new handle of the entity it named in the file.
+//! the new handle of the entity it named in the file. While replication writes a
+//! peer's delta, every entity written goes through the peer's rename the same way.
 
 use std::fmt;
 
@@ -16,9 +17,9 @@ use crate::entity::Entity;
 impl Serialize for Entity {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         if serializer.is_human_readable() {
-            serializer.collect_str(self)
+            serializer.collect_str(&crate::scene::rename::saved(*self))
         } else {
-            serializer.serialize_u64(self.to_bits())
+            serializer.serialize_u64(crate::scene::rename::saved(*self).to_bits())
         }
     }
 }

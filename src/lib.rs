@@ -129,7 +129,8 @@ pub use relationship::{DespawnPolicy, Related, Relation, RelationError};
 #[cfg(feature = "persistence")]
 pub use replicate::{
     AckMode, Applied, DEFAULT_JOURNAL_LIMIT, DeltaError, DeltaInfo, DeltaReceiver, MAX_REPLICATED_COMPONENTS,
-    PeerConfig, PeerId, ReplicateError, Replicated, Replicator, Visibility, delta_to_json,
+    PeerConfig, PeerId, ReceiverLimit, ReceiverLimits, RefusedParent, ReplicateError, Replicated, Replicator,
+    Visibility, delta_to_json,
 };
 #[cfg(feature = "persistence")]
 pub use scene::{

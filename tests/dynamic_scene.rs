@@ -140,9 +140,10 @@ fn runtime_values_replicate_changes_and_removals() {
         let mut bytes = Vec::new();
         replicator.write_delta(server, peer, &mut bytes).unwrap();
         if let Applied::Applied { seq, .. } = receiver.apply_delta(client, &bytes).unwrap() {
-            replicator.ack(peer, seq);
+            replicator.ack(peer, seq).unwrap();
         }
-        receiver.entity_map().get(server_entity(server)).unwrap()
+        let handle = replicator.peer_handle(peer, server_entity(server)).unwrap().unwrap();
+        receiver.entity_map().get(handle).unwrap()
     };
     fn server_entity(world: &mut World) -> ripple::Entity {
         let mut replicated = world.query_filtered::<ripple::Entity, ripple::With<Replicated>>();

@@ -64,13 +64,15 @@ impl Link {
         }
         let applied = self.receiver.apply_delta(&mut self.client, &bytes).unwrap();
         if let Applied::Applied { seq, .. } = applied {
-            self.replicator.ack(self.peer, seq);
+            self.replicator.ack(self.peer, seq).unwrap();
         }
         (bytes, Some(applied))
     }
 
+    /// The client's entity for `server`: the peer knows it by a handle of its own.
     fn local(&self, server: Entity) -> Option<Entity> {
-        self.receiver.entity_map().get(server).filter(|&local| self.client.contains(local))
+        let handle = self.replicator.peer_handle(self.peer, server).unwrap()?;
+        self.receiver.entity_map().get(handle).filter(|&local| self.client.contains(local))
     }
 
     /// Every replicated server entity that `sees` accepts has a local twin with
@@ -78,10 +80,17 @@ impl Link {
     /// the server but empty stand-ins.
     fn assert_mirrored(&mut self, sees: impl Fn(&World, Entity) -> bool) {
         let mut twins = 0;
-        for (server, local) in self.receiver.entity_map().iter() {
+        for (handle, local) in self.receiver.entity_map().iter() {
             if !self.client.contains(local) {
                 continue;
             }
+            // A handle the replicator released names an entity gone on the server.
+            let server = self.replicator.entity_of(self.peer, handle).unwrap();
+            let Some(server) = server else {
+                let names = self.client.entity(local).unwrap().component_names().count();
+                assert_eq!(names, 0, "{handle} names nothing on the server but is on the client");
+                continue;
+            };
             let visible = self.server.contains(server)
                 && self.server.get::<Replicated>(server).is_ok()
                 && sees(&self.server, server);
@@ -93,8 +102,16 @@ impl Link {
             twins += 1;
             assert_eq!(self.client.get::<Position>(local).ok(), self.server.get::<Position>(server).ok());
             assert_eq!(self.client.get::<Health>(local).ok(), self.server.get::<Health>(server).ok());
-            let target = self.server.get::<Target>(server).ok().map(|t| self.local(t.0));
-            assert_eq!(self.client.get::<Target>(local).ok().map(|t| Some(t.0)), target);
+            match self.server.get::<Target>(server) {
+                // A reference to a despawned entity names a dead local one.
+                Ok(t) if !self.server.contains(t.0) => {
+                    assert!(!self.client.contains(self.client.get::<Target>(local).unwrap().0));
+                }
+                target => {
+                    let target = target.ok().map(|t| self.local(t.0));
+                    assert_eq!(self.client.get::<Target>(local).ok().map(|t| Some(t.0)), target);
+                }
+            }
             let parent = self.server.get::<ChildOf>(server).ok().map(|c| self.local(c.0));
             assert_eq!(self.client.get::<ChildOf>(local).ok().map(|c| Some(c.0)), parent);
             assert!(self.client.get::<Secret>(local).is_err());
@@ -139,18 +156,26 @@ fn spawns_changes_removals_and_despawns_reach_the_client() {
 }
 
 #[test]
-fn a_reference_to_an_entity_despawned_before_it_was_sent_gets_a_stand_in() {
+fn a_reference_to_an_entity_despawned_before_it_was_sent_gets_a_stand_in_until_the_sender_finds_it_gone() {
     let mut link = Link::new(PeerConfig::default());
     let a = link.server.spawn((Position(0.0, 0.0), Health(0), Replicated));
     let b = link.server.spawn((Position(0.0, 0.0), Replicated));
     link.server.insert(a, (Target(b),)).unwrap();
     link.server.despawn(b).unwrap();
     link.frame(true);
-    link.frame(true);
     let stand_in = link.client.get::<Target>(link.local(a).unwrap()).unwrap().0;
     assert!(link.client.contains(stand_in));
     assert_eq!(link.client.entity(stand_in).unwrap().component_names().count(), 0);
     assert_eq!(link.local(b), Some(stand_in));
+    assert_eq!(link.receiver.stand_ins(), 1);
+    // The next delta looks at the peer's handles, finds b gone, and says so.
+    link.frame(true);
+    assert!(!link.client.contains(stand_in), "the stand-in goes with the entity");
+    assert_eq!(link.receiver.stand_ins(), 0);
+    assert_eq!(link.client.get::<Target>(link.local(a).unwrap()).unwrap().0, stand_in, "a names a dead entity");
+    link.frame(true);
+    assert_eq!(link.replicator.peer_handle(link.peer, b).unwrap(), None, "the acknowledged handle is free");
+    link.assert_mirrored(everything);
 }
 
 #[test]
@@ -188,7 +213,7 @@ fn since_last_send_a_lost_delta_is_sent_again_once_reported() {
     assert_eq!(delta_to_json(link.replicator.registry(), &bytes).unwrap()["records"].as_array().unwrap().len(), 0);
     assert_eq!(link.client.get::<Position>(link.local(a).unwrap()).unwrap().0, 0.0);
     // ...but once the loss is known (a later delta was acknowledged), it is re-sent.
-    link.replicator.nack(link.peer, info.seq); // already counted lost: no effect
+    link.replicator.nack(link.peer, info.seq).unwrap(); // already counted lost: no effect
     let (bytes, _) = link.frame(true);
     assert_eq!(delta_to_json(link.replicator.registry(), &bytes).unwrap()["records"].as_array().unwrap().len(), 1);
     link.assert_mirrored(everything);
@@ -307,7 +332,7 @@ fn the_sender_overrides_local_changes_and_the_receiver_sees_them_as_changes() {
 }
 
 #[test]
-fn peers_that_see_everything_share_one_encoding_and_the_rest_get_their_own() {
+fn peers_with_the_same_history_get_the_same_bytes_and_a_removed_peers_id_names_nothing() {
     let mut server = World::new();
     let mut replicator = Replicator::new(&mut server, registry()).unwrap();
     let peers: Vec<PeerId> = (0..3).map(|_| replicator.add_peer(&mut server, PeerConfig::default())).collect();
@@ -322,15 +347,17 @@ fn peers_that_see_everything_share_one_encoding_and_the_rest_get_their_own() {
             let mut bytes = Vec::new();
             let info = replicator.write_delta(&server, peer, &mut bytes).unwrap();
             receiver.apply_delta(world, &bytes).unwrap();
-            replicator.ack(peer, info.seq);
+            replicator.ack(peer, info.seq).unwrap();
             bodies.push(bytes);
         }
-        assert!(bodies.windows(2).all(|w| w[0] == w[1]), "same window, same bytes");
-        for (world, receiver) in &receivers {
-            assert_eq!(world.get::<Position>(receiver.entity_map().get(e).unwrap()).unwrap().0, frame as f32);
+        assert!(bodies.windows(2).all(|w| w[0] == w[1]), "same window, same handles, same bytes");
+        for (&peer, (world, receiver)) in peers.iter().zip(&receivers) {
+            let handle = replicator.peer_handle(peer, e).unwrap().unwrap();
+            assert_eq!(world.get::<Position>(receiver.entity_map().get(handle).unwrap()).unwrap().0, frame as f32);
         }
     }
     assert!(replicator.remove_peer(peers[0]));
+    assert!(!replicator.remove_peer(peers[0]), "removed once");
     let mut bytes = Vec::new();
     assert_eq!(
         replicator.write_delta(&server, peers[0], &mut bytes),
@@ -359,13 +386,13 @@ fn a_filter_that_reads_other_state_is_asked_again_on_refresh() {
     link.server.insert_resource(Radius(10.0));
     link.frame(true);
     assert!(link.local(b).is_none(), "nothing touched b: the filter was not asked");
-    link.replicator.refresh_visibility(link.peer);
+    link.replicator.refresh_visibility(link.peer).unwrap();
     link.frame(false); // the refresh is lost...
     let (bytes, _) = link.frame(true); // ...and asked again
     assert!(link.local(b).is_some(), "{}", delta_to_json(link.replicator.registry(), &bytes).unwrap());
     link.assert_mirrored(near);
     link.server.insert_resource(Radius(0.0));
-    link.replicator.refresh_visibility(link.peer);
+    link.replicator.refresh_visibility(link.peer).unwrap();
     link.frame(true);
     link.assert_mirrored(near);
     assert_eq!(link.client.entity(link.local(a).unwrap()).unwrap().component_names().count(), 0, "hidden");

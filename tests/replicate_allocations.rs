@@ -61,7 +61,7 @@ fn steady_replication_frames_allocate_nothing() {
             bytes.clear();
             let info = replicator.write_delta(server, *peer, bytes).unwrap();
             receiver.apply_delta(client, bytes).unwrap();
-            replicator.ack(*peer, info.seq);
+            replicator.ack(*peer, info.seq).unwrap();
         }
     };
     for _ in 0..20 {
@@ -73,8 +73,9 @@ fn steady_replication_frames_allocate_nothing() {
         }
     });
     assert_eq!(allocations, 0, "steady replication frames allocated {allocations} times");
-    for (_, client, receiver, _) in &clients {
-        let here = receiver.entity_map().get(entities[7]).unwrap();
+    for (peer, client, receiver, _) in &clients {
+        let handle = replicator.peer_handle(*peer, entities[7]).unwrap().unwrap();
+        let here = receiver.entity_map().get(handle).unwrap();
         assert_eq!(client.get::<Position>(here).unwrap(), server.get::<Position>(entities[7]).unwrap());
     }
 }

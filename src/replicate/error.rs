@@ -4,6 +4,7 @@ use std::fmt;
 
 use crate::entity::Entity;
 
+use super::receiver_limits::ReceiverLimit;
 use super::wire::{MAX_REPLICATED_COMPONENTS, Malformed};
 
 /// Why a [`Replicator`](super::Replicator) could not do what it was asked.
@@ -60,8 +61,8 @@ pub enum DeltaError {
         /// The version the delta names.
         found: u8,
     },
-    /// The sender's registry names other components (or another order) than the
-    /// receiver's.
+    /// The sender's registry names other components (or another order, or types of
+    /// the same names that read other data) than the receiver's.
     Schema {
         /// The receiver's fingerprint of its registry.
         expected: u32,
@@ -81,6 +82,16 @@ pub enum DeltaError {
         at: usize,
         /// The set of components the header names.
         components: u64,
+    },
+    /// Applying the delta would take the receiver past one of its
+    /// [`ReceiverLimits`](super::ReceiverLimits).
+    Limit {
+        /// Which limit.
+        limit: ReceiverLimit,
+        /// The limit's value.
+        max: usize,
+        /// What the delta would have made it.
+        would_be: usize,
     },
     /// A value could not be read as its component type.
     Value {
@@ -111,12 +122,16 @@ impl fmt::Display for DeltaError {
             DeltaError::Schema { expected, found } => write!(
                 f,
                 "the delta was written with another registry (fingerprint {found:#010x}, this receiver's is \
-                 {expected:#010x}): register the same components under the same names, in the same order"
+                 {expected:#010x}): register the same component types under the same names, in the same order"
             ),
             DeltaError::Malformed { at, what } => write!(f, "malformed delta at byte {at}: {what}"),
             DeltaError::UnknownComponent { at, components } => {
                 write!(f, "record at byte {at} names components {components:#b}, past the registry's")
             }
+            DeltaError::Limit { limit, max, would_be } => write!(
+                f,
+                "the delta would make {would_be} {limit}, past the receiver's limit of {max}; nothing was applied"
+            ),
             DeltaError::Value { at, component, entity, message } => {
                 write!(f, "could not read `{component}` of {entity} at byte {at}: {message}")
             }

@@ -23,11 +23,13 @@ pub(crate) struct Touch {
     pub(crate) resend: bool,
     /// A lost message hid the entity from a filtered peer: hide it again.
     pub(crate) hide: bool,
+    /// The order of the entity's children changed (it is a parent).
+    pub(crate) reordered: bool,
 }
 
 impl Touch {
     pub(crate) fn new(entity: Entity) -> Touch {
-        Touch { entity, set: 0, removed: 0, entered: false, left: false, resend: false, hide: false }
+        Touch { entity, set: 0, removed: 0, entered: false, left: false, resend: false, hide: false, reordered: false }
     }
 
     /// Folds `later` (of the same entity, later or in the same tick) into `self`.
@@ -38,6 +40,7 @@ impl Touch {
         self.left |= later.left;
         self.resend |= later.resend;
         self.hide |= later.hide;
+        self.reordered |= later.reordered;
     }
 }
 

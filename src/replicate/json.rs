@@ -7,11 +7,11 @@ use crate::scene::SceneRegistry;
 use crate::scene::nesting::{NESTING_LIMIT, ReadError};
 
 use super::error::DeltaError;
-use super::wire::{self, DESPAWN, FLAG_BITS, FULL, REMOVED, Reader};
+use super::wire::{self, FLAG_BITS, REMOVED, Reader, RecordKind};
 
 /// The delta `delta` (written by a [`Replicator`](super::Replicator) with a registry
 /// like `registry`) as JSON: its sequence number, whether it is a snapshot, each
-/// record with its values by component name (entities as the sender's handles), and
+/// record with its values by component name (entities as the peer's handles), and
 /// the children orders it carries.
 ///
 /// # Errors
@@ -20,7 +20,7 @@ use super::wire::{self, DESPAWN, FLAG_BITS, FULL, REMOVED, Reader};
 pub fn delta_to_json(registry: &SceneRegistry, delta: &[u8]) -> Result<Value, DeltaError> {
     let entries = &registry.components;
     let mut reader = Reader::new(delta);
-    let (seq, flags) = wire::read_header(&mut reader, wire::fingerprint(registry.component_names()))?;
+    let (seq, flags) = wire::read_header(&mut reader, wire::fingerprint(registry))?;
     let all = wire::component_mask(entries.len());
     let mut records = Vec::new();
     for _ in 0..reader.count("record count")? {
@@ -32,9 +32,7 @@ pub fn delta_to_json(registry: &SceneRegistry, delta: &[u8]) -> Result<Value, De
         if (set | removed) & !all != 0 {
             return Err(DeltaError::UnknownComponent { at: header_at, components: set | removed });
         }
-        if header & DESPAWN != 0 && (set != 0 || header & ((1 << FLAG_BITS) - 1) != DESPAWN) {
-            return Err(DeltaError::Malformed { at: header_at, what: "a despawn record with values" });
-        }
+        let kind = wire::record_kind(header_at, header & ((1 << FLAG_BITS) - 1), set)?;
         let mut values = Map::new();
         for c in (0..entries.len()).filter(|c| set & (1 << c) != 0) {
             let at = reader.at;
@@ -56,8 +54,9 @@ pub fn delta_to_json(registry: &SceneRegistry, delta: &[u8]) -> Result<Value, De
         };
         records.push(json!({
             "entity": entity.to_string(),
-            "despawn": header & DESPAWN != 0,
-            "full": header & FULL != 0,
+            "despawn": kind == RecordKind::Gone,
+            "hidden": kind == RecordKind::Hide,
+            "full": kind == RecordKind::Whole,
             "removed": names(removed),
             "set": values,
         }));

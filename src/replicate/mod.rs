@@ -13,11 +13,14 @@
 //! Replication to clients, mirroring into an editor, incremental autosaves and undo
 //! logs are all deltas; the transport is the caller's.
 
+mod encode;
 mod error;
 mod journal;
 mod json;
 mod peer;
+mod peer_handles;
 mod receiver;
+mod receiver_limits;
 mod server;
 mod wire;
 
@@ -25,5 +28,6 @@ pub use error::{DeltaError, ReplicateError};
 pub use json::delta_to_json;
 pub use peer::{AckMode, PeerConfig, PeerId, Visibility};
 pub use receiver::{Applied, DeltaReceiver};
+pub use receiver_limits::{ReceiverLimit, ReceiverLimits, RefusedParent};
 pub use server::{DEFAULT_JOURNAL_LIMIT, DeltaInfo, Replicated, Replicator};
 pub use wire::MAX_REPLICATED_COMPONENTS;

@@ -10,6 +10,8 @@ use crate::hash::IdMap;
 use crate::query::{ChangeSource, Changes};
 use crate::world::World;
 
+use super::peer_handles::PeerHandles;
+
 /// How a peer tells the replicator what arrived, and so what its next delta holds.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum AckMode {
@@ -94,9 +96,14 @@ pub struct PeerConfig {
     pub visibility: Visibility,
 }
 
-/// Names a peer of one [`Replicator`](super::Replicator).
+/// Names a peer of one [`Replicator`](super::Replicator). Ids carry a generation: once
+/// the peer is removed, its id names nothing, even after another peer takes its slot
+/// (the replicator answers it with [`ReplicateError::NoSuchPeer`](super::ReplicateError::NoSuchPeer)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct PeerId(pub(crate) u32);
+pub struct PeerId {
+    pub(crate) slot: u32,
+    pub(crate) generation: u32,
+}
 
 /// A delta sent and not yet acknowledged.
 pub(crate) struct Sent {
@@ -110,9 +117,12 @@ pub(crate) struct Sent {
     /// The windows of ticks it covered (`SinceLastSendWithNack`), to re-send if lost.
     pub(crate) windows: Vec<(u64, u64)>,
     /// Entities whose view it changed, and to what (peers with a filter): the peer's
-    /// view once it is acknowledged (`SinceLastAck`); the entities to hide again if it
-    /// is lost (`SinceLastSendWithNack`).
+    /// view once it is acknowledged (`SinceLastAck`); the entities to show or hide
+    /// again if it is lost (`SinceLastSendWithNack`).
     pub(crate) shown: Vec<(Entity, bool)>,
+    /// Entities it told the peer are gone: their peer handles are freed once it is
+    /// acknowledged.
+    pub(crate) gone: Vec<Entity>,
 }
 
 /// The most deltas a peer may have unacknowledged: past it the oldest is forgotten
@@ -134,9 +144,21 @@ pub(crate) struct Peer {
     pub(crate) resend: Vec<(u64, u64)>,
     /// Entities lost deltas hid from the peer, to hide again (`SinceLastSendWithNack`).
     pub(crate) hide: Vec<Entity>,
+    /// Entities lost deltas showed the peer, to send whole again
+    /// (`SinceLastSendWithNack`).
+    pub(crate) reshow: Vec<Entity>,
     /// Re-ask the filter about every replicated entity at the next delta (in
     /// `SinceLastAck`, at every delta until one that asked is acknowledged).
     pub(crate) refresh: bool,
+    /// The first delta written after the latest refresh request: only a delta from it
+    /// on answers the request.
+    pub(crate) refresh_from: u64,
+    /// The handles the peer knows entities by (home between the loans that write
+    /// values).
+    pub(crate) handles: Option<Box<PeerHandles>>,
+    /// Entities with handles found despawned by a sweep: sent as gone in every delta
+    /// until one that did is acknowledged.
+    pub(crate) dead: Vec<Entity>,
     /// Buffers of acknowledged deltas, for reuse.
     pub(crate) spare: Vec<Sent>,
     /// Filtered peers, `SinceLastAck`: how many deltas in flight show (`[0]`) and
@@ -186,7 +208,11 @@ impl Peer {
             in_flight: VecDeque::new(),
             resend: Vec::new(),
             hide: Vec::new(),
+            reshow: Vec::new(),
             refresh: false,
+            refresh_from: 0,
+            handles: Some(Box::default()),
+            dead: Vec::new(),
             spare: Vec::new(),
             in_flight_view: IdMap::default(),
         }
@@ -213,6 +239,7 @@ impl Peer {
             refresh: false,
             windows: Vec::new(),
             shown: Vec::new(),
+            gone: Vec::new(),
         });
         sent.seq = seq;
         sent.tick = tick;
@@ -220,6 +247,7 @@ impl Peer {
         sent.refresh = false;
         sent.windows.clear();
         sent.shown.clear();
+        sent.gone.clear();
         sent
     }
 
@@ -266,7 +294,11 @@ impl Peer {
             for &window in &sent.windows {
                 self.resend_window(window);
             }
-            self.hide.extend(sent.shown.iter().filter(|(_, shown)| !shown).map(|&(entity, _)| entity));
+            // The view as sent counted the lost delta's view changes: each is made
+            // again (shown whole, or hidden) in the next delta.
+            for &(entity, shown) in &sent.shown {
+                if shown { self.reshow.push(entity) } else { self.hide.push(entity) }
+            }
         }
         self.retire(sent);
     }
@@ -301,9 +333,20 @@ impl Peer {
     }
 
     fn acknowledged(&mut self, sent: Sent) {
+        // The peer heard that these are gone: their handles may name others now.
+        if let Some(handles) = self.handles.as_mut() {
+            for &entity in &sent.gone {
+                handles.release(entity);
+            }
+        }
+        if !sent.gone.is_empty() {
+            let handles = self.handles.as_deref();
+            self.dead.retain(|&entity| handles.is_some_and(|h| h.get(entity).is_some()));
+        }
         if self.mode == AckMode::SinceLastAck {
             self.base = self.base.max(sent.tick);
-            if sent.refresh {
+            // A request made after this delta was written waits for a later one.
+            if sent.refresh && sent.seq >= self.refresh_from {
                 self.refresh = false;
             }
             if sent.snapshot {

@@ -1,18 +1,19 @@
 //! [`DeltaReceiver`]: the receiving side. It reads a whole delta, with every entity
-//! handle inside its values mapped to the local one, before the world changes; then
-//! applies it.
+//! handle inside its values mapped to the local one, checks it against the receiver's
+//! limits, and only then changes the world.
 
 use crate::entity::Entity;
 use crate::hash::IdMap;
 use crate::hierarchy::ChildOf;
 use crate::scene::entry::{EntityValues, next_value};
 use crate::scene::nesting::{NESTING_LIMIT, ReadError};
-use crate::scene::remap::{EntityRemap, Installed, Mode};
+use crate::scene::remap::{EntityRemap, Installed, Mode, NONE};
 use crate::scene::{EntityMap, SceneRegistry};
 use crate::world::World;
 
 use super::error::{DeltaError, ReplicateError};
-use super::wire::{self, DESPAWN, FLAG_BITS, FULL, MAX_REPLICATED_COMPONENTS, REMOVED, Reader};
+use super::receiver_limits::{ReceiverLimit, ReceiverLimits, RefusedParent, Unattached};
+use super::wire::{self, FLAG_BITS, MAX_REPLICATED_COMPONENTS, REMOVED, Reader, RecordKind};
 
 /// What [`DeltaReceiver::apply_delta`] did with a delta.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -23,8 +24,8 @@ pub enum Applied {
         seq: u64,
         /// Entity records it held.
         records: usize,
-        /// Local entities it spawned (new entities, and stand-ins for entities its
-        /// values named that this receiver had not seen).
+        /// Local entities it spawned (entities that arrived whole, and stand-ins for
+        /// entities its values named that this receiver had not seen).
         spawned: usize,
         /// Local entities it despawned.
         despawned: usize,
@@ -35,6 +36,12 @@ pub enum Applied {
         /// The delta's sequence number.
         seq: u64,
     },
+    /// Ignored: the receiver was [`reset`](DeltaReceiver::reset) and applies nothing
+    /// but a snapshot until one arrives. Do not acknowledge it.
+    AwaitingSnapshot {
+        /// The delta's sequence number.
+        seq: u64,
+    },
 }
 
 /// A record read, waiting for the commit.
@@ -42,7 +49,7 @@ struct Planned {
     /// The sender's handle.
     sender: Entity,
     target: Target,
-    flags: u64,
+    kind: RecordKind,
     set: u64,
     removed: u64,
 }
@@ -54,16 +61,19 @@ enum Target {
     Local(Entity),
     /// The `k`-th entity the commit spawns.
     Slot(u32),
-    /// Nothing to do (a despawn of an entity this receiver does not hold).
+    /// Nothing to do (a despawn of an entity this receiver does not hold, or values
+    /// for one it does not hold whole).
     None,
+    /// A despawn of an entity the receiver despawned itself: the handle is forgotten.
+    Forget,
 }
 
 /// The receiving side of replication from one sender: applies its deltas to a world,
-/// all-or-nothing, and keeps the map from the sender's entities to local ones.
+/// all-or-nothing, and keeps the map from the sender's handles to local entities.
 ///
 /// - **Entity references** inside values (an `Entity` field, `ChildOf`) are mapped to
 ///   the local entities; a reference to an entity the receiver has not seen yet gets
-///   an empty local stand-in, which becomes that entity when it arrives.
+///   an empty local *stand-in*, which becomes that entity when it arrives.
 /// - **Server authority:** a value the delta carries replaces the local one, even if
 ///   the receiver changed it since. Components and entities the sender does not
 ///   replicate are left alone.
@@ -71,18 +81,25 @@ enum Target {
 ///   that left this receiver's view (or the replicated set) but lives on loses its
 ///   replicated components and stays as an empty stand-in, so that references to it
 ///   stay valid and it comes back as the same local entity; it is despawned when the
-///   sender despawns it (stand-ins for entities that had no replicated component
-///   there stay until the receiver despawns them). A despawn does not take the
-///   entity's children here with it: the sender sends each despawn (so local children
-///   of a replica are detached, not despawned).
-/// - **Local despawns:** a replica the receiver despawns itself comes back when the
-///   sender next sends it whole; references read before then name the despawned
-///   entity.
+///   sender despawns it. A despawn does not take the entity's children here with it:
+///   the sender sends each despawn (so local children of a replica are detached, not
+///   despawned).
+/// - **Local despawns:** a replica the receiver despawns itself comes back only
+///   whole: the values the sender changes meanwhile are dropped, and it comes back,
+///   as a new local entity, when the sender next sends it whole (it re-enters the
+///   view, or the sender [`resync`](super::Replicator::resync)s). References read
+///   before then name the despawned entity.
 /// - **Order:** deltas carry sequence numbers; one at or below the last applied is
 ///   ignored ([`Applied::Stale`]), so late, duplicated and reordered deltas do no
 ///   harm. Children keep the sender's order.
-/// - **Refusal:** a malformed delta, or one from a sender whose registry differs, is
-///   refused with a [`DeltaError`] before anything changes.
+/// - **Refusal:** a malformed delta, one from a sender whose registry differs, or one
+///   that would take the receiver past its [`ReceiverLimits`], is refused with a
+///   [`DeltaError`] before anything changes.
+/// - **Starting over:** [`reset`](Self::reset) despawns everything the receiver made
+///   and waits for a snapshot: the way back from a sender the receiver lost track of
+///   (a sequence number from a forged or restarted sender makes every later delta
+///   stale), together with [`Replicator::resync`](super::Replicator::resync) on the
+///   sending side.
 ///
 /// Values land through change tracking: written in place where the entity has the
 /// component and no insert hook or observer waits for the type, inserted otherwise (so
@@ -92,6 +109,12 @@ pub struct DeltaReceiver {
     schema: u32,
     map: EntityMap,
     last: Option<u64>,
+    /// After a reset: nothing but a snapshot is applied.
+    awaiting_snapshot: bool,
+    limits: ReceiverLimits,
+    /// Sender handles whose local entities were made for references only (no record
+    /// has sent them yet).
+    stand_ins: IdMap<u64, ()>,
     values: Vec<Box<dyn EntityValues>>,
     records: Vec<Planned>,
     /// Order records: the parent, and its children's range in `children`.
@@ -102,9 +125,9 @@ pub struct DeltaReceiver {
     child_of: Option<usize>,
     /// Scratch: one type's targets.
     targets: Vec<Entity>,
-    /// Children whose `ChildOf` the hierarchy refused, with the parent they should
-    /// have: attached once a later delta lifts the refusal.
-    unattached: Vec<(Entity, Entity)>,
+    /// Children whose `ChildOf` the hierarchy refused: attached once a later delta
+    /// lifts the refusal, within their retries.
+    unattached: Unattached,
 }
 
 impl std::fmt::Debug for DeltaReceiver {
@@ -112,14 +135,15 @@ impl std::fmt::Debug for DeltaReceiver {
         f.debug_struct("DeltaReceiver")
             .field("components", &self.registry.component_names().collect::<Vec<_>>())
             .field("mapped", &self.map.len())
+            .field("stand_ins", &self.stand_ins.len())
             .field("last", &self.last)
             .finish_non_exhaustive()
     }
 }
 
 impl DeltaReceiver {
-    /// A receiver of deltas written with a registry like `registry` (the same names,
-    /// in the same order).
+    /// A receiver of deltas written with a registry like `registry` (the same names
+    /// and types' shapes, in the same order), with the default [`ReceiverLimits`].
     ///
     /// # Errors
     /// [`ReplicateError::TooManyComponents`] past
@@ -129,24 +153,43 @@ impl DeltaReceiver {
             return Err(ReplicateError::TooManyComponents { registered: registry.components.len() });
         }
         Ok(DeltaReceiver {
-            schema: wire::fingerprint(registry.component_names()),
+            schema: wire::fingerprint(&registry),
             values: registry.components.iter().map(|entry| entry.new_entity_values()).collect(),
             child_of: registry.component_index_of(std::any::TypeId::of::<ChildOf>()),
             registry,
             map: EntityMap::new(),
             last: None,
+            awaiting_snapshot: false,
+            limits: ReceiverLimits::default(),
+            stand_ins: IdMap::default(),
             records: Vec::new(),
             orders: Vec::new(),
             children: Vec::new(),
             mentioned: IdMap::default(),
-            unattached: Vec::new(),
+            unattached: Unattached::default(),
             targets: Vec::new(),
         })
     }
 
-    /// The sender's entities and the local ones that stand for them.
+    /// Sets the receiver's limits (see [`ReceiverLimits`]); deltas that would pass them
+    /// from now on are refused.
+    pub fn set_limits(&mut self, limits: ReceiverLimits) {
+        self.limits = limits;
+    }
+
+    /// The receiver's limits.
+    pub fn limits(&self) -> &ReceiverLimits {
+        &self.limits
+    }
+
+    /// The sender's handles and the local entities that stand for them.
     pub fn entity_map(&self) -> &EntityMap {
         &self.map
+    }
+
+    /// How many mapped entities are stand-ins made for references only.
+    pub fn stand_ins(&self) -> usize {
+        self.stand_ins.len()
     }
 
     /// The sequence number of the last delta applied.
@@ -154,41 +197,82 @@ impl DeltaReceiver {
         self.last
     }
 
+    /// Takes the parent links given up since the last call: children whose `ChildOf`
+    /// the hierarchy refused (a cycle, say) for more deltas than
+    /// [`ReceiverLimits::parent_retries`], or that were pushed out past
+    /// [`ReceiverLimits::pending_parents`]. At most the latest 256 are kept.
+    pub fn drain_refused_parents(&mut self) -> impl Iterator<Item = RefusedParent> + '_ {
+        self.unattached.drain_refused()
+    }
+
+    /// Starts over: despawns every local entity this receiver made (replicas and
+    /// stand-ins, their local children detached first), forgets the sender's handles
+    /// and its sequence numbers, and from now on applies nothing but a snapshot until
+    /// one arrives ([`Applied::AwaitingSnapshot`]). Returns how many entities it
+    /// despawned.
+    ///
+    /// Pair it with [`Replicator::resync`](super::Replicator::resync) for this peer on
+    /// the sending side (told over the caller's channel), whose next delta is the
+    /// snapshot. O(mapped entities).
+    pub fn reset(&mut self, world: &mut World) -> usize {
+        let locals: Vec<(Entity, Entity)> = self.map.iter().collect();
+        let mut despawned = 0;
+        for (sender, local) in locals {
+            if world.contains(local) {
+                despawned += usize::from(gone(&mut self.map, world, sender, local));
+            }
+        }
+        self.map.clear();
+        self.stand_ins.clear();
+        self.unattached.clear();
+        self.last = None;
+        self.awaiting_snapshot = true;
+        despawned
+    }
+
     /// Applies one delta to `world`: all of it, or, with an error, none of it.
     ///
     /// # Complexity
     /// O(records + values + entity references in them), plus O(children) per parent
-    /// whose children it reorders; a snapshot also walks the entity map.
+    /// whose children it reorders, plus O(refused parent links waiting); a snapshot
+    /// also walks the entity map.
     ///
     /// # Errors
-    /// [`DeltaError`] for a malformed delta or one from another registry; the world
-    /// and the receiver are unchanged.
+    /// [`DeltaError`] for a malformed delta, one from another registry, or one that
+    /// would pass the receiver's limits; the world and the receiver are unchanged.
     pub fn apply_delta(&mut self, world: &mut World, delta: &[u8]) -> Result<Applied, DeltaError> {
         let mut reader = Reader::new(delta);
         let (seq, flags) = wire::read_header(&mut reader, self.schema)?;
         if self.last.is_some_and(|last| seq <= last) {
             return Ok(Applied::Stale { seq });
         }
+        let snapshot = flags & wire::SNAPSHOT != 0;
+        if self.awaiting_snapshot && !snapshot {
+            return Ok(Applied::AwaitingSnapshot { seq });
+        }
         world.flush_reserved();
         // Every slot the read may make is declared by a record or named by a value,
         // each at least a byte.
         let upcoming = world.entities.upcoming(delta.len());
-        let snapshot = flags & wire::SNAPSHOT != 0;
         let mut remap = EntityRemap::new(upcoming, Mode::Assign);
         remap.known = std::mem::take(&mut self.map);
         let installed = Installed::new(remap);
         let read = self.read_body(&mut reader);
         let mut remap = installed.finish();
         self.map = std::mem::take(&mut remap.known);
-        if let Err(error) = read {
+        let checked = read.and_then(|()| {
+            self.resolve(world, &mut remap);
+            self.check_limits(&remap)
+        });
+        if let Err(error) = checked {
             self.values.iter_mut().for_each(|values| values.clear());
             self.records.clear();
             return Err(error);
         }
-        self.resolve(world, &mut remap);
         let (records, spawned) = (self.records.len(), remap.slots.len());
         let despawned = self.commit(world, &remap, snapshot);
         self.last = Some(seq);
+        self.awaiting_snapshot = false;
         Ok(Applied::Applied { seq, records, spawned, despawned })
     }
 
@@ -212,9 +296,7 @@ impl DeltaReceiver {
             if (set | removed) & !all != 0 {
                 return Err(DeltaError::UnknownComponent { at: header_at, components: set | removed });
             }
-            if flags & DESPAWN != 0 && (set != 0 || flags != DESPAWN) {
-                return Err(DeltaError::Malformed { at: header_at, what: "a despawn record with values" });
-            }
+            let kind = wire::record_kind(header_at, flags, set)?;
             let mut bits = set;
             while bits != 0 {
                 let c = bits.trailing_zeros() as usize;
@@ -232,7 +314,7 @@ impl DeltaReceiver {
                 })?;
                 reader.skip(taken);
             }
-            self.records.push(Planned { sender, target: Target::None, flags, set, removed });
+            self.records.push(Planned { sender, target: Target::None, kind, set, removed });
         }
         let parents = reader.count("order count")?;
         for _ in 0..parents {
@@ -251,33 +333,63 @@ impl DeltaReceiver {
     }
 
     /// Finds where each record lands: the local entity that stands for its sender's,
-    /// or (for one not held, or despawned here) a slot of `remap`'s, the entities the
-    /// commit spawns. A despawn of an entity not held lands nowhere.
+    /// or, for an entity not held (or despawned here) that arrives whole, a slot of
+    /// `remap`'s, the entities the commit spawns. Other records of entities not held
+    /// land nowhere. Changes nothing but `remap`.
     fn resolve(&mut self, world: &World, remap: &mut EntityRemap) {
         for k in 0..self.records.len() {
             let record = &mut self.records[k];
             let held = self.map.get(record.sender);
-            record.target = match held {
-                Some(local) if world.contains(local) => Target::Local(local),
-                stale if record.flags & DESPAWN != 0 => {
-                    if stale.is_some() {
-                        // Despawned here already: forgotten.
-                        self.map.remove(record.sender);
-                    }
-                    Target::None
-                }
-                stale => {
-                    if stale.is_some() {
-                        // The receiver despawned it: it comes back as a new entity.
-                        self.map.remove(record.sender);
-                    }
+            record.target = match (held, record.kind) {
+                (Some(local), _) if world.contains(local) => Target::Local(local),
+                (Some(_), RecordKind::Gone) => Target::Forget,
+                (_, RecordKind::Whole) => {
                     let slot = remap
                         .declare(record.sender, k as u32)
                         .unwrap_or_else(|first| remap.lookup(record.sender).unwrap_or(first));
                     Target::Slot(slot)
                 }
+                // Values or a view change for an entity not held whole here: it comes
+                // back whole or not at all.
+                _ => Target::None,
             };
         }
+    }
+
+    /// Refuses a delta that would take the receiver past its limits.
+    fn check_limits(&self, remap: &EntityRemap) -> Result<(), DeltaError> {
+        let limits = &self.limits;
+        let entities = self.map.len() + remap.slots.len();
+        if entities > limits.entities {
+            return Err(DeltaError::Limit { limit: ReceiverLimit::Entities, max: limits.entities, would_be: entities });
+        }
+        let new = (0..remap.slots.len()).filter(|&k| self.spawns_stand_in(remap, k)).count();
+        let filled = self
+            .records
+            .iter()
+            .filter(|r| {
+                r.kind == RecordKind::Whole
+                    && matches!(r.target, Target::Local(_))
+                    && self.stand_ins.contains_key(&r.sender.to_bits())
+            })
+            .count();
+        let stand_ins = self.stand_ins.len() + new - filled.min(self.stand_ins.len());
+        if stand_ins > limits.stand_ins && new > 0 {
+            return Err(DeltaError::Limit {
+                limit: ReceiverLimit::StandIns,
+                max: limits.stand_ins,
+                would_be: stand_ins,
+            });
+        }
+        Ok(())
+    }
+
+    /// Whether the commit's `k`-th spawn is a stand-in: no record of this delta lands
+    /// on it whole.
+    fn spawns_stand_in(&self, remap: &EntityRemap, k: usize) -> bool {
+        let record = remap.slots[k].record;
+        record == NONE
+            || !matches!(self.records.get(record as usize), Some(Planned { target: Target::Slot(s), .. }) if *s as usize == k)
     }
 
     /// Applies what [`read_body`](Self::read_body) read; returns how many local
@@ -289,6 +401,11 @@ impl DeltaReceiver {
             let local = world.spawn(());
             debug_assert_eq!(local, remap.upcoming.get(k), "ripple: the allocator gave the predicted handles");
             self.map.insert(slot.id, local);
+            if self.spawns_stand_in(remap, k) {
+                self.stand_ins.insert(slot.id.to_bits(), ());
+            } else {
+                self.stand_ins.remove(&slot.id.to_bits());
+            }
             spawned.push(local);
         }
         for values in &mut self.values {
@@ -297,7 +414,10 @@ impl DeltaReceiver {
         let entries = &self.registry.components;
         let child_of = self.child_of.map_or(0, |c| 1u64 << c);
         let plain = |record: &Planned| {
-            record.flags == 0 && record.set & child_of == 0 && matches!(record.target, Target::Local(_))
+            record.kind == RecordKind::Diff
+                && record.removed == 0
+                && record.set & child_of == 0
+                && matches!(record.target, Target::Local(_))
         };
         if !snapshot && self.orders.is_empty() && self.records.iter().all(plain) {
             // Only values for entities held here (a frame's changes): each type's
@@ -313,7 +433,7 @@ impl DeltaReceiver {
                 }
             }
             self.records.clear();
-            self.attach_refused(world);
+            self.unattached.retry(world);
             return 0;
         }
         let mut despawned = 0;
@@ -322,11 +442,13 @@ impl DeltaReceiver {
             // has first, so that no attachment meets a cycle the delta's others undo
             // (a child moved away before its old parent becomes its child).
             let bit = 1u64 << child_of;
-            let moves = |record: &&Planned| (record.set | record.removed) & bit != 0 || record.flags & FULL != 0;
+            let moves = |record: &&Planned| {
+                (record.set | record.removed) & bit != 0 || matches!(record.kind, RecordKind::Whole | RecordKind::Hide)
+            };
             for record in self.records.iter().filter(moves) {
                 if let Target::Local(local) = record.target {
                     let _ = world.remove_parent(local);
-                    self.unattached.retain(|&(child, _)| child != local);
+                    self.unattached.forget_child(local);
                 }
             }
         }
@@ -334,11 +456,24 @@ impl DeltaReceiver {
             let local = match record.target {
                 Target::Local(local) => local,
                 Target::Slot(k) => spawned[k as usize],
+                Target::Forget => {
+                    self.map.remove(record.sender);
+                    self.stand_ins.remove(&record.sender.to_bits());
+                    continue;
+                }
                 // Not held here (a stand-in made for a value in this delta keeps
-                // standing for it).
-                Target::None => continue,
+                // standing for it): its values are dropped.
+                Target::None => {
+                    let mut set = record.set;
+                    while set != 0 {
+                        let c = set.trailing_zeros() as usize;
+                        set &= set - 1;
+                        self.values[c].skip_next();
+                    }
+                    continue;
+                }
             };
-            if record.flags & DESPAWN != 0 {
+            if record.kind == RecordKind::Gone {
                 // Last, once every child the sender detached first is detached here:
                 // despawning a parent despawns its children.
                 continue;
@@ -346,8 +481,11 @@ impl DeltaReceiver {
             if snapshot {
                 self.mentioned.insert(record.sender.to_bits(), ());
             }
+            if record.kind == RecordKind::Whole {
+                self.stand_ins.remove(&record.sender.to_bits());
+            }
             let mut removed = record.removed;
-            if record.flags & FULL != 0 {
+            if matches!(record.kind, RecordKind::Whole | RecordKind::Hide) {
                 removed |= !record.set & wire::component_mask(entries.len());
             }
             while removed != 0 {
@@ -370,8 +508,8 @@ impl DeltaReceiver {
                         && world.get::<ChildOf>(local).ok().map(ChildOf::parent) != Some(parent)
                     {
                         // Refused (a cycle with a relation a later delta undoes): tried
-                        // again after each delta.
-                        self.unattached.push((local, parent));
+                        // again after each delta, within the retries.
+                        self.unattached.push(local, parent, &self.limits);
                     }
                 } else {
                     // A hook despawned it meanwhile: the value is dropped.
@@ -379,12 +517,13 @@ impl DeltaReceiver {
                 }
             }
         }
-        for record in self.records.iter().filter(|record| record.flags & DESPAWN != 0) {
+        for record in self.records.iter().filter(|record| record.kind == RecordKind::Gone) {
             if let Target::Local(local) = record.target {
+                self.stand_ins.remove(&record.sender.to_bits());
                 despawned += usize::from(gone(&mut self.map, world, record.sender, local));
             }
         }
-        self.attach_refused(world);
+        self.unattached.retry(world);
         let mut locals = Vec::new();
         for &(parent, start, end) in &self.orders {
             let Some(parent) = self.map.get(parent).filter(|&local| world.contains(local)) else { continue };
@@ -405,21 +544,6 @@ impl DeltaReceiver {
         }
         self.records.clear();
         despawned
-    }
-}
-
-impl DeltaReceiver {
-    /// Tries again the `ChildOf`s the hierarchy refused (see `unattached`).
-    fn attach_refused(&mut self, world: &mut World) {
-        if self.unattached.is_empty() {
-            return;
-        }
-        self.unattached.retain(|&(child, parent)| {
-            world.contains(child)
-                && world.contains(parent)
-                && world.get::<ChildOf>(child).ok().map(ChildOf::parent) != Some(parent)
-                && world.set_parent(child, parent).is_err()
-        });
     }
 }
 

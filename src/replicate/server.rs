@@ -2,21 +2,21 @@
 //! lists once per [`update`](Replicator::update) into a journal shared by every peer,
 //! and writes each peer's delta from the journal ticks its window covers.
 
-use std::ops::Range;
-
 use crate::change::log::Cursor;
 use crate::component::ComponentId;
 use crate::entity::Entity;
 use crate::hash::IdMap;
-use crate::hierarchy::ChildOf;
+use crate::hierarchy::{ChildOf, Children};
 use crate::query::{ChangeSource, Changes, QueryState, With};
 use crate::scene::SceneRegistry;
 use crate::world::{World, WorldId};
 
+use super::encode::{BodyFor, Decide, Encoder};
 use super::error::ReplicateError;
 use super::journal::{Journal, Merger, TickBuilder, Touch};
 use super::peer::{AckMode, Peer, PeerConfig, PeerId, PeerView, Sent, View};
-use super::wire::{self, DESPAWN, FLAG_BITS, FULL, MAX_REPLICATED_COMPONENTS, REMOVED, put_varint};
+use super::peer_handles::PeerHandles;
+use super::wire::{self, MAX_REPLICATED_COMPONENTS, put_varint};
 
 /// Marks an entity as replicated: the [`Replicator`] sends it, with every component
 /// its registry names, to the peers that see it. Removing the marker (or despawning
@@ -56,14 +56,6 @@ impl Followed {
     }
 }
 
-/// A body written for the peers whose windows start at `base`, with no view filter
-/// and nothing to re-send: they all get the same bytes.
-struct CachedBody {
-    base: u64,
-    bytes: Range<usize>,
-    records: usize,
-}
-
 /// The sending side of replication: per-peer deltas of the entities marked
 /// [`Replicated`], at the cost of what changed.
 ///
@@ -74,16 +66,26 @@ struct CachedBody {
 /// travel however the caller likes; [`DeltaReceiver::apply_delta`](super::DeltaReceiver::apply_delta)
 /// applies them on the other side.
 ///
+/// # What a peer learns
+/// A peer never sees this world's entity handles. Each peer knows entities by *peer
+/// handles* of its own, numbered from 0 in the order it first hears of them
+/// ([`peer_handle`](Self::peer_handle) and [`entity_of`](Self::entity_of) translate),
+/// so the handles tell it how many entities it was told of, not how many exist. It
+/// gets records only for the entities in its view, and for the ones it held that left
+/// the view or were despawned; children orders list only children in its view. An
+/// entity outside the view shows up only where a value in view refers to it, as an
+/// opaque peer handle (the same for every such reference); its values never do.
+///
 /// # Cost
 /// `update` costs what changed since the last update: it reads the `Changed<T>`
 /// lists and removal streams of the registered components (tracking them from
-/// [`new`](Self::new) on). A delta costs the entities its window touched: peers that
-/// see every entity and whose windows start at the same tick share one encoding, so
-/// sixteen peers acknowledging every frame cost one encoding and sixteen copies. A
-/// snapshot, O(replicated entities), goes to a new peer (in
-/// [`AckMode::SinceLastAck`], every delta until one is acknowledged), to one that fell
-/// further behind than the journal keeps, and to all after a removal stream dropped
-/// removals the replicator had not read.
+/// [`new`](Self::new) on). A delta costs the entities its window touched, encoded for
+/// the peer (each peer's handles are its own). A snapshot, O(replicated entities),
+/// goes to a new peer (in [`AckMode::SinceLastAck`], every delta until one is
+/// acknowledged), to one that fell further behind than the journal keeps, to one
+/// [`resync`](Self::resync)ed, and to all after a removal stream dropped removals the
+/// replicator had not read. Per peer, the replicator keeps its handles: O(entities the
+/// peer was told of and not yet told the end of).
 ///
 /// ```
 /// use ripple::{DeltaReceiver, PeerConfig, Replicated, Replicator, SceneRegistry, World};
@@ -112,40 +114,59 @@ struct CachedBody {
 ///     let mut bytes = Vec::new();
 ///     let info = replicator.write_delta(&server, peer, &mut bytes)?;
 ///     receiver.apply_delta(&mut client, &bytes)?;
-///     replicator.ack(peer, info.seq);
+///     replicator.ack(peer, info.seq)?;
 /// }
-/// let local = receiver.entity_map().get(crate_).unwrap();
+/// // The peer knows the crate by a handle of its own.
+/// let handle = replicator.peer_handle(peer, crate_)?.unwrap();
+/// let local = receiver.entity_map().get(handle).unwrap();
 /// assert_eq!(client.get::<Position>(local)?, &Position(3.0, 0.0));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct Replicator {
-    registry: SceneRegistry,
     world: WorldId,
     components: Vec<Followed>,
     marker: Followed,
     /// Markers peers' views depend on (a change touches the entity).
     view_markers: Vec<Followed>,
+    /// Parents' children lists, when `ChildOf` is registered: a change (a reorder in
+    /// place included) sends the new order.
+    children: Option<Followed>,
+    tick: u64,
+    journal_limit: usize,
+    builder: TickBuilder,
+    peers: Vec<PeerSlot>,
+    writer: Writer,
+}
+
+/// A peer's place: its generation (bumped when it is removed) and the peer, if any.
+struct PeerSlot {
+    generation: u32,
+    peer: Option<Peer>,
+}
+
+/// What writing a delta reads and scratches, apart from the peers.
+struct Writer {
+    registry: SceneRegistry,
     replicated: QueryState<Entity, With<Replicated>>,
     schema: u32,
     /// The registry index of `ChildOf`, if registered: its records carry the order
     /// of their parents' children.
     child_of: Option<usize>,
-    tick: u64,
     journal: Journal,
-    journal_limit: usize,
-    builder: TickBuilder,
     merger: Merger,
-    peers: Vec<Option<Peer>>,
-    cache: Vec<CachedBody>,
-    cache_bytes: Vec<u8>,
     changed: Vec<Entity>,
     encoder: Encoder,
 }
 
+/// How many peer handle slots each delta looks at for despawned entities that no
+/// journal touch reported (entities only ever referred to).
+const SWEEP_PER_DELTA: usize = 64;
+
 impl Replicator {
     /// A replicator of `world`'s entities marked [`Replicated`], with the components
     /// `registry` names (in the registry's order, which the receiver's registry must
-    /// share: deltas carry a fingerprint of the names and a receiver refuses others).
+    /// share: deltas carry a fingerprint of the names and the types' shapes, and a
+    /// receiver refuses others).
     ///
     /// # Errors
     /// [`ReplicateError::TooManyComponents`] past
@@ -168,32 +189,38 @@ impl Replicator {
         let marker_changes = Box::new(Changes::<Replicated>::from_now(world));
         let marker = Followed::new(world, marker_id, marker_changes);
         let child_of = registry.component_index_of(std::any::TypeId::of::<ChildOf>());
-        let schema = wire::fingerprint(registry.component_names());
+        let children = child_of.map(|_| {
+            let id = world.components.id_or_register::<Children>();
+            let changes = Box::new(Changes::<Children>::from_now(world));
+            Followed::new(world, id, changes)
+        });
+        let schema = wire::fingerprint(&registry);
         Ok(Replicator {
             world: world.id(),
             components,
             marker,
             view_markers: Vec::new(),
-            replicated: QueryState::new(world),
-            schema,
-            child_of,
+            children,
             tick: 0,
-            journal: Journal::default(),
             journal_limit: DEFAULT_JOURNAL_LIMIT,
             builder: TickBuilder::default(),
-            merger: Merger::default(),
             peers: Vec::new(),
-            cache: Vec::new(),
-            cache_bytes: Vec::new(),
-            changed: Vec::new(),
-            encoder: Encoder::default(),
-            registry,
+            writer: Writer {
+                replicated: QueryState::new(world),
+                schema,
+                child_of,
+                journal: Journal::default(),
+                merger: Merger::default(),
+                changed: Vec::new(),
+                encoder: Encoder::default(),
+                registry,
+            },
         })
     }
 
     /// The registry the replicator sends by.
     pub fn registry(&self) -> &SceneRegistry {
-        &self.registry
+        &self.writer.registry
     }
 
     /// Sets how many touches the journal keeps for peers that fall behind (see
@@ -220,22 +247,48 @@ impl Replicator {
             View::Filter(filter) => PeerView::Filtered { visible: filter, shown: IdMap::default() },
         };
         let peer = Peer::new(config.mode, view, self.tick);
-        let slot = self.peers.iter().position(Option::is_none).unwrap_or(self.peers.len());
-        if slot == self.peers.len() {
-            self.peers.push(None);
-        }
-        self.peers[slot] = Some(peer);
-        PeerId(slot as u32)
+        let slot = match self.peers.iter().position(|slot| slot.peer.is_none()) {
+            Some(slot) => slot,
+            None => {
+                self.peers.push(PeerSlot { generation: 0, peer: None });
+                self.peers.len() - 1
+            }
+        };
+        self.peers[slot].peer = Some(peer);
+        PeerId { slot: slot as u32, generation: self.peers[slot].generation }
     }
 
-    /// Forgets a peer; returns whether it was one.
+    /// Forgets a peer; returns whether it was one. Its id names nothing from now on.
     pub fn remove_peer(&mut self, peer: PeerId) -> bool {
-        self.peers.get_mut(peer.0 as usize).and_then(Option::take).is_some()
+        match self.peers.get_mut(peer.slot as usize) {
+            Some(slot) if slot.generation == peer.generation && slot.peer.is_some() => {
+                slot.peer = None;
+                // The slot's next peer gets a new id; a slot whose ids are spent
+                // stays empty.
+                match slot.generation.checked_add(1) {
+                    Some(next) => slot.generation = next,
+                    None => slot.generation = u32::MAX,
+                }
+                true
+            }
+            _ => false,
+        }
     }
 
     /// How many peers there are.
     pub fn peer_count(&self) -> usize {
-        self.peers.iter().flatten().count()
+        self.peers.iter().filter(|slot| slot.peer.is_some()).count()
+    }
+
+    fn peer_mut(&mut self, peer: PeerId) -> Result<&mut Peer, ReplicateError> {
+        peer_in(&mut self.peers, peer)
+    }
+
+    fn peer(&self, peer: PeerId) -> Result<&Peer, ReplicateError> {
+        match self.peers.get(peer.slot as usize) {
+            Some(PeerSlot { generation, peer: Some(state) }) if *generation == peer.generation => Ok(state),
+            _ => Err(ReplicateError::NoSuchPeer { peer: peer.slot }),
+        }
     }
 
     /// The peer acknowledged delta `seq`: in [`AckMode::SinceLastAck`] its next
@@ -244,38 +297,87 @@ impl Replicator {
     /// acknowledged count as lost (the receiver ignores them once it applied a later
     /// one). Acknowledgements that arrive late, twice or for unknown deltas change
     /// nothing.
-    pub fn ack(&mut self, peer: PeerId, seq: u64) {
-        if let Some(Some(peer)) = self.peers.get_mut(peer.0 as usize) {
-            peer.ack(seq);
-        }
+    ///
+    /// # Errors
+    /// [`ReplicateError::NoSuchPeer`] if `peer` was removed (or never added).
+    pub fn ack(&mut self, peer: PeerId, seq: u64) -> Result<(), ReplicateError> {
+        self.peer_mut(peer)?.ack(seq);
+        Ok(())
     }
 
     /// The peer did not receive delta `seq`: in
     /// [`AckMode::SinceLastSendWithNack`] the next delta re-sends every entity it
-    /// named; in [`AckMode::SinceLastAck`] nothing is needed and this does nothing
-    /// (the next delta carries it anyway).
-    pub fn nack(&mut self, peer: PeerId, seq: u64) {
-        if let Some(Some(peer)) = self.peers.get_mut(peer.0 as usize) {
-            peer.nack(seq);
-        }
+    /// named and makes its view changes again; in [`AckMode::SinceLastAck`] nothing
+    /// is needed and this does nothing (the next delta carries it anyway).
+    ///
+    /// # Errors
+    /// [`ReplicateError::NoSuchPeer`] if `peer` was removed (or never added).
+    pub fn nack(&mut self, peer: PeerId, seq: u64) -> Result<(), ReplicateError> {
+        self.peer_mut(peer)?.nack(seq);
+        Ok(())
     }
 
     /// Re-asks the peer's visibility filter about every replicated entity at its
     /// next delta (for a filter that reads more than the entity it is asked about).
     /// O(replicated entities) at that delta.
-    pub fn refresh_visibility(&mut self, peer: PeerId) {
-        if let Some(Some(peer)) = self.peers.get_mut(peer.0 as usize) {
-            peer.refresh = true;
-        }
+    ///
+    /// # Errors
+    /// [`ReplicateError::NoSuchPeer`] if `peer` was removed (or never added).
+    pub fn refresh_visibility(&mut self, peer: PeerId) -> Result<(), ReplicateError> {
+        let peer = self.peer_mut(peer)?;
+        peer.refresh = true;
+        peer.refresh_from = peer.next_seq;
+        Ok(())
     }
 
-    /// Bytes the replicator's journal and encoding buffers hold (not counting the
-    /// per-peer bookkeeping of deltas in flight and filtered views).
+    /// Starts the peer over: its next delta is a snapshot, and nothing in flight counts
+    /// any more. The way back for a peer whose receiver was
+    /// [`reset`](super::DeltaReceiver::reset) (after it lost track of the sender, or
+    /// on a reconnect). The peer keeps its handles, so deltas written before still
+    /// name the same entities.
+    ///
+    /// # Errors
+    /// [`ReplicateError::NoSuchPeer`] if `peer` was removed (or never added).
+    pub fn resync(&mut self, peer: PeerId) -> Result<(), ReplicateError> {
+        let peer = self.peer_mut(peer)?;
+        force_snapshot(peer);
+        peer.refresh = false;
+        peer.reshow.clear();
+        if let PeerView::Filtered { shown, .. } = &mut peer.view {
+            shown.clear();
+        }
+        Ok(())
+    }
+
+    /// The handle `peer` knows `entity` by, if the replicator has told it of `entity`
+    /// (see [What a peer learns](Self#what-a-peer-learns)). The receiver's
+    /// [`entity_map`](super::DeltaReceiver::entity_map) maps it to the local entity.
+    ///
+    /// # Errors
+    /// [`ReplicateError::NoSuchPeer`] if `peer` was removed (or never added).
+    pub fn peer_handle(&self, peer: PeerId, entity: Entity) -> Result<Option<Entity>, ReplicateError> {
+        Ok(self.peer(peer)?.handles.as_deref().and_then(|handles| handles.get(entity)))
+    }
+
+    /// The entity of this world that `handle`, a handle `peer` knows an entity by,
+    /// names: how a message from the peer that names an entity is read. `None` if
+    /// the handle names nothing (any more).
+    ///
+    /// # Errors
+    /// [`ReplicateError::NoSuchPeer`] if `peer` was removed (or never added).
+    pub fn entity_of(&self, peer: PeerId, handle: Entity) -> Result<Option<Entity>, ReplicateError> {
+        Ok(self.peer(peer)?.handles.as_deref().and_then(|handles| handles.entity_of(handle)))
+    }
+
+    /// Bytes the replicator's journal, encoding buffers and peers' handles hold (not
+    /// counting the per-peer bookkeeping of deltas in flight and filtered views).
     pub fn memory(&self) -> usize {
-        self.journal.bytes()
-            + self.cache_bytes.capacity()
-            + self.encoder.body.capacity()
-            + self.encoder.values.capacity()
+        let handles: usize =
+            self.peers.iter().filter_map(|slot| slot.peer.as_ref()?.handles.as_deref().map(PeerHandles::bytes)).sum();
+        self.writer.journal.bytes()
+            + self.writer.encoder.body.capacity()
+            + self.writer.encoder.values.capacity()
+            + handles
     }
 
     fn check_world(&self, world: &World) {
@@ -294,9 +396,7 @@ impl Replicator {
     pub fn update(&mut self, world: &World) {
         self.check_world(world);
         self.tick += 1;
-        self.cache.clear();
-        self.cache_bytes.clear();
-        let mut changed = std::mem::take(&mut self.changed);
+        let mut changed = std::mem::take(&mut self.writer.changed);
         let mut missed = false;
         // The marker first: a touch records entering before any value.
         changed.clear();
@@ -322,12 +422,21 @@ impl Replicator {
             }
             missed |= read_removals(world, followed, &mut self.builder, |_| {});
         }
-        self.changed = changed;
-        self.journal.push(self.tick, &mut self.builder);
+        if let Some(followed) = &mut self.children {
+            changed.clear();
+            followed.changes.gather(world, &mut changed);
+            for &parent in &changed {
+                self.builder.touch(parent).reordered = true;
+            }
+            // A parent whose list went away has no order to send.
+            let _ = read_removals(world, followed, &mut self.builder, |_| {});
+        }
+        self.writer.changed = changed;
+        self.writer.journal.push(self.tick, &mut self.builder);
         if missed {
             // A removal stream shed entries this replicator had not read: no window
             // is complete any more.
-            for peer in self.peers.iter_mut().flatten() {
+            for peer in self.peers.iter_mut().filter_map(|slot| slot.peer.as_mut()) {
                 force_snapshot(peer);
             }
         }
@@ -338,15 +447,17 @@ impl Replicator {
     /// and the peers that needed them get snapshots.
     fn trim(&mut self) {
         let now = self.tick;
-        let needed = self.peers.iter().flatten().map(|peer| oldest_needed(peer, now)).min().unwrap_or(now);
-        self.journal.drop_through(needed);
-        if self.journal.held() > self.journal_limit {
-            while self.journal.held() > self.journal_limit / 2 {
-                let Some(oldest) = self.journal.oldest() else { break };
-                self.journal.drop_through(oldest);
+        let journal = &mut self.writer.journal;
+        let peers = || self.peers.iter().filter_map(|slot| slot.peer.as_ref());
+        let needed = peers().map(|peer| oldest_needed(peer, now)).min().unwrap_or(now);
+        journal.drop_through(needed);
+        if journal.held() > self.journal_limit {
+            while journal.held() > self.journal_limit / 2 {
+                let Some(oldest) = journal.oldest() else { break };
+                journal.drop_through(oldest);
             }
-            let dropped = self.journal.dropped_through;
-            for peer in self.peers.iter_mut().flatten() {
+            let dropped = journal.dropped_through;
+            for peer in self.peers.iter_mut().filter_map(|slot| slot.peer.as_mut()) {
                 if oldest_needed(peer, now) < dropped {
                     force_snapshot(peer);
                 }
@@ -361,23 +472,29 @@ impl Replicator {
     ///
     /// # Errors
     /// [`ReplicateError::NoSuchPeer`]; [`ReplicateError::Value`] if a value's
-    /// `Serialize` fails (nothing is appended and the peer's state is unchanged).
+    /// `Serialize` fails (nothing is appended, and the peer's state is unchanged but
+    /// for handles given to entities the failed delta named).
     ///
     /// # Panics
-    /// If `world` is not the world the replicator was made for.
+    /// If `world` is not the world the replicator was made for. A `Serialize` that
+    /// panics leaves the peer in place, as it was before the call but for handles.
     pub fn write_delta(&mut self, world: &World, peer: PeerId, out: &mut Vec<u8>) -> Result<DeltaInfo, ReplicateError> {
         self.check_world(world);
         let now = self.tick;
-        let mut state = self
-            .peers
-            .get_mut(peer.0 as usize)
-            .and_then(Option::take)
-            .ok_or(ReplicateError::NoSuchPeer { peer: peer.0 })?;
-        let result = self.write_for(world, &mut state, now, out);
-        self.peers[peer.0 as usize] = Some(state);
-        result
+        let state = peer_in(&mut self.peers, peer)?;
+        self.writer.write_for(world, state, now, out)
     }
+}
 
+/// The peer `peer` names in `peers`.
+fn peer_in(peers: &mut [PeerSlot], peer: PeerId) -> Result<&mut Peer, ReplicateError> {
+    match peers.get_mut(peer.slot as usize) {
+        Some(PeerSlot { generation, peer: Some(state) }) if *generation == peer.generation => Ok(state),
+        _ => Err(ReplicateError::NoSuchPeer { peer: peer.slot }),
+    }
+}
+
+impl Writer {
     fn write_for(
         &mut self,
         world: &World,
@@ -392,14 +509,14 @@ impl Replicator {
         out.extend_from_slice(&self.schema.to_le_bytes());
         put_varint(out, seq);
         out.push(if snapshot { wire::SNAPSHOT } else { 0 });
+        // Entities the peer has handles for that died unreported (a snapshot looks at
+        // them all): sent as gone until the peer acknowledges it.
+        if let Some(handles) = peer.handles.as_deref_mut() {
+            let budget = if snapshot { handles.len() + SWEEP_PER_DELTA } else { SWEEP_PER_DELTA };
+            handles.sweep(world, budget, &mut peer.dead);
+        }
         let mut sent = peer.start_sent(seq, now, snapshot);
-        let written = if snapshot {
-            self.write_snapshot(world, peer, &mut sent, out)
-        } else if matches!(peer.view, PeerView::All) && peer.resend.is_empty() && !peer.refresh {
-            self.write_shared(world, peer.base, now, out)
-        } else {
-            self.write_own(world, peer, now, &mut sent, out)
-        };
+        let written = self.write_body(world, peer, now, snapshot, &mut sent, out);
         let records = match written {
             Ok(records) => records,
             Err(error) => {
@@ -415,9 +532,8 @@ impl Replicator {
             // Asked again if the delta is lost; acknowledged mode asks in every delta
             // until one that asked is acknowledged.
             peer.refresh = false;
-        }
-        if peer.mode == AckMode::SinceLastSendWithNack {
             peer.hide.clear();
+            peer.reshow.clear();
             if snapshot {
                 peer.needs_snapshot = false;
                 peer.resend.clear();
@@ -434,118 +550,98 @@ impl Replicator {
         Ok(DeltaInfo { seq, bytes: out.len() - start, records, snapshot })
     }
 
-    /// The body shared by peers that see everything and whose window starts at
-    /// `base`, encoded once per update.
-    fn write_shared(&mut self, world: &World, base: u64, now: u64, out: &mut Vec<u8>) -> Result<usize, ReplicateError> {
-        if let Some(cached) = self.cache.iter().find(|cached| cached.base == base) {
-            out.extend_from_slice(&self.cache_bytes[cached.bytes.clone()]);
-            return Ok(cached.records);
-        }
-        let mut window = self.journal.window(base, now);
-        let (touches, merged): (&[Touch], bool) = match (window.next(), window.next()) {
-            (None, _) => (&[], false),
-            (Some(one), None) => (one, false),
-            (Some(first), Some(second)) => {
-                self.merger.clear();
-                for touches in [first, second].into_iter().chain(window) {
-                    touches.iter().for_each(|touch| self.merger.add(touch));
-                }
-                (&[], true)
-            }
-        };
-        let touches = if merged { self.merger.touches() } else { touches };
-        let start = self.cache_bytes.len();
-        let records = self.encoder.encode(
-            world,
-            &self.registry,
-            self.child_of,
-            touches,
-            &mut Decide::All,
-            &mut self.cache_bytes,
-        )?;
-        self.cache.push(CachedBody { base, bytes: start..self.cache_bytes.len(), records });
-        out.extend_from_slice(&self.cache_bytes[start..]);
-        Ok(records)
-    }
-
-    /// A body for one peer: its window and re-sends merged, through its view.
-    fn write_own(
+    /// The records of a delta: the touches of the peer's window (or, for a snapshot,
+    /// every replicated entity), with what it must hear again, through its view.
+    fn write_body(
         &mut self,
         world: &World,
         peer: &mut Peer,
         now: u64,
+        snapshot: bool,
         sent: &mut Sent,
         out: &mut Vec<u8>,
     ) -> Result<usize, ReplicateError> {
         self.merger.clear();
-        if peer.refresh {
+        if snapshot || peer.refresh {
             let mut all = std::mem::take(&mut self.changed);
             all.clear();
             self.replicated.for_each(world, |entity| all.push(entity));
             for &entity in &all {
-                self.merger.add(&Touch::new(entity));
+                self.merger.add(&Touch { resend: snapshot, ..Touch::new(entity) });
             }
             self.changed = all;
         }
-        for touches in self.journal.window(peer.base, now) {
-            touches.iter().for_each(|touch| self.merger.add(touch));
-        }
-        for &(from, to) in &peer.resend {
-            for touches in self.journal.window(from, to) {
-                for touch in touches {
-                    self.merger.add(&Touch { resend: true, ..*touch });
+        // Acknowledged mode: entities whose view a delta in flight changed are settled
+        // in every delta, so that whichever is acknowledged, the view it records is
+        // the receiver's.
+        let unsettled = match (&peer.view, peer.mode) {
+            (PeerView::Filtered { .. }, AckMode::SinceLastAck) => peer.in_flight_view.len(),
+            _ => 0,
+        };
+        let extra = peer.resend.len() + peer.hide.len() + peer.reshow.len() + peer.dead.len() + unsettled;
+        let mut window = self.journal.window(if snapshot { now } else { peer.base }, now);
+        let single = match (snapshot || peer.refresh || extra > 0, window.next(), window.next()) {
+            (false, None, _) => Some(&[][..]),
+            (false, Some(one), None) => Some(one),
+            (_, first, second) => {
+                for touches in first.into_iter().chain(second).chain(window) {
+                    touches.iter().for_each(|touch| self.merger.add(touch));
+                }
+                None
+            }
+        };
+        if single.is_none() {
+            for &(from, to) in &peer.resend {
+                for touches in self.journal.window(from, to) {
+                    for touch in touches {
+                        self.merger.add(&Touch { resend: true, ..*touch });
+                    }
+                }
+            }
+            for &entity in &peer.hide {
+                self.merger.add(&Touch { hide: true, ..Touch::new(entity) });
+            }
+            for &entity in &peer.reshow {
+                self.merger.add(&Touch { resend: true, ..Touch::new(entity) });
+            }
+            for &entity in &peer.dead {
+                self.merger.add(&Touch::new(entity));
+            }
+            if unsettled > 0 {
+                for &bits in peer.in_flight_view.keys() {
+                    if let Some(entity) = Entity::from_bits(bits) {
+                        self.merger.add(&Touch::new(entity));
+                    }
                 }
             }
         }
-        for &entity in &peer.hide {
-            self.merger.add(&Touch { hide: true, ..Touch::new(entity) });
-        }
-        let mut decide = match &peer.view {
+        let touches = single.unwrap_or_else(|| self.merger.touches());
+        let empty = IdMap::default();
+        let decide = match &peer.view {
             PeerView::All => Decide::All,
             PeerView::Filtered { visible, shown } => Decide::Filtered {
                 visible: &**visible,
-                shown,
+                // A snapshot is all the peer will hold.
+                shown: if snapshot { &empty } else { shown },
                 in_flight: &peer.in_flight_view,
                 changes: &mut sent.shown,
             },
         };
-        self.encoder.encode(world, &self.registry, self.child_of, self.merger.touches(), &mut decide, out)
-    }
-
-    /// Every replicated entity the peer sees, whole.
-    fn write_snapshot(
-        &mut self,
-        world: &World,
-        peer: &mut Peer,
-        sent: &mut Sent,
-        out: &mut Vec<u8>,
-    ) -> Result<usize, ReplicateError> {
-        let mut all = std::mem::take(&mut self.changed);
-        all.clear();
-        self.replicated.for_each(world, |entity| all.push(entity));
-        self.merger.clear();
-        for &entity in &all {
-            self.merger.add(&Touch { resend: true, ..Touch::new(entity) });
-        }
-        self.changed = all;
-        let empty = IdMap::default();
-        let mut decide = match &peer.view {
-            PeerView::All => Decide::All,
-            PeerView::Filtered { visible, .. } => Decide::Filtered {
-                visible: &**visible,
-                shown: &empty,
-                in_flight: &peer.in_flight_view,
-                changes: &mut sent.shown,
-            },
+        let body_for = BodyFor {
+            registry: &self.registry,
+            child_of: self.child_of,
+            decide,
+            handles: &mut peer.handles,
+            gone: &mut sent.gone,
         };
-        self.encoder.encode(world, &self.registry, self.child_of, self.merger.touches(), &mut decide, out)
+        self.encoder.encode(world, touches, body_for, out)
     }
 }
 
 impl std::fmt::Debug for Replicator {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Replicator")
-            .field("components", &self.registry.component_names().collect::<Vec<_>>())
+            .field("components", &self.writer.registry.component_names().collect::<Vec<_>>())
             .field("peers", &self.peer_count())
             .field("tick", &self.tick)
             .finish_non_exhaustive()
@@ -566,6 +662,7 @@ fn force_snapshot(peer: &mut Peer) {
     peer.needs_snapshot = true;
     peer.resend.clear();
     peer.hide.clear();
+    peer.reshow.clear();
     while let Some(sent) = peer.in_flight.pop_front() {
         peer.retire(sent);
     }
@@ -578,186 +675,4 @@ fn read_removals(world: &World, followed: &Followed, builder: &mut TickBuilder, 
         mark(builder.touch(entity));
     }
     read.missed > 0
-}
-
-/// Scratch space for writing bodies.
-#[derive(Default)]
-struct Encoder {
-    /// The body written last.
-    body: Vec<u8>,
-    /// One record's values.
-    values: Vec<u8>,
-    /// The parents whose children orders the body carries.
-    parents: IdMap<u64, ()>,
-    parent_list: Vec<Entity>,
-}
-
-/// How a touched entity is sent to one peer.
-enum Decide<'a> {
-    /// Every replicated entity.
-    All,
-    /// The entities `visible` accepts; `shown` is what the peer holds, `in_flight`
-    /// what deltas in flight may have shown or hidden besides, `changes` the view
-    /// changes this delta makes.
-    Filtered {
-        visible: &'a (dyn Fn(&World, Entity) -> bool + Send + Sync),
-        shown: &'a IdMap<u64, ()>,
-        in_flight: &'a IdMap<u64, [u32; 2]>,
-        changes: &'a mut Vec<(Entity, bool)>,
-    },
-}
-
-/// A record's kind.
-enum Kind {
-    Skip,
-    /// Every replicated component.
-    Full,
-    /// The components set and removed.
-    Diff,
-    /// Out of the peer's view but alive: the receiver keeps it as an empty stand-in
-    /// (a full record with no component), so references to it stay valid.
-    Hide,
-    /// Despawned.
-    Gone,
-}
-
-impl Decide<'_> {
-    fn kind(&mut self, world: &World, touch: &Touch) -> Kind {
-        let entity = touch.entity;
-        let alive = world.contains(entity);
-        let replicated = alive && world.get::<Replicated>(entity).is_ok();
-        // A despawned entity the receiver may hold (a replica or a stand-in: it had a
-        // marker or a replicated component) is sent as gone.
-        let gone = if touch.left || touch.removed != 0 { Kind::Gone } else { Kind::Skip };
-        match self {
-            // A re-sent touch keeps its flags: an entity that left the replicated set
-            // in the lost window is hidden again.
-            Decide::All => match (replicated, touch.entered || touch.resend) {
-                (true, true) => Kind::Full,
-                (true, false) => Kind::Diff,
-                (false, _) if !alive => gone,
-                (false, _) if touch.left => Kind::Hide,
-                (false, _) => Kind::Skip,
-            },
-            Decide::Filtered { visible, shown, in_flight, changes } => {
-                let now = replicated && visible(world, entity);
-                let was = shown.contains_key(&entity.to_bits());
-                let [showing, hiding] = in_flight.get(&entity.to_bits()).copied().unwrap_or([0; 2]);
-                // Surely held: shown, and no delta in flight may have hidden it.
-                let sure = was && hiding == 0;
-                // Perhaps held: shown, or a delta in flight may have shown it.
-                let held = was || showing > 0 || touch.hide;
-                let kind = match (now, sure) {
-                    (true, false) => Kind::Full,
-                    (true, true) if touch.entered || touch.resend => Kind::Full,
-                    (true, true) => Kind::Diff,
-                    (false, _) if !alive && held => Kind::Gone,
-                    (false, _) if !alive => gone,
-                    (false, _) if held => Kind::Hide,
-                    (false, _) => Kind::Skip,
-                };
-                // Every view a record sets is recorded, as the view once the delta is
-                // acknowledged (whatever was acknowledged between), or to hide again
-                // if the delta is lost.
-                if now != was || matches!(kind, Kind::Full | Kind::Hide | Kind::Gone) {
-                    changes.push((entity, now));
-                }
-                kind
-            }
-        }
-    }
-}
-
-/// Writes the records of `touches` as `decide` sends them, then the order records of
-/// the parents whose children's `ChildOf` they carry, and appends them to `out`
-/// behind their count (nothing on an error); returns the record count.
-impl Encoder {
-    fn encode(
-        &mut self,
-        world: &World,
-        registry: &SceneRegistry,
-        child_of: Option<usize>,
-        touches: &[Touch],
-        decide: &mut Decide<'_>,
-        out: &mut Vec<u8>,
-    ) -> Result<usize, ReplicateError> {
-        let Encoder { body, values, parents: parent_set, parent_list } = self;
-        body.clear();
-        let entries = &registry.components;
-        let child_of_bit = child_of.map_or(0, |c| 1u64 << c);
-        let mut records = 0;
-        let mut parents = 0usize;
-        parent_set.clear();
-        parent_list.clear();
-        for touch in touches {
-            let entity = touch.entity;
-            let (mut set, mut removed, flags) = match decide.kind(world, touch) {
-                Kind::Skip => continue,
-                kind @ (Kind::Gone | Kind::Hide) => {
-                    put_varint(body, entity.to_bits());
-                    put_varint(body, if matches!(kind, Kind::Gone) { DESPAWN } else { FULL });
-                    records += 1;
-                    continue;
-                }
-                Kind::Full => (wire::component_mask(entries.len()), 0, FULL),
-                Kind::Diff => (touch.set, touch.removed, 0),
-            };
-            if set == 0 && removed == 0 && flags == 0 {
-                continue;
-            }
-            values.clear();
-            let mut bits = set;
-            while bits != 0 {
-                let c = bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                let entry = &entries[c];
-                match entry.write_binary_of(world, entity, values) {
-                    Ok(true) => {}
-                    Ok(false) => {
-                        set &= !(1 << c);
-                        if flags == 0 {
-                            removed |= 1 << c;
-                        }
-                    }
-                    Err(error) => {
-                        return Err(ReplicateError::Value {
-                            component: entry.name.to_string(),
-                            entity,
-                            message: error.to_string(),
-                        });
-                    }
-                }
-            }
-            if flags == 0 && set == 0 && removed == 0 {
-                continue;
-            }
-            let header = (set << FLAG_BITS) | flags | if removed != 0 { REMOVED } else { 0 };
-            put_varint(body, entity.to_bits());
-            put_varint(body, header);
-            if removed != 0 {
-                put_varint(body, removed);
-            }
-            body.extend_from_slice(values);
-            records += 1;
-            if set & child_of_bit != 0
-                && let Ok(&ChildOf(parent)) = world.get::<ChildOf>(entity)
-                && parent_set.insert(parent.to_bits(), ()).is_none()
-            {
-                parent_list.push(parent);
-                parents += 1;
-            }
-        }
-        put_varint(body, parents as u64);
-        for &parent in parent_list.iter() {
-            let children = world.children(parent).unwrap_or(&[]);
-            put_varint(body, parent.to_bits());
-            put_varint(body, children.len() as u64);
-            for child in children {
-                put_varint(body, child.to_bits());
-            }
-        }
-        put_varint(out, records as u64);
-        out.extend_from_slice(body);
-        Ok(records)
-    }
 }

@@ -7,21 +7,25 @@
 //! order   := parent:varint count:varint child:varint*
 //! ```
 //!
-//! Entities are the sender's handles, as the 64 bits of `Entity::to_bits`. A record's
+//! Entities are the peer's handles (each peer numbers the entities it hears of from 0),
+//! as the 64 bits of `Entity::to_bits`. A record's
 //! header holds the set of components whose values follow (bit `c` for the registry's
 //! `c`-th component, shifted past the three flag bits) and its flags: `FULL` (the
 //! listed components are all the entity has; the receiver removes the others),
-//! `DESPAWN`, and `REMOVED` (a set of removed components follows the header). Values
+//! `DESPAWN` (gone), `DESPAWN | FULL` (out of the peer's view: kept as an empty
+//! stand-in), and `REMOVED` (a set of removed components follows the header). Values
 //! follow in ascending component order, each in postcard. Varints are postcard's
 //! (LEB128), so a record of one changed component costs the entity, one header byte
 //! and the value.
+
+use crate::scene::SceneRegistry;
 
 use super::error::DeltaError;
 
 /// First byte of every delta.
 pub(crate) const MAGIC: u8 = 0xD7;
 /// The format this module writes and reads.
-pub(crate) const VERSION: u8 = 1;
+pub(crate) const VERSION: u8 = 2;
 /// `flags`: the delta is a snapshot of everything the peer sees; the receiver empties
 /// the entities it holds from this sender that the snapshot does not name (they stay as
 /// stand-ins).
@@ -31,6 +35,8 @@ pub(crate) const SNAPSHOT: u8 = 1;
 pub(crate) const FULL: u64 = 1;
 /// Record flag: the entity is gone (from the peer's view).
 pub(crate) const DESPAWN: u64 = 2;
+/// Record flags: the entity left the peer's view but lives on.
+pub(crate) const HIDE: u64 = DESPAWN | FULL;
 /// Record flag: a set of removed components follows the header.
 pub(crate) const REMOVED: u64 = 4;
 /// Bits of a record header below the component set.
@@ -39,6 +45,30 @@ pub(crate) const FLAG_BITS: u32 = 3;
 /// The most component types a replication registry may hold (the set must fit a
 /// header beside the flags).
 pub const MAX_REPLICATED_COMPONENTS: usize = (u64::BITS - FLAG_BITS) as usize;
+
+/// What a record says of its entity.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum RecordKind {
+    /// Values set and components removed.
+    Diff,
+    /// Everything the entity has.
+    Whole,
+    /// Out of the view, alive: kept as an empty stand-in.
+    Hide,
+    /// Despawned.
+    Gone,
+}
+
+/// The kind of a record with `flags` (the header's flag bits) and values `set`.
+pub(crate) fn record_kind(at: usize, flags: u64, set: u64) -> Result<RecordKind, DeltaError> {
+    match flags & !REMOVED {
+        0 => Ok(RecordKind::Diff),
+        FULL => Ok(RecordKind::Whole),
+        HIDE if set == 0 && flags == HIDE => Ok(RecordKind::Hide),
+        DESPAWN if set == 0 && flags == DESPAWN => Ok(RecordKind::Gone),
+        _ => Err(DeltaError::Malformed { at, what: "a despawn or hide record with values" }),
+    }
+}
 
 /// The set of the first `n` registered components.
 pub(crate) fn component_mask(n: usize) -> u64 {
@@ -178,16 +208,20 @@ pub(crate) fn read_header(reader: &mut Reader<'_>, fingerprint: u32) -> Result<(
     Ok((seq, flags))
 }
 
-/// A fingerprint of the registry's component names in order: a sender and a receiver
-/// whose registries differ refuse each other's deltas instead of misreading them.
-pub(crate) fn fingerprint<'a>(names: impl Iterator<Item = &'a str>) -> u32 {
-    // FNV-1a over the names, each closed by a zero byte.
+/// A fingerprint of the registry's components in order, each by its name and its
+/// type's shape: a sender and a receiver whose registries differ (another name, another
+/// order, or a type of the same name that reads other data) refuse each other's deltas
+/// instead of misreading them.
+pub(crate) fn fingerprint(registry: &SceneRegistry) -> u32 {
+    // FNV-1a over the names, each closed by a zero byte, and the shapes.
     let mut hash: u32 = 0x811c_9dc5;
-    for name in names {
-        for byte in name.bytes().chain([0]) {
-            hash ^= u32::from(byte);
-            hash = hash.wrapping_mul(0x0100_0193);
-        }
+    let mut eat = |byte: u8| {
+        hash ^= u32::from(byte);
+        hash = hash.wrapping_mul(0x0100_0193);
+    };
+    for entry in &registry.components {
+        entry.name.bytes().chain([0]).for_each(&mut eat);
+        entry.shape().to_le_bytes().into_iter().for_each(&mut eat);
     }
     hash
 }

@@ -120,6 +120,11 @@ impl EntityMap {
         dense.chain(overflow)
     }
 
+    /// Bytes the map holds (its table and hash map, roughly).
+    pub(crate) fn bytes(&self) -> usize {
+        self.dense.capacity() * size_of::<Option<(Entity, Entity)>>() + self.overflow.capacity() * 24
+    }
+
     /// Forgets every entity (keeping the memory).
     pub fn clear(&mut self) {
         self.dense.iter_mut().for_each(|slot| *slot = None);

@@ -205,6 +205,8 @@ pub(crate) struct ComponentEntry {
     pub(crate) name: Box<str>,
     /// The type's name (a runtime component's own name).
     pub(crate) type_name: &'static str,
+    /// A fingerprint of the data the component reads (see `shape`).
+    pub(crate) shape: u64,
     pub(crate) kind: EntryKind,
 }
 
@@ -270,7 +272,18 @@ impl ComponentEntry {
                 world.insert(entity, (value,)).map_err(|error| error.to_string())
             },
         };
-        ComponentEntry { name: name.into(), type_name: type_name::<T>(), kind: EntryKind::Typed(fns) }
+        ComponentEntry {
+            name: name.into(),
+            type_name: type_name::<T>(),
+            shape: super::shape::of::<T>(),
+            kind: EntryKind::Typed(fns),
+        }
+    }
+
+    /// A fingerprint of the data the component reads: equal for types that read the
+    /// same data, whatever their paths.
+    pub(crate) fn shape(&self) -> u64 {
+        self.shape
     }
 
     /// The component's id in `world`, registering it there if new.

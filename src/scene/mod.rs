@@ -22,8 +22,10 @@ mod load;
 pub(crate) mod nesting;
 mod registry;
 pub(crate) mod remap;
+pub(crate) mod rename;
 mod runtime_entry;
 mod save;
+mod shape;
 mod sibling_order;
 mod value_json;
 

@@ -212,6 +212,7 @@ impl SceneRegistry {
         self.components.push(ComponentEntry {
             name: name.into(),
             type_name: component,
+            shape: super::shape::of_layout(descriptor.layout().size(), descriptor.layout().align()),
             kind: EntryKind::Runtime(RuntimeEntry::new(descriptor, Arc::new(codec))),
         });
         Ok(self)
