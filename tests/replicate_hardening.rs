@@ -130,8 +130,7 @@ fn a_late_ack_does_not_lose_a_later_refresh() {
         link.apply(&bytes).unwrap(); // shows e; its ack is lost
         assert_eq!(link.replica(e), Some(Position(5)));
         link.replicator.ack(link.peer, d2).unwrap(); // the late ack
-        link.clean();
-        link.clean();
+        link.clean(); // acknowledged: the delta that showed e counts as lost
         link.server.insert_resource(Radius(1));
         link.replicator.refresh_visibility(link.peer).unwrap();
         link.clean();
@@ -155,7 +154,6 @@ fn a_late_ack_does_not_lose_a_later_refresh() {
         link.apply(&bytes).unwrap(); // hides e; its ack is lost
         assert_eq!(link.replica(e), None);
         link.replicator.ack(link.peer, d2).unwrap();
-        link.clean();
         link.clean();
         link.server.insert_resource(Radius(10));
         link.replicator.refresh_visibility(link.peer).unwrap();
