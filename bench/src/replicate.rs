@@ -79,7 +79,7 @@ pub fn ripple_server(
         bytes.clear();
         let info = replicator.write_delta(&world, peer, &mut bytes).expect("a peer");
         assert!(info.snapshot && info.records == n);
-        replicator.ack(peer, info.seq);
+        replicator.ack(peer, info.seq).expect("a peer");
     }
     (world, entities, replicator, ids)
 }
@@ -107,7 +107,7 @@ fn ripple_replicate(n: usize, k: usize, peers: usize) -> Pass {
         for (&peer, bytes) in ids.iter().zip(&mut out) {
             bytes.clear();
             let info = replicator.write_delta(&world, peer, bytes).expect("a peer");
-            replicator.ack(peer, info.seq);
+            replicator.ack(peer, info.seq).expect("a peer");
             if pass < 2 {
                 assert_eq!(info.records, k, "one record per changed entity");
             }
@@ -217,12 +217,13 @@ fn apply_setup(k: usize) -> (ripple::World, ripple::DeltaReceiver, Vec<u8>, usiz
     replicator.update(&server);
     let info = replicator.write_delta(&server, peer, &mut bytes).expect("a peer");
     receiver.apply_delta(&mut client, &bytes).expect("a snapshot");
-    replicator.ack(peer, info.seq);
+    replicator.ack(peer, info.seq).expect("a peer");
     let mut changes = Vec::with_capacity(k);
     for i in written(APPLY_N, k, 0) {
         let mut value = server.get_mut::<Pos>(entities[i]).expect("alive");
         value.x += 1.0;
-        changes.push((receiver.entity_map().get(entities[i]).expect("replicated"), *value));
+        let handle = replicator.peer_handle(peer, entities[i]).expect("a peer").expect("replicated");
+        changes.push((receiver.entity_map().get(handle).expect("replicated"), *value));
     }
     replicator.update(&server);
     bytes.clear();

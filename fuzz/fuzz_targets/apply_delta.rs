@@ -1,13 +1,16 @@
 //! Feeds arbitrary bytes to a replication receiver as a delta: it never panics, and a
 //! refused delta leaves the receiving world and the receiver exactly as they were.
 //! Half the inputs get a valid header (so that the fuzzer spends its time on records
-//! and values), the other half are taken as they are.
+//! and values), the other half are taken as they are. The receiver has small limits,
+//! and nothing it holds grows past them.
 #![no_main]
 
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use ripple::{ChildOf, DeltaReceiver, Entity, PeerConfig, Replicated, Replicator, SceneRegistry, World};
+use ripple::{
+    ChildOf, DeltaReceiver, Entity, PeerConfig, ReceiverLimits, Replicated, Replicator, SceneRegistry, World,
+};
 use serde::{Deserialize, Serialize};
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
@@ -70,10 +73,14 @@ fn client() -> (World, DeltaReceiver, Vec<u8>) {
         bytes.clear();
         let info = replicator.write_delta(&server, peer, &mut bytes).expect("values serialise");
         receiver.apply_delta(&mut client, &bytes).expect("the replicator's delta");
-        replicator.ack(peer, info.seq);
+        replicator.ack(peer, info.seq).expect("a peer");
     }
+    receiver.set_limits(LIMITS);
     (client, receiver, bytes[..6].to_vec())
 }
+
+/// Small limits, for the fuzzer to reach.
+const LIMITS: ReceiverLimits = ReceiverLimits { entities: 64, stand_ins: 16, pending_parents: 4, parent_retries: 3 };
 
 /// Everything a refused delta must leave alone: the world's entities and replicated
 /// values (as a binary save, which keeps NaNs), and the receiver's map and last sequence number.
@@ -105,8 +112,11 @@ fuzz_target!(|data: &[u8]| {
             assert!(before == state(&world, &receiver), "a refused delta changed the world: {error}");
         }
         Ok(_) => {
-            // Applied: the receiver goes on working.
+            // Applied: the receiver goes on working, within its limits.
             let _ = state(&world, &receiver);
+            assert!(receiver.entity_map().len() <= LIMITS.entities, "past the entity limit");
+            assert!(receiver.stand_ins() <= LIMITS.stand_ins, "past the stand-in limit");
+            assert!(receiver.drain_refused_parents().count() <= 256);
         }
     }
 });
