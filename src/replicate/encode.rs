@@ -1,6 +1,9 @@
-//! Writing one peer's delta body: which record each touched entity gets ([`Decide`]),
-//! and the records themselves ([`Encoder`]), with every entity named by the peer's own
-//! handles.
+//! Writing a peer's delta body, in two steps: [`Encoder::encode`] decides which record
+//! each touched entity gets ([`Decide`]) and writes each record's values, naming
+//! entities by the server's handles; [`Encoded::emit`] writes the body for one peer,
+//! each entity named by the peer's own handle. Peers that see every entity and share a
+//! window share the first step (one encoding per update), and pay for the second
+//! alone: a handle lookup and a copy per record.
 //!
 //! What the bytes reveal to a peer: records only for entities in its view, and, for
 //! entities it held that left the view, that they left (hidden) or are gone; children
@@ -9,10 +12,13 @@
 //! such reference, so references compare equal); its values, its server handle and
 //! how many other entities exist are never sent.
 
+use std::ops::Range;
+
 use crate::entity::Entity;
 use crate::hash::IdMap;
 use crate::hierarchy::ChildOf;
 use crate::scene::SceneRegistry;
+use crate::scene::rename::{self, Rename};
 use crate::world::World;
 
 use super::error::ReplicateError;
@@ -37,14 +43,15 @@ pub(crate) enum Decide<'a> {
 }
 
 /// A record's kind.
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
     Skip,
     /// Every replicated component.
     Full,
     /// The components set and removed.
     Diff,
-    /// Out of the peer's view but alive: the receiver keeps it as an empty stand-in
-    /// (a full record with no component), so references to it stay valid.
+    /// Out of the peer's view but alive: the receiver keeps it as an empty stand-in,
+    /// so references to it stay valid.
     Hide,
     /// Despawned.
     Gone,
@@ -60,12 +67,17 @@ impl Decide<'_> {
             }
     }
 
-    fn kind(&mut self, world: &World, touch: &Touch, handles: &PeerHandles) -> Kind {
+    /// The record `touch` gets. With `handles` (one peer's), exact; without (an
+    /// encoding shared by peers that see everything), as for a peer that knows every
+    /// entity, which [`Encoded::emit`] then checks per peer.
+    fn kind(&mut self, world: &World, touch: &Touch, handles: Option<&PeerHandles>) -> Kind {
         let entity = touch.entity;
         let alive = world.contains(entity);
         // Whether the peer was ever given a handle for it: it may hold a replica or a
         // stand-in. A despawn is sent only then (to nobody else, it is nothing).
-        let known = handles.get(entity).is_some();
+        let known = handles.is_none_or(|handles| handles.get(entity).is_some());
+        // Whether it may hold a replica, not only a stand-in: a hide is sent only then.
+        let replica = handles.is_none_or(|handles| handles.sent_whole(entity));
         let now = alive && self.sees(world, entity);
         match self {
             // A re-sent touch keeps its flags: an entity that left the replicated set
@@ -74,7 +86,7 @@ impl Decide<'_> {
                 true if touch.entered || touch.resend || !known => Kind::Full,
                 true => Kind::Diff,
                 false if !alive => gone_if(known),
-                false if handles.sent_whole(entity) && (touch.left || touch.hide) => Kind::Hide,
+                false if replica && (touch.left || touch.hide) => Kind::Hide,
                 false => Kind::Skip,
             },
             Decide::Filtered { shown, in_flight, changes, .. } => {
@@ -83,7 +95,7 @@ impl Decide<'_> {
                 // Surely held: shown, and no delta in flight may have hidden it.
                 let sure = was && hiding == 0;
                 // Perhaps held: shown, or a delta in flight may have shown it.
-                let held = handles.sent_whole(entity) && (was || showing > 0 || touch.hide);
+                let held = replica && (was || showing > 0 || touch.hide);
                 let kind = match (now, sure) {
                     (true, false) => Kind::Full,
                     (true, true) if touch.entered || touch.resend => Kind::Full,
@@ -108,67 +120,171 @@ fn gone_if(known: bool) -> Kind {
     if known { Kind::Gone } else { Kind::Skip }
 }
 
-/// Scratch space for writing bodies.
-#[derive(Default)]
-pub(crate) struct Encoder {
-    /// The body written last.
-    pub(crate) body: Vec<u8>,
-    /// One record's values.
-    pub(crate) values: Vec<u8>,
-    /// The parents whose children orders the body carries.
-    parents: IdMap<u64, ()>,
-    parent_list: Vec<Entity>,
+/// One record, its entity still the server's.
+struct Record {
+    entity: Entity,
+    kind: Kind,
+    /// The record's header, removed set and values in [`Encoded::bytes`] (empty for a
+    /// hide or a despawn).
+    bytes: Range<usize>,
 }
 
-/// What one body is written from and for.
-pub(crate) struct BodyFor<'a> {
+/// A body's records and orders, entities still the server's: written once, emitted per
+/// peer.
+#[derive(Default)]
+pub(crate) struct Encoded {
+    records: Vec<Record>,
+    bytes: Vec<u8>,
+    /// Children orders: the parent, and its children's range in `children`.
+    orders: Vec<(Entity, Range<usize>)>,
+    children: Vec<Entity>,
+    /// Whether a value refers to an entity by the server's handle (an encoding shared
+    /// by several peers, whose handles differ): such a body cannot be emitted as it is.
+    refers: bool,
+}
+
+impl Encoded {
+    fn clear(&mut self) {
+        self.records.clear();
+        self.bytes.clear();
+        self.orders.clear();
+        self.children.clear();
+        self.refers = false;
+    }
+
+    /// Bytes held.
+    pub(crate) fn capacity(&self) -> usize {
+        self.bytes.capacity()
+            + self.records.capacity() * size_of::<Record>()
+            + self.children.capacity() * size_of::<Entity>()
+    }
+
+    /// Appends the body for the peer whose handles are `handles`: the record count, the
+    /// records, the orders. Collects in `gone` the entities it says are gone. Returns the
+    /// record count, or `None` (nothing appended or changed) if this encoding does not
+    /// fit the peer: a diff of an entity the peer has no handle for, or values that
+    /// name entities by the server's handles (the peer's body is encoded for it then).
+    pub(crate) fn emit(&self, handles: &mut PeerHandles, gone: &mut Vec<Entity>, out: &mut Vec<u8>) -> Option<usize> {
+        if self.refers {
+            return None;
+        }
+        // First what goes out, changing nothing; then the bytes.
+        let mut records = 0usize;
+        for record in &self.records {
+            let sent = match record.kind {
+                Kind::Skip => false,
+                Kind::Full => true,
+                Kind::Diff if handles.get(record.entity).is_none() => return None,
+                Kind::Diff => true,
+                Kind::Gone => handles.get(record.entity).is_some(),
+                Kind::Hide => handles.sent_whole(record.entity),
+            };
+            records += usize::from(sent);
+        }
+        put_varint(out, records as u64);
+        for record in &self.records {
+            let handle = match record.kind {
+                Kind::Skip => continue,
+                Kind::Gone | Kind::Diff => match handles.get(record.entity) {
+                    Some(handle) => handle,
+                    None => continue,
+                },
+                Kind::Hide if !handles.sent_whole(record.entity) => continue,
+                Kind::Hide => handles.get_or_assign(record.entity),
+                Kind::Full => {
+                    let handle = handles.get_or_assign(record.entity);
+                    handles.mark_sent_whole(handle);
+                    handle
+                }
+            };
+            put_varint(out, handle.to_bits());
+            match record.kind {
+                Kind::Gone => {
+                    put_varint(out, DESPAWN);
+                    gone.push(record.entity);
+                }
+                Kind::Hide => put_varint(out, HIDE),
+                _ => out.extend_from_slice(&self.bytes[record.bytes.clone()]),
+            }
+        }
+        // A parent the peer has no handle for holds none of the children it sees.
+        let orders = self.orders.iter().filter(|(parent, _)| handles.get(*parent).is_some()).count();
+        put_varint(out, orders as u64);
+        for (parent, children) in &self.orders {
+            let Some(parent) = handles.get(*parent) else { continue };
+            put_varint(out, parent.to_bits());
+            put_varint(out, children.len() as u64);
+            for &child in &self.children[children.clone()] {
+                put_varint(out, handles.get_or_assign(child).to_bits());
+            }
+        }
+        Some(records)
+    }
+}
+
+/// What one encoding is written from and for.
+pub(crate) struct EncodeFor<'a> {
     pub(crate) registry: &'a SceneRegistry,
     /// The registry index of `ChildOf`, if registered.
     pub(crate) child_of: Option<usize>,
     pub(crate) decide: Decide<'a>,
-    /// The peer's handles.
-    pub(crate) handles: &'a mut Option<Box<PeerHandles>>,
-    /// Collects the entities the body says are gone.
-    pub(crate) gone: &'a mut Vec<Entity>,
+    /// The peer's handles, for an encoding of one peer's (its values name entities by
+    /// them); `None` for an encoding shared by peers that see every entity.
+    pub(crate) handles: Option<&'a mut Option<Box<PeerHandles>>>,
+}
+
+/// Notes whether a value named an entity, for a shared encoding (whose entities are
+/// the server's).
+#[derive(Default)]
+struct Refers(bool);
+
+impl Rename for Refers {
+    fn rename(&mut self, entity: Entity) -> Entity {
+        self.0 = true;
+        entity
+    }
+}
+
+/// Scratch space for encoding.
+#[derive(Default)]
+pub(crate) struct Encoder {
+    /// The parents whose children orders the body carries.
+    parents: IdMap<u64, ()>,
+    parent_list: Vec<Entity>,
+    /// Home of the shared encoding's [`Refers`] between records.
+    refers: Option<Box<Refers>>,
+    /// One record's header.
+    head: Vec<u8>,
 }
 
 impl Encoder {
-    /// Writes the records of `touches` as `body.decide` sends them, then the order
-    /// records of the parents whose children's `ChildOf` they carry or whose children
-    /// were reordered, and appends them to `out` behind their count (nothing on an
-    /// error); returns the record count.
+    /// Writes into `encoded` the records of `touches` as `how.decide` sends them, then
+    /// the children orders of the parents whose children's `ChildOf` they carry or
+    /// whose children were reordered (nothing on an error).
     pub(crate) fn encode(
         &mut self,
         world: &World,
         touches: &[Touch],
-        mut body_for: BodyFor<'_>,
-        out: &mut Vec<u8>,
-    ) -> Result<usize, ReplicateError> {
-        let Encoder { body, values, parents: parent_set, parent_list } = self;
-        body.clear();
-        parent_set.clear();
-        parent_list.clear();
-        let entries = &body_for.registry.components;
-        let child_of_bit = body_for.child_of.map_or(0, |c| 1u64 << c);
-        let mut records = 0;
+        mut how: EncodeFor<'_>,
+        encoded: &mut Encoded,
+    ) -> Result<(), ReplicateError> {
+        encoded.clear();
+        self.parents.clear();
+        self.parent_list.clear();
+        let entries = &how.registry.components;
+        let child_of_bit = how.child_of.map_or(0, |c| 1u64 << c);
         for touch in touches {
             let entity = touch.entity;
-            let handles = body_for.handles.as_deref_mut().expect("ripple: a peer's handles are home");
-            if touch.reordered && world.contains(entity) && handles.get(entity).is_some() {
-                add_parent(parent_set, parent_list, entity);
+            let handles =
+                how.handles.as_deref().map(|home| &**home.as_ref().expect("ripple: a peer's handles are home"));
+            if touch.reordered && world.contains(entity) && handles.is_none_or(|h| h.get(entity).is_some()) {
+                add_parent(&mut self.parents, &mut self.parent_list, entity);
             }
-            let (mut set, mut removed, flags) = match body_for.decide.kind(world, touch, handles) {
+            let kind = how.decide.kind(world, touch, handles);
+            let (mut set, mut removed, flags) = match kind {
                 Kind::Skip => continue,
-                kind @ (Kind::Gone | Kind::Hide) => {
-                    let handle = handles.get_or_assign(entity);
-                    put_varint(body, handle.to_bits());
-                    if matches!(kind, Kind::Gone) {
-                        put_varint(body, DESPAWN);
-                        body_for.gone.push(entity);
-                    } else {
-                        put_varint(body, HIDE);
-                    }
-                    records += 1;
+                Kind::Gone | Kind::Hide => {
+                    encoded.records.push(Record { entity, kind, bytes: 0..0 });
                     continue;
                 }
                 Kind::Full => (wire::component_mask(entries.len()), 0, FULL),
@@ -177,76 +293,121 @@ impl Encoder {
             if set == 0 && removed == 0 && flags == 0 {
                 continue;
             }
-            let handle = handles.get_or_assign(entity);
-            if flags == FULL {
-                handles.mark_sent_whole(handle);
-            }
-            values.clear();
-            let lent = Lent::new(body_for.handles);
-            let mut bits = set;
-            while bits != 0 {
-                let c = bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                let entry = &entries[c];
-                match entry.write_binary_of(world, entity, values) {
-                    Ok(true) => {}
-                    Ok(false) => {
-                        set &= !(1 << c);
-                        if flags == 0 {
-                            removed |= 1 << c;
-                        }
-                    }
-                    Err(error) => {
-                        return Err(ReplicateError::Value {
-                            component: entry.name.to_string(),
-                            entity,
-                            message: error.to_string(),
-                        });
-                    }
-                }
-            }
-            drop(lent);
+            // The values go after the header, which depends on them: written at the
+            // end of `bytes`, then moved behind the header.
+            let values_at = encoded.bytes.len();
+            self.write_values(world, entity, &mut how, &mut set, &mut removed, flags, &mut encoded.bytes)?;
             if flags == 0 && set == 0 && removed == 0 {
+                encoded.bytes.truncate(values_at);
                 continue;
             }
             let header = (set << FLAG_BITS) | flags | if removed != 0 { REMOVED } else { 0 };
-            put_varint(body, handle.to_bits());
-            put_varint(body, header);
+            let mut head = Vec::new();
+            std::mem::swap(&mut head, &mut self.head);
+            head.clear();
+            put_varint(&mut head, header);
             if removed != 0 {
-                put_varint(body, removed);
+                put_varint(&mut head, removed);
             }
-            body.extend_from_slice(values);
-            records += 1;
+            encoded.bytes.splice(values_at..values_at, head.iter().copied());
+            self.head = head;
+            if let Some(refers) = self.refers.as_deref_mut() {
+                encoded.refers |= std::mem::take(&mut refers.0);
+            }
+            encoded.records.push(Record { entity, kind, bytes: values_at..encoded.bytes.len() });
             if set & child_of_bit != 0
                 && let Ok(&ChildOf(parent)) = world.get::<ChildOf>(entity)
             {
-                add_parent(parent_set, parent_list, parent);
+                add_parent(&mut self.parents, &mut self.parent_list, parent);
             }
         }
-        let mut orders = 0usize;
-        let handles = body_for.handles.as_deref_mut().expect("ripple: a peer's handles are home");
-        // The orders follow the records; their count goes before them once known.
-        let mut orders_body = std::mem::take(values);
-        orders_body.clear();
-        for &parent in parent_list.iter() {
+        for &parent in &self.parent_list {
             let Ok(children) = world.children(parent) else { continue };
-            let seen = children.iter().filter(|&&child| body_for.decide.sees(world, child)).count();
-            if seen == 0 {
-                continue;
+            let start = encoded.children.len();
+            encoded.children.extend(children.iter().copied().filter(|&child| how.decide.sees(world, child)));
+            if encoded.children.len() > start {
+                encoded.orders.push((parent, start..encoded.children.len()));
             }
-            put_varint(&mut orders_body, handles.get_or_assign(parent).to_bits());
-            put_varint(&mut orders_body, seen as u64);
-            for &child in children.iter().filter(|&&child| body_for.decide.sees(world, child)) {
-                put_varint(&mut orders_body, handles.get_or_assign(child).to_bits());
-            }
-            orders += 1;
         }
-        put_varint(body, orders as u64);
-        body.extend_from_slice(&orders_body);
-        *values = orders_body;
-        put_varint(out, records as u64);
-        out.extend_from_slice(body);
-        Ok(records)
+        Ok(())
+    }
+
+    /// Appends `entity`'s values of the components in `set` to `bytes`, naming entities
+    /// by the peer's handles (or noting that they are named, for a shared encoding);
+    /// components it turns out not to have leave `set` (and, in a diff, join
+    /// `removed`).
+    #[expect(clippy::too_many_arguments, reason = "one record's state, threaded through")]
+    fn write_values(
+        &mut self,
+        world: &World,
+        entity: Entity,
+        how: &mut EncodeFor<'_>,
+        set: &mut u64,
+        removed: &mut u64,
+        flags: u64,
+        bytes: &mut Vec<u8>,
+    ) -> Result<(), ReplicateError> {
+        let entries = &how.registry.components;
+        let _loan = match how.handles.as_deref_mut() {
+            Some(home) => Loan::Peer(Lent::new(home)),
+            None => Loan::Shared(Noting::new(&mut self.refers)),
+        };
+        let mut bits = *set;
+        while bits != 0 {
+            let c = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            let entry = &entries[c];
+            match entry.write_binary_of(world, entity, bytes) {
+                Ok(true) => {}
+                Ok(false) => {
+                    *set &= !(1 << c);
+                    if flags == 0 {
+                        *removed |= 1 << c;
+                    }
+                }
+                Err(error) => {
+                    return Err(ReplicateError::Value {
+                        component: entry.name.to_string(),
+                        entity,
+                        message: error.to_string(),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Whose rename the values are written under.
+enum Loan<'a> {
+    /// A peer's handles.
+    Peer(#[expect(dead_code, reason = "held for its drop")] Lent<'a>),
+    /// The shared encoding's note of references.
+    Shared(#[expect(dead_code, reason = "held for its drop")] Noting<'a>),
+}
+
+/// The shared encoding's [`Refers`] installed as this thread's rename until dropped
+/// (a panic included), then back home.
+struct Noting<'a> {
+    home: &'a mut Option<Box<Refers>>,
+}
+
+impl<'a> Noting<'a> {
+    fn new(home: &'a mut Option<Box<Refers>>) -> Noting<'a> {
+        let refers = home.take().unwrap_or_default();
+        rename::install(refers);
+        Noting { home }
+    }
+}
+
+impl Drop for Noting<'_> {
+    fn drop(&mut self) {
+        if let Some(back) = rename::uninstall() {
+            let back: Box<dyn std::any::Any> = back;
+            if let Ok(refers) = back.downcast::<Refers>() {
+                *self.home = Some(refers);
+            }
+        }
     }
 }
 

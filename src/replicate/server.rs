@@ -11,7 +11,7 @@ use crate::query::{ChangeSource, Changes, QueryState, With};
 use crate::scene::SceneRegistry;
 use crate::world::{World, WorldId};
 
-use super::encode::{BodyFor, Decide, Encoder};
+use super::encode::{Decide, EncodeFor, Encoded, Encoder};
 use super::error::ReplicateError;
 use super::journal::{Journal, Merger, TickBuilder, Touch};
 use super::peer::{AckMode, Peer, PeerConfig, PeerId, PeerView, Sent, View};
@@ -156,6 +156,18 @@ struct Writer {
     merger: Merger,
     changed: Vec<Entity>,
     encoder: Encoder,
+    /// Encodings shared by the peers that see every entity, one per window start,
+    /// valid until the next update (kept for their capacity after).
+    shared: Vec<SharedBody>,
+    /// One peer's own encoding.
+    own: Encoded,
+}
+
+/// An encoding for the peers that see every entity and whose windows start at `base`.
+struct SharedBody {
+    base: u64,
+    valid: bool,
+    encoded: Encoded,
 }
 
 /// How many peer handle slots each delta looks at for despawned entities that no
@@ -213,6 +225,8 @@ impl Replicator {
                 merger: Merger::default(),
                 changed: Vec::new(),
                 encoder: Encoder::default(),
+                shared: Vec::new(),
+                own: Encoded::default(),
                 registry,
             },
         })
@@ -374,10 +388,8 @@ impl Replicator {
     pub fn memory(&self) -> usize {
         let handles: usize =
             self.peers.iter().filter_map(|slot| slot.peer.as_ref()?.handles.as_deref().map(PeerHandles::bytes)).sum();
-        self.writer.journal.bytes()
-            + self.writer.encoder.body.capacity()
-            + self.writer.encoder.values.capacity()
-            + handles
+        let shared: usize = self.writer.shared.iter().map(|body| body.encoded.capacity()).sum();
+        self.writer.journal.bytes() + self.writer.own.capacity() + shared + handles
     }
 
     fn check_world(&self, world: &World) {
@@ -396,6 +408,9 @@ impl Replicator {
     pub fn update(&mut self, world: &World) {
         self.check_world(world);
         self.tick += 1;
+        for body in &mut self.writer.shared {
+            body.valid = false;
+        }
         let mut changed = std::mem::take(&mut self.writer.changed);
         let mut missed = false;
         // The marker first: a touch records entering before any value.
@@ -561,6 +576,23 @@ impl Writer {
         sent: &mut Sent,
         out: &mut Vec<u8>,
     ) -> Result<usize, ReplicateError> {
+        // Acknowledged mode: entities whose view a delta in flight changed are settled
+        // in every delta, so that whichever is acknowledged, the view it records is
+        // the receiver's.
+        let unsettled = match (&peer.view, peer.mode) {
+            (PeerView::Filtered { .. }, AckMode::SinceLastAck) => peer.in_flight_view.len(),
+            _ => 0,
+        };
+        let extra = peer.resend.len() + peer.hide.len() + peer.reshow.len() + peer.dead.len() + unsettled;
+        let plain = !snapshot && !peer.refresh && extra == 0;
+        if plain && matches!(peer.view, PeerView::All) {
+            // The encoding every such peer with this window shares.
+            let at = self.shared_body(world, peer.base, now)?;
+            let handles = peer.handles.as_deref_mut().expect("ripple: a peer's handles are home");
+            if let Some(records) = self.shared[at].encoded.emit(handles, &mut sent.gone, out) {
+                return Ok(records);
+            }
+        }
         self.merger.clear();
         if snapshot || peer.refresh {
             let mut all = std::mem::take(&mut self.changed);
@@ -571,16 +603,8 @@ impl Writer {
             }
             self.changed = all;
         }
-        // Acknowledged mode: entities whose view a delta in flight changed are settled
-        // in every delta, so that whichever is acknowledged, the view it records is
-        // the receiver's.
-        let unsettled = match (&peer.view, peer.mode) {
-            (PeerView::Filtered { .. }, AckMode::SinceLastAck) => peer.in_flight_view.len(),
-            _ => 0,
-        };
-        let extra = peer.resend.len() + peer.hide.len() + peer.reshow.len() + peer.dead.len() + unsettled;
         let mut window = self.journal.window(if snapshot { now } else { peer.base }, now);
-        let single = match (snapshot || peer.refresh || extra > 0, window.next(), window.next()) {
+        let single = match (!plain, window.next(), window.next()) {
             (false, None, _) => Some(&[][..]),
             (false, Some(one), None) => Some(one),
             (_, first, second) => {
@@ -627,14 +651,44 @@ impl Writer {
                 changes: &mut sent.shown,
             },
         };
-        let body_for = BodyFor {
-            registry: &self.registry,
-            child_of: self.child_of,
-            decide,
-            handles: &mut peer.handles,
-            gone: &mut sent.gone,
+        let how =
+            EncodeFor { registry: &self.registry, child_of: self.child_of, decide, handles: Some(&mut peer.handles) };
+        self.encoder.encode(world, touches, how, &mut self.own)?;
+        let handles = peer.handles.as_deref_mut().expect("ripple: a peer's handles are home");
+        Ok(self.own.emit(handles, &mut sent.gone, out).expect("ripple: a peer's own encoding fits it"))
+    }
+
+    /// The index in `shared` of the encoding of the window `(base, now]` for peers that
+    /// see every entity, encoded now if no peer asked for it since the last update.
+    fn shared_body(&mut self, world: &World, base: u64, now: u64) -> Result<usize, ReplicateError> {
+        if let Some(at) = self.shared.iter().position(|body| body.valid && body.base == base) {
+            return Ok(at);
+        }
+        let at = match self.shared.iter().position(|body| !body.valid) {
+            Some(at) => at,
+            None => {
+                self.shared.push(SharedBody { base, valid: false, encoded: Encoded::default() });
+                self.shared.len() - 1
+            }
         };
-        self.encoder.encode(world, touches, body_for, out)
+        let mut window = self.journal.window(base, now);
+        let touches: &[Touch] = match (window.next(), window.next()) {
+            (None, _) => &[],
+            (Some(one), None) => one,
+            (Some(first), Some(second)) => {
+                self.merger.clear();
+                for touches in [first, second].into_iter().chain(window) {
+                    touches.iter().for_each(|touch| self.merger.add(touch));
+                }
+                self.merger.touches()
+            }
+        };
+        let how = EncodeFor { registry: &self.registry, child_of: self.child_of, decide: Decide::All, handles: None };
+        let body = &mut self.shared[at];
+        self.encoder.encode(world, touches, how, &mut body.encoded)?;
+        body.base = base;
+        body.valid = true;
+        Ok(at)
     }
 }
 
