@@ -79,8 +79,10 @@ impl Followed {
 /// # Cost
 /// `update` costs what changed since the last update: it reads the `Changed<T>`
 /// lists and removal streams of the registered components (tracking them from
-/// [`new`](Self::new) on). A delta costs the entities its window touched, encoded for
-/// the peer (each peer's handles are its own). A snapshot, O(replicated entities),
+/// [`new`](Self::new) on). A delta costs the entities its window touched: peers that
+/// see every entity and whose windows start at the same tick share one encoding per
+/// update, and each pays for its own handles (a lookup and a copy per record). A
+/// snapshot, O(replicated entities),
 /// goes to a new peer (in [`AckMode::SinceLastAck`], every delta until one is
 /// acknowledged), to one that fell further behind than the journal keeps, to one
 /// [`resync`](Self::resync)ed, and to all after a removal stream dropped removals the
