@@ -18,12 +18,12 @@ use crate::entity::Entity;
 use crate::hash::IdMap;
 use crate::hierarchy::ChildOf;
 use crate::scene::SceneRegistry;
-use crate::scene::rename::{self, Rename};
+use crate::scene::rename::{Lent, Rename};
 use crate::world::World;
 
 use super::error::ReplicateError;
 use super::journal::Touch;
-use super::peer_handles::{Lent, PeerHandles};
+use super::peer_handles::PeerHandles;
 use super::server::Replicated;
 use super::wire::{self, DESPAWN, FLAG_BITS, FULL, HIDE, REMOVED, put_varint};
 
@@ -350,7 +350,10 @@ impl Encoder {
         let entries = &how.registry.components;
         let _loan = match how.handles.as_deref_mut() {
             Some(home) => Loan::Peer(Lent::new(home)),
-            None => Loan::Shared(Noting::new(&mut self.refers)),
+            None => {
+                self.refers.get_or_insert_with(Box::default);
+                Loan::Shared(Lent::new(&mut self.refers))
+            }
         };
         let mut bits = *set;
         while bits != 0 {
@@ -378,37 +381,12 @@ impl Encoder {
     }
 }
 
-/// Whose rename the values are written under.
+/// Whose rename the values are written under (held for its drop, which gives it back).
 enum Loan<'a> {
     /// A peer's handles.
-    Peer(#[expect(dead_code, reason = "held for its drop")] Lent<'a>),
+    Peer(#[expect(dead_code, reason = "held for its drop")] Lent<'a, PeerHandles>),
     /// The shared encoding's note of references.
-    Shared(#[expect(dead_code, reason = "held for its drop")] Noting<'a>),
-}
-
-/// The shared encoding's [`Refers`] installed as this thread's rename until dropped
-/// (a panic included), then back home.
-struct Noting<'a> {
-    home: &'a mut Option<Box<Refers>>,
-}
-
-impl<'a> Noting<'a> {
-    fn new(home: &'a mut Option<Box<Refers>>) -> Noting<'a> {
-        let refers = home.take().unwrap_or_default();
-        rename::install(refers);
-        Noting { home }
-    }
-}
-
-impl Drop for Noting<'_> {
-    fn drop(&mut self) {
-        if let Some(back) = rename::uninstall() {
-            let back: Box<dyn std::any::Any> = back;
-            if let Ok(refers) = back.downcast::<Refers>() {
-                *self.home = Some(refers);
-            }
-        }
-    }
+    Shared(#[expect(dead_code, reason = "held for its drop")] Lent<'a, Refers>),
 }
 
 fn add_parent(set: &mut IdMap<u64, ()>, list: &mut Vec<Entity>, parent: Entity) {

@@ -14,12 +14,11 @@
 //! entities no journal touch reported (those only ever referred to), so they are sent
 //! as gone and their slots come back.
 
-use std::any::Any;
 use std::num::NonZeroU32;
 
 use crate::entity::Entity;
 use crate::scene::EntityMap;
-use crate::scene::rename::{self, Rename};
+use crate::scene::rename::Rename;
 use crate::world::World;
 
 /// One peer handle slot.
@@ -155,32 +154,6 @@ impl Rename for PeerHandles {
     }
 }
 
-/// A peer's handles lent to this thread's rename while its values are written: every
-/// `Entity` inside them is written as the peer's handle. The handles go back home when
-/// the loan ends, a panic in a value's `Serialize` included.
-pub(crate) struct Lent<'a> {
-    home: &'a mut Option<Box<PeerHandles>>,
-}
-
-impl<'a> Lent<'a> {
-    pub(crate) fn new(home: &'a mut Option<Box<PeerHandles>>) -> Lent<'a> {
-        let handles = home.take().expect("ripple: a peer's handles are home between loans");
-        rename::install(handles);
-        Lent { home }
-    }
-}
-
-impl Drop for Lent<'_> {
-    fn drop(&mut self) {
-        if let Some(back) = rename::uninstall() {
-            let back: Box<dyn Any> = back;
-            if let Ok(handles) = back.downcast::<PeerHandles>() {
-                *self.home = Some(handles);
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -211,16 +184,5 @@ mod tests {
         assert_eq!((hc.index(), hc.generation()), (0, 2));
         assert_eq!(handles.entity_of(ha), None, "the old generation stays dead");
         assert_eq!(handles.len(), 2);
-    }
-
-    #[test]
-    fn a_loan_comes_home_after_a_panic() {
-        let mut home = Some(Box::<PeerHandles>::default());
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            let _lent = Lent::new(&mut home);
-            panic!("a value's Serialize");
-        }));
-        assert!(result.is_err());
-        assert!(home.is_some());
     }
 }

@@ -34,6 +34,34 @@ pub(crate) fn uninstall() -> Option<Box<dyn Rename>> {
     ACTIVE.try_with(|active| active.borrow_mut().take()).ok().flatten()
 }
 
+/// A rename lent to this thread from its home (`home` holds it between loans) until the
+/// loan is dropped, a panic in a value's `Serialize` included; then it goes back home.
+pub(crate) struct Lent<'a, T: Rename> {
+    home: &'a mut Option<Box<T>>,
+}
+
+impl<'a, T: Rename> Lent<'a, T> {
+    /// Lends the rename `home` holds.
+    ///
+    /// # Panics
+    /// If `home` is empty (a loan not given back: a bug of ripple's).
+    pub(crate) fn new(home: &'a mut Option<Box<T>>) -> Lent<'a, T> {
+        install(home.take().expect("ripple: a rename is home between loans"));
+        Lent { home }
+    }
+}
+
+impl<T: Rename> Drop for Lent<'_, T> {
+    fn drop(&mut self) {
+        if let Some(back) = uninstall() {
+            let back: Box<dyn Any> = back;
+            if let Ok(rename) = back.downcast::<T>() {
+                *self.home = Some(rename);
+            }
+        }
+    }
+}
+
 /// `entity` as written: renamed while a rename is installed on this thread, unchanged
 /// otherwise.
 #[inline]
@@ -72,5 +100,19 @@ mod tests {
         assert_eq!(back.downcast::<Shift>().unwrap().0, 1);
         assert_eq!(saved(e), e);
         assert!(uninstall().is_none());
+    }
+
+    #[test]
+    fn a_loan_comes_home_after_a_panic() {
+        let mut home = Some(Box::new(Shift(0)));
+        let e = Entity::from_bits((1 << 32) | 5).unwrap();
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let _lent = Lent::new(&mut home);
+            let _ = saved(e);
+            panic!("a value's Serialize");
+        }));
+        assert!(result.is_err());
+        assert_eq!(home.map(|shift| shift.0), Some(1), "home, with what it counted");
+        assert_eq!(saved(e), e, "uninstalled");
     }
 }
