@@ -72,7 +72,7 @@ impl World {
                 world.reactor.sync_points = true;
                 ObserverKey {
                     key: Key::Change(id),
-                    watch: Some(ChangeWatch { component: id, source: Box::new(source) }),
+                    watch: Some(ChangeWatch::new(id, Box::new(source))),
                 }
             }
             lifecycle => {
