@@ -15,9 +15,11 @@ use super::error::ObserverError;
 use super::registry::{Key, ObserverId, Observers};
 
 /// The most rounds of change delivery one sync point runs. Each round delivers what
-/// the round before changed (observers writing what they observe); past it, what is
-/// still waiting stays for the next sync point and the cut is recorded
-/// ([`ObserverError::TooManyRounds`]).
+/// the round before changed (observers writing what they observe, directly or through
+/// the one-shot systems their commands run); past it, what is still waiting stays for
+/// the next sync point and the cut is recorded ([`ObserverError::TooManyRounds`]). A
+/// sync point reached during a delivery (a one-shot run's end) is part of it: its
+/// changes go to the delivery's next round, so the bound holds for the whole.
 pub const MAX_CHANGE_ROUNDS: usize = 64;
 
 /// One watched component's change source, shared by all its change observers.
