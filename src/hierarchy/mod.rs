@@ -125,6 +125,11 @@ impl Relation for ChildOf {
     fn to(target: Entity) -> Self {
         ChildOf(target)
     }
+
+    #[inline]
+    fn set_target(&mut self, target: Entity) {
+        self.0 = target;
+    }
 }
 
 /// `ChildOf`'s id in every world: registered first by [`World::new`](crate::World::new).
