@@ -42,6 +42,7 @@ pub(crate) fn install_with<R: Relation>(world: &mut World, refusal: Refusal) -> 
     let index = world.relation_tables.add();
     world.components.info_mut(source_id).relation = Some(index);
     let target_id = world.components.id_or_register::<Related<R>>();
+    world.components.info_mut(target_id).list_of = Some(source_id);
     for id in [source_id, target_id] {
         world.components.keep(id, KEPT);
     }
