@@ -113,7 +113,7 @@ impl World {
         let links = self.relation_tables.get(index);
         let mut above = target;
         while let Some(up) = links.target_of(above) {
-            #[cfg(feature = "test-support")]
+            #[cfg(feature = "internal-test-support")]
             links.steps.fetch_add(1, Ordering::Relaxed);
             if up == source {
                 return Err(RelationError::Cycle { source, target });
