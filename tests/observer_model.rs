@@ -24,7 +24,9 @@ impl ObserverEvent for Ping {}
 
 #[derive(Clone, Copy, Debug)]
 enum Op {
-    Spawn { hp: bool },
+    Spawn {
+        hp: bool,
+    },
     Insert(usize),
     Remove(usize),
     Despawn(usize),
@@ -33,7 +35,10 @@ enum Op {
     CommandDespawn(usize),
     Ping(usize),
     /// A change observer registered now: of every entity, or aimed at one.
-    ObserveLate { aimed: bool, at: usize },
+    ObserveLate {
+        aimed: bool,
+        at: usize,
+    },
     Flush,
 }
 
@@ -238,7 +243,8 @@ fn run(ops: &[Op], storage: Storage) -> Result<(), TestCaseError> {
                 }
                 let number = step;
                 let log = log.clone();
-                let heard = move |t: Trigger<'_, OnChange<Hp>>| log.lock().unwrap().push(Seen::Late(number, t.entity()));
+                let heard =
+                    move |t: Trigger<'_, OnChange<Hp>>| log.lock().unwrap().push(Seen::Late(number, t.entity()));
                 if aimed {
                     world.observe_entity(e, heard).unwrap();
                 } else {

@@ -53,9 +53,12 @@ fn despawn_related_keeps_its_target_when_a_cycle_comes_back_to_it() {
 #[derive(Debug)]
 struct Tag;
 
+/// What despawn observers saw: the moment, and the parent the entity had then.
+type ParentLog = Arc<Mutex<Vec<(&'static str, Option<Entity>)>>>;
+
 /// Logs, for every entity despawned, the parent it had as its observers saw it: in its
 /// `OnDespawn`, `OnReplace<Tag>` and `OnRemove<Tag>` observers.
-fn watch_parents(world: &mut World) -> Arc<Mutex<Vec<(&'static str, Option<Entity>)>>> {
+fn watch_parents(world: &mut World) -> ParentLog {
     let log = Arc::new(Mutex::new(Vec::new()));
     let (despawn, replace, remove) = (log.clone(), log.clone(), log.clone());
     world
@@ -92,7 +95,7 @@ fn observers_of_a_despawned_child_read_its_parent_on_both_despawn_paths() {
         }
         assert!(!world.contains(child));
         let seen: Vec<_> = log.lock().unwrap().drain(..).collect();
-        let child_saw = |moment: &str| seen.iter().filter(|(m, _)| *m == moment).map(|(_, p)| *p).last();
+        let child_saw = |moment: &str| seen.iter().filter(|(m, _)| *m == moment).map(|(_, p)| *p).next_back();
         for moment in ["despawn", "replace", "remove"] {
             assert_eq!(
                 child_saw(moment),

@@ -211,15 +211,43 @@ impl Model {
 #[derive(Clone, Debug)]
 enum Op {
     Spawn,
-    Relate { contained: bool, source: usize, target: usize, fondness: u32 },
-    Insert { contained: bool, source: usize, target: usize, fondness: u32 },
-    Unrelate { contained: bool, source: usize },
-    Remove { contained: bool, source: usize },
+    Relate {
+        contained: bool,
+        source: usize,
+        target: usize,
+        fondness: u32,
+    },
+    Insert {
+        contained: bool,
+        source: usize,
+        target: usize,
+        fondness: u32,
+    },
+    Unrelate {
+        contained: bool,
+        source: usize,
+    },
+    Remove {
+        contained: bool,
+        source: usize,
+    },
     Despawn(usize),
     /// `add_related`, or `insert_related` at `at`.
-    AddRelated { contained: bool, target: usize, sources: [usize; 2], at: Option<usize> },
-    ReplaceRelated { contained: bool, target: usize, sources: [usize; 2] },
-    DespawnRelated { contained: bool, target: usize },
+    AddRelated {
+        contained: bool,
+        target: usize,
+        sources: [usize; 2],
+        at: Option<usize>,
+    },
+    ReplaceRelated {
+        contained: bool,
+        target: usize,
+        sources: [usize; 2],
+    },
+    DespawnRelated {
+        contained: bool,
+        target: usize,
+    },
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -289,11 +317,8 @@ fn run(ops: Vec<Op>) {
             Op::Insert { contained, source, target, fondness } => {
                 let (s, t) = (pick(&entities, source), pick(&entities, target));
                 let expected = model.check(s, t, contained);
-                let inserted = if contained {
-                    world.insert(s, (ContainedIn(t),))
-                } else {
-                    world.insert(s, (Likes(t, fondness),))
-                };
+                let inserted =
+                    if contained { world.insert(s, (ContainedIn(t),)) } else { world.insert(s, (Likes(t, fondness),)) };
                 assert_eq!(inserted.is_ok(), model.alive.contains(&s));
                 let refused = world.drain_failed_commands().count();
                 // A refused insert is undone and recorded: the relation keeps the target
@@ -386,11 +411,8 @@ fn run(ops: Vec<Op>) {
             }
             Op::DespawnRelated { contained, target } => {
                 let t = pick(&entities, target);
-                let got = if contained {
-                    world.despawn_related::<ContainedIn>(t)
-                } else {
-                    world.despawn_related::<Likes>(t)
-                };
+                let got =
+                    if contained { world.despawn_related::<ContainedIn>(t) } else { world.despawn_related::<Likes>(t) };
                 if model.alive.contains(&t) {
                     assert_eq!(got, Ok(model.despawn_related(contained, t)));
                 } else {

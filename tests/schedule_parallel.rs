@@ -88,7 +88,11 @@ impl Occupancy {
 /// One of a few system shapes, each touching different components and resources;
 /// `k` varies its arithmetic. Returns the system and a description of its access:
 /// (reads, writes) over "A", "B", "C", "Sum", "world".
-fn shape(kind: u64, k: u64, watch: Option<(Watch, usize)>) -> (SystemConfig, &'static [&'static str], &'static [&'static str]) {
+fn shape(
+    kind: u64,
+    k: u64,
+    watch: Option<(Watch, usize)>,
+) -> (SystemConfig, &'static [&'static str], &'static [&'static str]) {
     let (reads, writes) = TOUCHES[kind.min(7) as usize];
     let guard = move |work: &mut dyn FnMut()| match &watch {
         Some((watch, id)) => watch.inside(*id, (reads, writes), work),
