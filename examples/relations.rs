@@ -26,6 +26,9 @@ impl Relation for ContainedIn {
     fn to(target: Entity) -> Self {
         ContainedIn(target)
     }
+    fn set_target(&mut self, target: Entity) {
+        self.0 = target;
+    }
 }
 
 /// A unit aiming at another; when the target dies, its attackers lose their target.
@@ -39,6 +42,9 @@ impl Relation for Targets {
     }
     fn to(target: Entity) -> Self {
         Targets(target)
+    }
+    fn set_target(&mut self, target: Entity) {
+        self.0 = target;
     }
 }
 

@@ -78,6 +78,9 @@ pub(crate) struct ComponentInfo {
     /// For a user relation's component: its link table's index (see
     /// `relation_registry`).
     pub(crate) relation: Option<u32>,
+    /// For a relation's list of sources (`Related<R>`): the relation's component, from
+    /// which the world derives it.
+    pub(crate) list_of: Option<ComponentId>,
 }
 
 impl ComponentInfo {
@@ -102,6 +105,7 @@ impl ComponentInfo {
             hooks: ComponentHooks::default(),
             kept: None,
             relation: None,
+            list_of: None,
         }
     }
 

@@ -14,6 +14,7 @@ use serde::{Serialize, Serializer};
 
 use crate::entity::Entity;
 
+#[cfg_attr(docsrs, doc(cfg(feature = "persistence")))]
 impl Serialize for Entity {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         if serializer.is_human_readable() {
@@ -24,6 +25,7 @@ impl Serialize for Entity {
     }
 }
 
+#[cfg_attr(docsrs, doc(cfg(feature = "persistence")))]
 impl<'de> Deserialize<'de> for Entity {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Entity, D::Error> {
         let entity = if deserializer.is_human_readable() {

@@ -42,6 +42,8 @@
 //! distinct components. See [`World`] for entity operations and [`QueryState`] for
 //! queries.
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 mod abandoned_spawns;
 mod api;
 mod builtin;
@@ -97,6 +99,7 @@ pub use component::{Component, ComponentId, Storage};
 #[doc(hidden)]
 pub use data::MethodBox;
 #[cfg(feature = "persistence")]
+#[cfg_attr(docsrs, doc(cfg(feature = "persistence")))]
 pub use data::{BatchError, DataCommandError, DataCommands, DataMethod, TargetBuilder};
 pub use dynamic::{
     ComponentDescriptor, DynamicError, DynamicItem, DynamicQuery, DynamicQueryBuilder, DynamicTable, Moment,
@@ -127,12 +130,14 @@ pub use query::{
 pub use relation_error::HierarchyError;
 pub use relationship::{DespawnPolicy, Related, Relation, RelationError};
 #[cfg(feature = "persistence")]
+#[cfg_attr(docsrs, doc(cfg(feature = "persistence")))]
 pub use replicate::{
     AckMode, Applied, DEFAULT_JOURNAL_LIMIT, DeltaError, DeltaInfo, DeltaReceiver, MAX_REPLICATED_COMPONENTS,
     PeerConfig, PeerId, ReceiverLimit, ReceiverLimits, RefusedParent, ReplicateError, Replicated, Replicator,
     Visibility, delta_to_json,
 };
 #[cfg(feature = "persistence")]
+#[cfg_attr(docsrs, doc(cfg(feature = "persistence")))]
 pub use scene::{
     EntityMap, InputPosition, LoadError, Loaded, NESTING_LIMIT, NamedValue, RegistryError, RuntimeCodec, SaveError,
     SaveReport, SceneRegistry, SceneSaver, SkippedComponent, ValueError, ValueSite,

@@ -57,6 +57,9 @@ pub(crate) struct ReactorSlot {
     pub(crate) replaces: bool,
     /// Sync points are reported.
     pub(crate) sync_points: bool,
+    /// A sync point's delivery is under way (a sync point reached inside it is part
+    /// of it: see [`World::react_at_sync_point`]).
+    delivering: bool,
     /// Reused for the component lists handed to the reactor.
     pub(crate) scratch: Vec<ComponentId>,
     /// A reactor is installed (it may be running, out of the slot).
@@ -162,15 +165,27 @@ impl World {
 
     /// A sync point: the reactor, if it asked, delivers what it gathered, round after
     /// round, the commands of each round applied before the next.
+    ///
+    /// A sync point reached while one delivers (a one-shot system run by a command of
+    /// an observer ends in one) delivers nothing itself: what changed waits for the
+    /// running delivery's next round, so that delivery's bound on rounds holds for
+    /// everything it sets off, however the changes were made.
     pub(crate) fn react_at_sync_point(&mut self) {
-        if !self.reactor.sync_points {
+        if !self.reactor.sync_points || self.reactor.delivering {
             return;
         }
-        let mut round = 0;
-        while self.with_reactor(|reactor, world| reactor.sync_point(world, round)) == Some(true) {
+        self.reactor.delivering = true;
+        let delivered = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let mut round = 0;
+            while self.with_reactor(|reactor, world| reactor.sync_point(world, round)) == Some(true) {
+                self.apply_hook_commands();
+                round += 1;
+            }
             self.apply_hook_commands();
-            round += 1;
+        }));
+        self.reactor.delivering = false;
+        if let Err(panic) = delivered {
+            std::panic::resume_unwind(panic);
         }
-        self.apply_hook_commands();
     }
 }

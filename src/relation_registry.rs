@@ -21,8 +21,8 @@ pub(crate) struct LinkTable {
     pub(crate) doomed: Vec<Entity>,
     pub(crate) seen: IdMap<u64, ()>,
     /// Targets visited by cycle checks, for tests that bound the work (only with the
-    /// `test-support` feature).
-    #[cfg(feature = "test-support")]
+    /// `internal-test-support` feature).
+    #[cfg(feature = "internal-test-support")]
     pub(crate) steps: std::sync::atomic::AtomicU64,
 }
 

@@ -217,9 +217,10 @@ impl World {
     }
 
     /// Advances the change tick by `by` as if that many observer runs had happened,
-    /// running tick maintenance on the way. For tests of tick wraparound; only with
-    /// the `test-support` feature.
-    #[cfg(feature = "test-support")]
+    /// running tick maintenance on the way. For ripple's own tests of tick wraparound
+    /// (the internal `internal-test-support` feature; not part of the API).
+    #[cfg(feature = "internal-test-support")]
+    #[doc(hidden)]
     pub fn advance_change_tick_for_tests(&mut self, mut by: u32) {
         while by > 0 {
             let step = by.min(CHECK_TICK_THRESHOLD / 2);

@@ -70,6 +70,9 @@ impl Relation for HeldBy {
     fn to(target: Entity) -> Self {
         HeldBy(target)
     }
+    fn set_target(&mut self, target: Entity) {
+        self.0 = target;
+    }
 }
 
 /// Steady relation frames allocate nothing once lists and scratch space have grown:

@@ -73,6 +73,9 @@ impl Relation for Holds {
     fn to(target: Entity) -> Self {
         Holds(target)
     }
+    fn set_target(&mut self, target: Entity) {
+        self.0 = target;
+    }
 }
 
 #[test]

@@ -2,7 +2,9 @@
 //! despawns, writes, commands, custom triggers and sync points, with an observer of
 //! every kind logging what it saw; after each step the log must equal what the model
 //! says happened (change deliveries compared as sets per sync point, their order being
-//! the query's). Hp in tables and in a sparse set.
+//! the query's). Change observers registered late, beside the first (of every entity or
+//! aimed at one), must hear only the changes made after they were registered. Hp in
+//! tables and in a sparse set.
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
@@ -22,7 +24,9 @@ impl ObserverEvent for Ping {}
 
 #[derive(Clone, Copy, Debug)]
 enum Op {
-    Spawn { hp: bool },
+    Spawn {
+        hp: bool,
+    },
     Insert(usize),
     Remove(usize),
     Despawn(usize),
@@ -30,8 +34,16 @@ enum Op {
     CommandInsert(usize),
     CommandDespawn(usize),
     Ping(usize),
+    /// A change observer registered now: of every entity, or aimed at one.
+    ObserveLate {
+        aimed: bool,
+        at: usize,
+    },
     Flush,
 }
+
+/// The most late change observers one run registers.
+const MAX_LATE: usize = 4;
 
 fn op() -> impl Strategy<Value = Op> {
     let i = || 0usize..16;
@@ -44,6 +56,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => i().prop_map(Op::CommandInsert),
         1 => i().prop_map(Op::CommandDespawn),
         1 => i().prop_map(Op::Ping),
+        1 => (any::<bool>(), i()).prop_map(|(aimed, at)| Op::ObserveLate { aimed, at }),
         2 => Just(Op::Flush),
     ]
 }
@@ -59,6 +72,8 @@ enum Seen {
     Ping(Entity),
     /// The targeted observer of the first entity.
     Mine(Entity),
+    /// Late change observer number `.0` heard a change.
+    Late(usize, Entity),
 }
 
 type Log = Arc<Mutex<Vec<Seen>>>;
@@ -87,6 +102,15 @@ struct Model {
     hp: HashMap<Entity, bool>,
     changed: BTreeSet<Entity>,
     first: Option<Entity>,
+    late: Vec<Late>,
+}
+
+/// A late change observer: its number, the entity it is aimed at (if any), and the
+/// changes it is to hear at the next sync point.
+struct Late {
+    number: usize,
+    aimed: Option<Entity>,
+    changed: BTreeSet<Entity>,
 }
 
 impl Model {
@@ -106,7 +130,17 @@ impl Model {
             }
         }
         out.push(Seen::Insert(e));
+        self.change(e);
+    }
+
+    /// `e`'s Hp changed.
+    fn change(&mut self, e: Entity) {
         self.changed.insert(e);
+        for late in &mut self.late {
+            if late.aimed.is_none_or(|aimed| aimed == e) {
+                late.changed.insert(e);
+            }
+        }
     }
 
     fn remove(&mut self, e: Entity, out: &mut Vec<Seen>) -> bool {
@@ -116,6 +150,9 @@ impl Model {
         self.hp.insert(e, false);
         out.extend([Seen::Replace(e), Seen::Remove(e)]);
         self.changed.remove(&e);
+        for late in &mut self.late {
+            late.changed.remove(&e);
+        }
         true
     }
 
@@ -127,6 +164,8 @@ impl Model {
         if self.first == Some(e) {
             self.first = None;
         }
+        // Observers aimed at it go with it.
+        self.late.retain(|late| late.aimed != Some(e));
     }
 }
 
@@ -189,13 +228,29 @@ fn run(ops: &[Op], storage: Storage) -> Result<(), TestCaseError> {
                 let Some(e) = model.pick(i) else { continue };
                 if let Ok(mut hp) = world.get_mut::<Hp>(e) {
                     hp.0 += 1;
-                    model.changed.insert(e);
+                    model.change(e);
                 }
             }
             Op::Ping(i) => {
                 let Some(e) = model.pick(i) else { continue };
                 world.trigger_targets(Ping, [e]);
                 expected.push(Seen::Ping(e));
+            }
+            Op::ObserveLate { aimed, at } => {
+                let Some(e) = model.pick(at) else { continue };
+                if model.late.len() == MAX_LATE {
+                    continue;
+                }
+                let number = step;
+                let log = log.clone();
+                let heard =
+                    move |t: Trigger<'_, OnChange<Hp>>| log.lock().unwrap().push(Seen::Late(number, t.entity()));
+                if aimed {
+                    world.observe_entity(e, heard).unwrap();
+                } else {
+                    world.observe(heard).unwrap();
+                }
+                model.late.push(Late { number, aimed: aimed.then_some(e), changed: BTreeSet::new() });
             }
             Op::Flush => {
                 world.flush();
@@ -211,6 +266,20 @@ fn run(ops: &[Op], storage: Storage) -> Result<(), TestCaseError> {
             prop_assert_eq!(seen.len(), unique.len(), "step {}: a change reported twice", step);
             prop_assert_eq!(unique, changes, "step {}: {:?}", step, op);
             got.retain(|s| !matches!(s, Seen::Change(_)));
+            // Each late observer hears what changed since it was registered, once.
+            let late: Vec<Seen> = got.iter().filter(|s| matches!(s, Seen::Late(..))).cloned().collect();
+            let unique: BTreeSet<Seen> = late.iter().cloned().collect();
+            prop_assert_eq!(late.len(), unique.len(), "step {}: a change reported twice to a late observer", step);
+            let expected_late: BTreeSet<Seen> = model
+                .late
+                .iter_mut()
+                .flat_map(|late| {
+                    let number = late.number;
+                    std::mem::take(&mut late.changed).into_iter().map(move |e| Seen::Late(number, e))
+                })
+                .collect();
+            prop_assert_eq!(unique, expected_late, "step {}: late observers", step);
+            got.retain(|s| !matches!(s, Seen::Late(..)));
         }
         prop_assert_eq!(got, expected, "step {}: {:?}", step, op);
     }

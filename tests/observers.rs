@@ -445,3 +445,48 @@ fn a_change_observer_added_after_all_were_removed_hears_only_new_changes() {
     world.flush();
     assert_eq!(take(&l), [e.to_string()]);
 }
+
+#[test]
+fn a_change_observer_added_beside_another_hears_only_changes_made_after_it() {
+    let mut world = World::new();
+    world.observe(|_: Trigger<OnChange<Hp>>| {}).unwrap();
+    let (early, late) = (world.spawn((Hp(0),)), world.spawn((Hp(0),)));
+    world.flush();
+    world.get_mut::<Hp>(early).unwrap().0 = 1; // before the newcomers: the first observer's
+    let l = log();
+    let (global, own) = (l.clone(), l.clone());
+    world.observe(move |t: Trigger<OnChange<Hp>>| global.lock().unwrap().push(format!("all {}", t.entity()))).unwrap();
+    world
+        .observe_entity(early, move |t: Trigger<OnChange<Hp>>| own.lock().unwrap().push(format!("own {}", t.entity())))
+        .unwrap();
+    world.get_mut::<Hp>(late).unwrap().0 = 1;
+    world.flush();
+    assert_eq!(take(&l), [format!("all {late}")], "the change made before they were registered is not theirs");
+    world.get_mut::<Hp>(early).unwrap().0 = 2;
+    world.flush();
+    assert_eq!(take(&l), [format!("all {early}"), format!("own {early}")], "from then on they hear everything");
+}
+
+#[test]
+fn change_observers_running_one_shot_systems_stay_within_the_round_bound() {
+    #[derive(Default)]
+    struct Runs(usize);
+    let mut world = World::new();
+    world.insert_resource(Runs::default());
+    let bump = world
+        .register_system(|mut hp: Query<&mut Hp>, mut runs: ResMut<Runs>| {
+            runs.0 += 1;
+            hp.for_each_mut(|mut hp| hp.0 += 1);
+        })
+        .unwrap();
+    world.observe(move |_: Trigger<OnChange<Hp>>, mut commands: Commands| commands.run_system(bump)).unwrap();
+    let x = world.spawn((Hp(0),));
+    world.flush();
+    // Each one-shot run ends in a sync point of its own, inside this one's delivery:
+    // its changes wait for this delivery's next round, so the bound holds for the whole.
+    assert_eq!(world.resource::<Runs>().unwrap().0, MAX_CHANGE_ROUNDS);
+    assert_eq!(world.take_observer_errors(), [ObserverError::TooManyRounds { rounds: MAX_CHANGE_ROUNDS }]);
+    assert!(world.failed_commands().is_empty(), "{:?}", world.failed_commands());
+    world.flush();
+    assert_eq!(world.get::<Hp>(x).unwrap().0, 2 * MAX_CHANGE_ROUNDS as i32, "the waiting change was delivered");
+}

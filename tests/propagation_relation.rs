@@ -27,6 +27,9 @@ impl Relation for ContainedIn {
     fn to(target: Entity) -> Self {
         ContainedIn(target)
     }
+    fn set_target(&mut self, target: Entity) {
+        self.0 = target;
+    }
 }
 
 /// A despawned leader leaves its followers behind; cycles are allowed.
@@ -37,6 +40,9 @@ impl Relation for Follows {
     }
     fn to(target: Entity) -> Self {
         Follows(target)
+    }
+    fn set_target(&mut self, target: Entity) {
+        self.0 = target;
     }
 }
 

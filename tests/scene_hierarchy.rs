@@ -159,3 +159,61 @@ fn children_keep_their_order_through_a_save_and_load() {
         }
     }
 }
+
+/// A user relation, saved like any component when registered.
+#[derive(Serialize, Deserialize, Debug)]
+struct Holds(Entity);
+
+impl ripple::Relation for Holds {
+    fn target(&self) -> Entity {
+        self.0
+    }
+    fn to(target: Entity) -> Self {
+        Holds(target)
+    }
+    fn set_target(&mut self, target: Entity) {
+        self.0 = target;
+    }
+}
+
+/// Which components a save reports skipped, by name, in both formats (which agree).
+fn skipped(registry: &SceneRegistry, world: &World) -> Vec<(String, usize)> {
+    let json = registry.save(world).to_json(&mut Vec::new()).unwrap();
+    let binary = registry.save(world).to_binary_vec(&mut Vec::new()).unwrap();
+    assert_eq!(json.skipped, binary.skipped);
+    json.skipped.iter().map(|s| (ripple::short_type_name(s.component), s.entities)).collect()
+}
+
+/// A relation's list (`Children`, `Related<R>`) is derived from the relation a save
+/// holds, and rebuilt by the load: not skipped while the relation is registered.
+#[test]
+fn a_save_of_a_hierarchy_skips_no_derived_list() {
+    let mut world = World::new();
+    let root = world.spawn((Name("root".into()),));
+    let leaf = world.spawn_child(root, (Name("leaf".into()),)).unwrap();
+    let bag = world.spawn((Name("bag".into()),));
+    world.relate(leaf, Holds(bag)).unwrap();
+    let mut registry = registry();
+    registry.component::<Holds>("holds").unwrap();
+    assert_eq!(skipped(&registry, &world), [], "nothing skipped");
+
+    // The README's pattern, for a game with a hierarchy: a load gives the lists back.
+    let mut save = Vec::new();
+    assert!(registry.save(&world).to_json(&mut save).unwrap().skipped.is_empty());
+    let mut other = World::new();
+    other.register_relation::<Holds>(); // as `World::new` registers the hierarchy
+    let loaded = registry.load_json(&mut other, &save).unwrap();
+    let (root, leaf, bag) = (loaded.entity(root).unwrap(), loaded.entity(leaf).unwrap(), loaded.entity(bag).unwrap());
+    assert_eq!(other.children(root).unwrap(), [leaf]);
+    assert_eq!(other.related::<Holds>(bag), [leaf]);
+
+    // Without the relation registered, the relation and its list are both lost.
+    let mut bare = SceneRegistry::new();
+    bare.component::<Name>("name").unwrap();
+    let mut lost = skipped(&bare, &other);
+    lost.sort();
+    let mut expected: Vec<(String, usize)> =
+        ["ChildOf", "Holds", "Related<ChildOf>", "Related<Holds>"].iter().map(|n| (n.to_string(), 1)).collect();
+    expected.sort();
+    assert_eq!(lost, expected);
+}

@@ -60,3 +60,22 @@ fn a_failing_group_adds_nothing() {
     // The name is free again.
     schedule.add_system(&mut world, logger(&log, "fine").named("fine")).unwrap();
 }
+
+/// Under edition 2024 a closure that only panics returns `!`; bevy_ecs takes it as a
+/// system (its own schedule tests use `|| panic!("must not run")`), and so does ripple.
+#[test]
+fn systems_that_only_panic_are_systems() {
+    use ripple::{In, IntoIoSystem, Query};
+    struct Hp;
+    let mut world = World::new();
+    let mut schedule = Schedule::new();
+    schedule.add_system(&mut world, (|| panic!("must not run")).run_if(|| false)).unwrap();
+    schedule.add_system(&mut world, (|_: Query<&Hp>| panic!("must not run")).disabled()).unwrap();
+    schedule.add_system(&mut world, (|| 1u32).pipe(|_: In<u32>| panic!("must not run")).run_if(|| false)).unwrap();
+    schedule.run(&mut world);
+
+    let mut failing = Schedule::new();
+    failing.add_system(&mut world, || panic!("boom")).unwrap();
+    let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| failing.run(&mut world)));
+    assert!(ran.is_err(), "a system that panics makes the run panic, whatever its type");
+}

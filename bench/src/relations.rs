@@ -25,6 +25,9 @@ impl ripple::Relation for HeldBy {
     fn to(target: ripple::Entity) -> Self {
         HeldBy(target)
     }
+    fn set_target(&mut self, target: ripple::Entity) {
+        self.0 = target;
+    }
 }
 
 /// bevy's relationship of the same kind.

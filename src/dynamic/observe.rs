@@ -70,10 +70,7 @@ impl World {
                 let mut source = world.dynamic_query().changed(id).build().expect("a known component");
                 source.skip_to_now(world);
                 world.reactor.sync_points = true;
-                ObserverKey {
-                    key: Key::Change(id),
-                    watch: Some(ChangeWatch { component: id, source: Box::new(source) }),
-                }
+                ObserverKey { key: Key::Change(id), watch: Some(ChangeWatch::new(id, Box::new(source))) }
             }
             lifecycle => {
                 let kind = match lifecycle {

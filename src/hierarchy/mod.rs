@@ -86,6 +86,7 @@ impl fmt::Debug for ChildOf {
 }
 
 #[cfg(feature = "persistence")]
+#[cfg_attr(docsrs, doc(cfg(feature = "persistence")))]
 impl Serialize for ChildOf {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         self.0.serialize(serializer)
@@ -93,6 +94,7 @@ impl Serialize for ChildOf {
 }
 
 #[cfg(feature = "persistence")]
+#[cfg_attr(docsrs, doc(cfg(feature = "persistence")))]
 impl<'de> Deserialize<'de> for ChildOf {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<ChildOf, D::Error> {
         Entity::deserialize(deserializer).map(ChildOf)
@@ -124,6 +126,11 @@ impl Relation for ChildOf {
     #[inline]
     fn to(target: Entity) -> Self {
         ChildOf(target)
+    }
+
+    #[inline]
+    fn set_target(&mut self, target: Entity) {
+        self.0 = target;
     }
 }
 

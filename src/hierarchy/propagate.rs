@@ -167,6 +167,7 @@ impl<L: Component, G: Component + Clone, R: Relation> Propagation<L, G, R> {
     ///     const ACYCLIC: bool = true;
     ///     fn target(&self) -> Entity { self.0 }
     ///     fn to(target: Entity) -> Self { MountedOn(target) }
+    ///     fn set_target(&mut self, target: Entity) { self.0 = target; }
     /// }
     ///
     /// let mut world = World::new();

@@ -122,8 +122,10 @@ impl World {
     }
 
     /// How many ancestors the hierarchy's cycle checks have visited in this world's
-    /// life: a measure of their work for tests; only with the `test-support` feature.
-    #[cfg(feature = "test-support")]
+    /// life: a measure of their work for ripple's own tests (the internal
+    /// `internal-test-support` feature; not part of the API).
+    #[cfg(feature = "internal-test-support")]
+    #[doc(hidden)]
     pub fn cycle_check_steps_for_tests(&self) -> u64 {
         self.child_links().steps.load(std::sync::atomic::Ordering::Relaxed)
     }

@@ -124,20 +124,29 @@ impl World {
             // Its observers go when the entity does.
             self.reactor.despawns = true;
         }
+        // A change observer hears the changes made from now on: a tick registered with
+        // the world (so maintenance keeps it ordered), the world's advanced past it.
+        let since = key.watch.is_some().then(|| {
+            let since = self.register_observer();
+            self.increment_change_tick();
+            since
+        });
         let observers = self.reactor_mut(Observers::default);
-        if let Some(watch) = key.watch {
+        let entries = &mut observers.systems.entries;
+        let id = ObserverId(u32::try_from(entries.len()).expect("fewer than 2^32 observers registered"));
+        entries.push(Some(Entry { system, key: key.key, target }));
+        if let (Some(watch), Some(since)) = (key.watch, since) {
             let idle = !observers.listens(key.key);
             match observers.watches.iter_mut().find(|known| known.component == watch.component) {
                 None => observers.watches.push(watch),
                 // Nobody listened since the last delivery, so the old watch fell
                 // behind: the new observer hears changes from now on, not that backlog.
                 Some(known) if idle => *known = watch,
-                Some(_) => {}
+                // Others listen: the watch's next look may find changes made before
+                // this observer existed, which it must not hear.
+                Some(known) => known.join(id, target, since),
             }
         }
-        let entries = &mut observers.systems.entries;
-        let id = ObserverId(u32::try_from(entries.len()).expect("fewer than 2^32 observers registered"));
-        entries.push(Some(Entry { system, key: key.key, target }));
         let listeners = observers.lists.entry(key.key).or_default();
         match target {
             None => listeners.global.push(id),

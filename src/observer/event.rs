@@ -188,7 +188,7 @@ lifecycle_event!(
     |world, id| {
         let source = Box::new(Changes::<T>::from_now(world));
         world.reactor.sync_points = true;
-        ObserverKey { key: Key::Change(id), watch: Some(ChangeWatch { component: id, source }) }
+        ObserverKey { key: Key::Change(id), watch: Some(ChangeWatch::new(id, source)) }
     }
 );
 

@@ -93,8 +93,26 @@ impl World {
             self.check_relation::<R>(index, source, target)?;
         }
         for &source in sources {
-            self.relate(source, R::to(target))?;
+            self.retarget::<R>(index, source, target)?;
         }
+        Ok(())
+    }
+
+    /// Relates `source` to `target` (checked by the caller) keeping its relation's
+    /// data: a source related elsewhere has its `R` retargeted in place
+    /// ([`Relation::set_target`]), which hooks and observers see as an insert of `R`;
+    /// one without `R` gets [`Relation::to`].
+    fn retarget<R: Relation>(&mut self, index: u32, source: Entity, target: Entity) -> Result<(), RelationError> {
+        let old = self.relation_tables.get(index).target_of(source);
+        if old == Some(target) {
+            return Ok(());
+        }
+        if !self.entity(source).is_ok_and(|entity| entity.has::<R>()) {
+            return self.relate(source, R::to(target));
+        }
+        self.link_relation::<R>(index, source, target, old);
+        // Its own hook finds the lists in step; user hooks see the relation.
+        self.rewrite_as_insert::<R>(source, |relation| relation.set_target(target)).expect("checked alive");
         Ok(())
     }
 
@@ -137,7 +155,11 @@ impl World {
 
     /// Despawns every entity related to `target` through `R`, and theirs, and so on,
     /// keeping `target`; returns how many were despawned. Each once, even around
-    /// cycles. O(entities reached + their relations).
+    /// cycles; sources before their targets, each still related as it goes (its
+    /// observers can read its relation, as when its target is despawned), and the
+    /// hooks take it off its target's list. Where a cycle comes back to `target`, it
+    /// is kept and detached (its own target is despawned).
+    /// O(entities reached + their relations).
     ///
     /// # Errors
     /// [`RelationError::NoSuchEntity`] if `target` is not alive.
@@ -146,12 +168,7 @@ impl World {
             return Err(RelationError::NoSuchEntity(target));
         }
         let index = self.relation_index_or_register::<R>();
-        let mut despawned = 0;
-        while let Some(&source) = self.related::<R>(target).last() {
-            self.unrelate::<R>(source)?;
-            despawned += self.despawn_cascade::<R>(index, source);
-        }
-        Ok(despawned)
+        Ok(self.despawn_sources::<R>(index, target))
     }
 
     /// Spawns an entity with `bundle`, related to `target` through `R`.

@@ -48,6 +48,7 @@ pub use crate::relation_error::RelationError;
 ///     const ACYCLIC: bool = true;
 ///     fn target(&self) -> Entity { self.0 }
 ///     fn to(target: Entity) -> Self { ContainedIn(target) }
+///     fn set_target(&mut self, target: Entity) { self.0 = target; }
 /// }
 ///
 /// let mut world = World::new();
@@ -74,8 +75,15 @@ pub trait Relation: Component + Sized {
     /// The target this relation names.
     fn target(&self) -> Entity;
 
-    /// The relation naming `target`.
+    /// A new relation naming `target` (what [`spawn_related`](crate::World::spawn_related)
+    /// and the batch calls give a source that has none).
     fn to(target: Entity) -> Self;
+
+    /// Makes this relation name `target`, keeping whatever else it carries: what the
+    /// batch calls ([`add_related`](crate::World::add_related) and kin) do to a
+    /// source related elsewhere, and what a refused direct insert is put back with
+    /// (the target the source had, the rest as inserted).
+    fn set_target(&mut self, target: Entity);
 }
 
 /// What despawning a target does to the entities related to it (see

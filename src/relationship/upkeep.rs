@@ -5,8 +5,9 @@
 
 use std::sync::atomic::Ordering;
 
+use crate::component::Component;
 use crate::entity::Entity;
-use crate::error::{CommandError, CommandFailure};
+use crate::error::{CommandError, CommandFailure, ComponentError};
 use crate::world::World;
 
 use super::{DespawnPolicy, Related, Relation, RelationError};
@@ -41,6 +42,7 @@ pub(crate) fn install_with<R: Relation>(world: &mut World, refusal: Refusal) -> 
     let index = world.relation_tables.add();
     world.components.info_mut(source_id).relation = Some(index);
     let target_id = world.components.id_or_register::<Related<R>>();
+    world.components.info_mut(target_id).list_of = Some(source_id);
     for id in [source_id, target_id] {
         world.components.keep(id, KEPT);
     }
@@ -111,7 +113,7 @@ impl World {
         let links = self.relation_tables.get(index);
         let mut above = target;
         while let Some(up) = links.target_of(above) {
-            #[cfg(feature = "test-support")]
+            #[cfg(feature = "internal-test-support")]
             links.steps.fetch_add(1, Ordering::Relaxed);
             if up == source {
                 return Err(RelationError::Cycle { source, target });
@@ -138,6 +140,38 @@ impl World {
             return;
         }
         self.insert(target, (Related::<R>::fresh(vec![source]),)).expect("checked alive");
+    }
+
+    /// Changes `entity`'s `T` in place through `change`, seen as an overwriting insert
+    /// of `T` would be: its `OnReplace` observers first (reading the value before),
+    /// then the change (marked changed), then its `on_insert` hooks and `OnInsert`
+    /// observers, whose commands apply before this returns. Unlike an insert, what
+    /// `change` leaves alone is kept.
+    ///
+    /// # Errors
+    /// [`ComponentError`] if `entity` is not alive or lacks `T`; nothing is changed.
+    pub(crate) fn rewrite_as_insert<T: Component>(
+        &mut self,
+        entity: Entity,
+        change: impl FnOnce(&mut T),
+    ) -> Result<(), ComponentError> {
+        self.flush_reserved();
+        self.value_place_mut::<T>(entity)?;
+        let location = self.locate(entity)?;
+        self.maintain_ticks();
+        let bundle = self.bundles.id_or_register::<(T,)>(&mut self.components);
+        if self.reactor.replaces {
+            // Observers cannot change the world's structure: the value stays where it is.
+            self.replacing_bundle(bundle, entity, location);
+        }
+        let now = self.change_tick();
+        let (column, row) = self.value_place_mut::<T>(entity)?;
+        change(&mut column.get_mut(row, now));
+        if self.bundles.info(bundle).hooks.adds_or_inserts() {
+            self.hooks_after_write(bundle, entity, location.archetype, 0);
+        }
+        self.apply_hook_commands();
+        Ok(())
     }
 
     /// `target`'s list for the upkeep's own edits (marked changed if tracked).
@@ -181,7 +215,7 @@ impl World {
                     Some(old) => {
                         let now = self.change_tick();
                         let (column, row) = self.value_place_mut::<R>(source).expect("read above");
-                        *column.get_mut(row, now) = R::to(old);
+                        column.get_mut(row, now).set_target(old);
                     }
                     None => {
                         let _ = self.remove::<(R,)>(source);
@@ -212,16 +246,33 @@ impl World {
     ///
     /// O(entities reached + their relations).
     pub(crate) fn despawn_cascade<R: Relation>(&mut self, index: u32, root: Entity) -> usize {
+        self.despawn_reached::<R>(index, root, false)
+    }
+
+    /// Despawns every entity related to `target` through `R`, transitively, keeping
+    /// `target` (see [`despawn_cascade`](Self::despawn_cascade)). Each leaves with its
+    /// relation still naming its target, as in a cascade from a despawned target, so
+    /// its observers can read it; the hooks take it off the list. A cascade that comes
+    /// back to `target` (a relation with cycles) detaches it, since its own target goes.
+    pub(crate) fn despawn_sources<R: Relation>(&mut self, index: u32, target: Entity) -> usize {
+        self.despawn_reached::<R>(index, target, true)
+    }
+
+    /// Gathers `root` and what is related to it, breadth first, and despawns them in
+    /// reverse (sources before their targets), `root` only unless `keep_root`.
+    fn despawn_reached<R: Relation>(&mut self, index: u32, root: Entity, keep_root: bool) -> usize {
         let links = self.relation_tables.get_mut(index);
         let (mut doomed, mut seen) = (std::mem::take(&mut links.doomed), std::mem::take(&mut links.seen));
         doomed.clear();
         seen.clear();
         seen.insert(root.to_bits(), ());
         doomed.push(root);
+        let mut came_back = false;
         let mut next = 0;
         while let Some(&entity) = doomed.get(next) {
             if let Ok(related) = self.get::<Related<R>>(entity) {
                 for &source in related.iter() {
+                    came_back |= source == root;
                     if seen.insert(source.to_bits(), ()).is_none() {
                         doomed.push(source);
                     }
@@ -229,11 +280,17 @@ impl World {
             }
             next += 1;
         }
-        let mut despawned = 0;
-        // Breadth-first order reversed: sources before their targets.
-        for &entity in doomed.iter().rev() {
-            despawned += usize::from(self.despawn(entity).is_ok());
+        if keep_root && came_back {
+            let _ = self.unrelate::<R>(root);
         }
+        let reached = &doomed[usize::from(keep_root)..];
+        // Breadth-first order reversed: sources before their targets.
+        for &entity in reached.iter().rev() {
+            let _ = self.despawn(entity);
+        }
+        // Every entity reached was alive; count those gone now (a hook's cascade may
+        // have taken some before this loop came to them).
+        let despawned = reached.iter().filter(|&&entity| !self.contains(entity)).count();
         doomed.clear();
         seen.clear();
         let links = self.relation_tables.get_mut(index);

@@ -29,7 +29,10 @@ pub struct SaveReport {
     /// Bytes written.
     pub bytes: u64,
     /// Component types the saved entities had but the registry does not name, with
-    /// how many saved entities had each, by type name.
+    /// how many saved entities had each, by type name. A relation's list
+    /// ([`Children`](crate::Children), [`Related`](crate::Related)) is not among them
+    /// while the registry names its relation: a load into a world that has the
+    /// relation registered rebuilds it.
     pub skipped: Vec<SkippedComponent>,
 }
 
@@ -101,6 +104,7 @@ impl<'s> Walk<'s> {
                     let writer = registry.components[entry].bind(&*set.values);
                     sparse.push(SparseValues { entry, set, writer });
                 }
+                None if derived(registry, world, id) => {}
                 None => {
                     skipped_sparse.push((set, id));
                 }
@@ -216,11 +220,19 @@ fn plan_for<'s>(registry: &'s SceneRegistry, world: &'s World, archetype: Archet
     for (column, &id) in table.components().iter().enumerate() {
         match registry.entry_of(world, id) {
             Some(entry) => values.push((entry, registry.components[entry].bind(table.column(column)))),
+            None if derived(registry, world, id) => {}
             None => skipped.push(id),
         }
     }
     values.sort_unstable_by_key(|&(entry, _)| entry);
     Plan { values, skipped }
+}
+
+/// Whether component `id`, which `registry` does not name, is derived from what the
+/// save holds, so that a load gives it back and it is not reported skipped: a
+/// relation's list of sources (`Children`, `Related<R>`), when the relation is saved.
+fn derived(registry: &SceneRegistry, world: &World, id: ComponentId) -> bool {
+    world.components.info(id).list_of.is_some_and(|relation| registry.entry_of(world, relation).is_some())
 }
 
 /// Counts what an `io::Write` is handed.

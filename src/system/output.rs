@@ -41,7 +41,8 @@ impl std::error::Error for SystemError {
 }
 
 /// What a scheduled system may return: `()` or `Result<(), E>` for an error type that
-/// converts into [`BoxError`].
+/// converts into [`BoxError`], or `!` for a system that never returns (under edition
+/// 2024 a closure that only panics, `|| panic!("must not run")`, returns `!`).
 pub trait SystemOutput: 'static {
     /// Whether a value can be an error (false for `()`: the schedule never asks).
     const CAN_FAIL: bool;
@@ -65,5 +66,32 @@ impl<E: Into<BoxError> + 'static> SystemOutput for Result<(), E> {
     #[inline]
     fn into_result(self) -> Result<(), BoxError> {
         self.map_err(Into::into)
+    }
+}
+
+/// A system that never returns, as bevy_ecs accepts one.
+impl SystemOutput for Never {
+    const CAN_FAIL: bool = false;
+    #[inline]
+    fn into_result(self) -> Result<(), BoxError> {
+        self
+    }
+}
+
+/// The never type `!`, named on stable Rust, where `!` can be written only as a
+/// function's return type: the output of a `fn() -> !`, through a trait (the
+/// workaround bevy_ecs and the `never_say_never` crate use). Rust's stability promise
+/// does not cover naming `!` this way; it is kept to this one impl.
+type Never = <fn() -> ! as never::FnOutput>::Output;
+
+mod never {
+    /// Names a function pointer's return type (see [`Never`](super::Never)).
+    pub trait FnOutput {
+        /// The return type.
+        type Output;
+    }
+
+    impl<R> FnOutput for fn() -> R {
+        type Output = R;
     }
 }
