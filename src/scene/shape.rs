@@ -311,12 +311,12 @@ struct Elements<'a> {
 impl<'de> de::SeqAccess<'de> for Elements<'_> {
     type Error = Untraceable;
 
-    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>, Untraceable> {
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, read: T) -> Result<Option<T::Value>, Untraceable> {
         if self.left == 0 {
             return Ok(None);
         }
         self.left -= 1;
-        seed.deserialize(&mut *self.run).map(Some)
+        read.deserialize(&mut *self.run).map(Some)
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -327,16 +327,16 @@ impl<'de> de::SeqAccess<'de> for Elements<'_> {
 impl<'de> de::MapAccess<'de> for Elements<'_> {
     type Error = Untraceable;
 
-    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, Untraceable> {
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, read: K) -> Result<Option<K::Value>, Untraceable> {
         if self.left == 0 {
             return Ok(None);
         }
         self.left -= 1;
-        seed.deserialize(&mut *self.run).map(Some)
+        read.deserialize(&mut *self.run).map(Some)
     }
 
-    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Untraceable> {
-        seed.deserialize(&mut *self.run)
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, read: V) -> Result<V::Value, Untraceable> {
+        read.deserialize(&mut *self.run)
     }
 }
 
@@ -350,9 +350,9 @@ impl<'de, 'a> de::EnumAccess<'de> for Variant<'a> {
     type Error = Untraceable;
     type Variant = &'a mut Run;
 
-    fn variant_seed<S: DeserializeSeed<'de>>(self, seed: S) -> Result<(S::Value, &'a mut Run), Untraceable> {
+    fn variant_seed<S: DeserializeSeed<'de>>(self, read: S) -> Result<(S::Value, &'a mut Run), Untraceable> {
         let index: de::value::U32Deserializer<Untraceable> = self.variant.into_deserializer();
-        Ok((seed.deserialize(index)?, self.run))
+        Ok((read.deserialize(index)?, self.run))
     }
 }
 
@@ -364,9 +364,9 @@ impl<'de> de::VariantAccess<'de> for &mut Run {
         Ok(())
     }
 
-    fn newtype_variant_seed<S: DeserializeSeed<'de>>(self, seed: S) -> Result<S::Value, Untraceable> {
+    fn newtype_variant_seed<S: DeserializeSeed<'de>>(self, read: S) -> Result<S::Value, Untraceable> {
         self.hash.token("newtype variant", &[]);
-        seed.deserialize(self)
+        read.deserialize(self)
     }
 
     fn tuple_variant<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value, Untraceable> {
