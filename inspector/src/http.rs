@@ -84,6 +84,11 @@ impl Head {
         self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
     }
 
+    /// How many header lines the head has.
+    pub fn header_count(&self) -> usize {
+        self.headers.len()
+    }
+
     /// The values of every header named `name` (case ignored), in order.
     pub fn all<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a str> + 'a {
         self.headers.iter().filter(move |(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())

@@ -156,8 +156,8 @@ impl<'a> Lend<'a> {
     }
 }
 
-/// A running inspector: its server thread, and what `sync` keeps. Dropping it stops
-/// the server.
+/// A running inspector: its server's threads, and what `sync` keeps. Dropping it
+/// stops the server and joins its threads.
 pub struct Inspector {
     shared: Arc<Shared>,
     server: Server,
@@ -205,7 +205,8 @@ impl Inspector {
         self.sampler.samples()
     }
 
-    /// The token every request must carry (`?token=` or the `X-Ripple-Token` header).
+    /// The token every request but those for the page's own files must carry
+    /// (`?token=` or the `X-Ripple-Token` header).
     pub fn token(&self) -> &str {
         &self.shared.token
     }

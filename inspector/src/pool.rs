@@ -15,15 +15,6 @@ pub(crate) const WORKERS: usize = 8;
 /// Connections accepted and waiting for a worker; past it the oldest is closed.
 const MAX_WAITING: usize = 64;
 
-/// What a worker is doing with its connection.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Phase {
-    /// Reading the request, or draining it after a refusal: may be evicted.
-    Reading,
-    /// Answering: not evicted.
-    Answering,
-}
-
 #[derive(Default)]
 struct Slot {
     /// A handle on the worker's connection, to cut it off.
@@ -150,12 +141,10 @@ impl Pool {
         }
     }
 
-    /// Marks what worker `worker` is doing with its connection.
-    pub(crate) fn set_phase(&self, worker: usize, phase: Phase) {
-        let mut state = self.lock();
-        let slot = &mut state.slots[worker];
-        slot.reading = phase == Phase::Reading;
-        slot.since = Some(Instant::now());
+    /// Marks worker `worker` as answering its request: it is no longer cut off for
+    /// connections that wait.
+    pub(crate) fn answering(&self, worker: usize) {
+        self.lock().slots[worker].reading = false;
     }
 
     /// Closes the pool: waiting connections are closed, workers' connections cut off,

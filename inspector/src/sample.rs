@@ -156,8 +156,10 @@ pub(crate) struct Sampler {
     /// Whether the readers have counted every frame since the last sample (false
     /// after a pause), and that sample's frame.
     counted_through: Option<u64>,
-    /// Whether arming counts the window's rows written and added.
+    /// Whether arming counts the window's rows written and added, and what that took
+    /// at the last arming.
     window_rows: bool,
+    window_cost: Duration,
     /// The last sync's time, and the longest frame since the last sample.
     last_sync: Option<Instant>,
     longest: Duration,
@@ -187,6 +189,7 @@ impl Sampler {
             arm_cost: Duration::ZERO,
             counted_through: None,
             window_rows: true,
+            window_cost: Duration::ZERO,
             last_sync: None,
             longest: Duration::ZERO,
             frames: 0,
@@ -256,6 +259,7 @@ impl Sampler {
         }
         let open = self.counted_through.is_some();
         let rows = open && self.window_rows;
+        let counting = Instant::now();
         let mut changes = Vec::with_capacity(self.trackers.len());
         for tracker in &mut self.trackers {
             let (mut written, mut added) = (0u64, 0u64);
@@ -269,6 +273,7 @@ impl Sampler {
             tracker.primed = true;
             changes.push([written, added, tracker.removed.read(world).count() as u64]);
         }
+        self.window_cost = if rows { counting.elapsed() } else { Duration::ZERO };
         self.events_sent.clear();
         let sent = &mut self.events_sent;
         world.for_each_event_type(|_, stats| sent.push(stats.sent));
@@ -382,8 +387,10 @@ impl Sampler {
     }
 
     /// Spaces the next sample for the budget: this sample's cost against the game's
-    /// time per frame since the last one. Stops counting rows over windows if that
-    /// alone takes more than half the budget.
+    /// time per frame since the last one. Stops counting rows over windows when that
+    /// costs more per frame of the window than the budget allows a frame: counting a
+    /// window of rows that differ every frame grows with the window, and spacing
+    /// samples further would only make it dearer.
     fn space(&mut self, cost: Duration) {
         let now = Instant::now();
         if let Some(since) = self.since {
@@ -394,7 +401,7 @@ impl Sampler {
             let for_budget = cost.as_secs_f64() / (self.budget * per_frame);
             let for_spacing = 0.9 * self.spacing.as_secs_f64() / per_frame;
             self.every = (for_budget.max(for_spacing).ceil() as u64).clamp(2, 10_000_000);
-            if self.arm_cost.as_secs_f64() / window_frames > 0.5 * self.budget * per_frame {
+            if self.window_cost.as_secs_f64() / window_frames > self.budget * per_frame {
                 self.window_rows = false;
             }
         }

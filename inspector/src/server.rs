@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use crate::answer::{Answer, WorldAnswer};
 use crate::http;
 use crate::limiter::Limiter;
-use crate::pool::{Phase, Pool, Taken, WORKERS};
+use crate::pool::{Pool, Taken, WORKERS};
 use crate::reply::Reply;
 use crate::request::{self, Expected, Refusal, Route};
 use crate::sample::Sample;
@@ -112,9 +112,11 @@ impl Shared {
     }
 
     /// Notes that the game spent `spent` on requests: it does no more for them until
-    /// that is `world_budget` of the time since.
+    /// that is `world_budget` of the time since (after what it already owed).
     pub(crate) fn charge(&self, state: &mut State, spent: Duration) {
-        state.next_work_at = Some(Instant::now() + spent.div_f64(self.world_budget));
+        let now = Instant::now();
+        let from = state.next_work_at.map_or(now, |at| at.max(now));
+        state.next_work_at = Some(from + spent.div_f64(self.world_budget));
     }
 
     fn since_epoch(&self) -> u64 {
@@ -239,7 +241,7 @@ fn serve(stream: &TcpStream, worker: usize, pool: &Pool, shared: &Shared, port: 
             linger(stream);
         }
         Incoming::Request(route) => {
-            pool.set_phase(worker, Phase::Answering);
+            pool.answering(worker);
             send(stream, &route_reply(shared, route));
         }
     }
