@@ -333,7 +333,11 @@ function draw() {
   const frameShade = win.map(f => isNum(peak(f).frame_ns) ? peak(f).frame_ns : null);
   setText($('frame-sampled'), fmtMs(frameNs));
   setText($('frame-longest'), fmtMs(last ? peak(last).frame_ns : undefined));
-  $('frame-longest').title = last ? `the longest of the ${fmtInt(peak(last).frames)} frames since the previous sample` : '';
+  const every = last && isNum(peak(last).clock_every) ? peak(last).clock_every : 1;
+  $('frame-longest').title = !last ? '' : every > 1
+    ? `no frame of the ${fmtInt(peak(last).frames)} since the previous sample took longer: frames this short are `
+      + `timed ${fmtInt(every)} at a time, and this is the longest such run`
+    : `the longest of the ${fmtInt(peak(last).frames)} frames since the previous sample`;
   setText($('frame-max'), 'max ' + fmtMs(plot($('frame-chart'), [frameSeries], [C.write], [1.5], { shade: frameShade })));
 
   for (const f of win) for (const k of Object.keys(obj(f.changes))) changeRow(k);

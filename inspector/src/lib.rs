@@ -230,7 +230,9 @@ impl Inspector {
     #[cold]
     fn sync_watched(&mut self, lend: Lend<'_>, watched: bool) {
         let Lend { world, schedule, registry, commands } = lend;
-        if self.shared.pending.swap(false, Ordering::Acquire) {
+        // A load before the swap, as for the overview below: requests come a few
+        // times a second, syncs every frame.
+        if self.shared.pending.load(Ordering::Relaxed) && self.shared.pending.swap(false, Ordering::Acquire) {
             self.answer_requests(Lent { world: &mut *world, registry, commands });
         }
         if !watched {

@@ -13,9 +13,11 @@
 //! by default), and at most 60 a second (the page draws 4 times a second).
 //!
 //! A spike between two samples must still show, so each sample carries its *peak*:
-//! over the frames since the previous sample, the longest frame (every watched sync
-//! reads the clock), and for each component and event an upper bound on what any one
-//! of those frames did. Arming counts the window before it (the rows written or added
+//! over the frames since the previous sample, the longest frame, and for each
+//! component and event an upper bound on what any one of those frames did. A watched
+//! sync reads the clock where that costs under half a percent of a frame; where frames
+//! are shorter, every few frames, and the peak's frame time is then the longest time
+//! between two readings: still never less than the longest frame. Arming counts the window before it (the rows written or added
 //! at least once since the previous sample, the removals and events sent since), and
 //! the peak is the larger of that and the sampled frame's own count: exact when the
 //! window is one frame. Counting the rows of a window costs what changed in it; a game
@@ -31,6 +33,10 @@ use ripple::{ComponentId, DynamicQuery, RemovedReader, RuntimeComponent, Schedul
 /// How often (in samples) the list of tracked components is read again, to catch
 /// components tracked or registered since.
 const REFRESH_EVERY: u64 = 64;
+/// What reading the clock costs, about, and the share of a frame it may take: where
+/// frames are shorter than that allows, the clock is read every few frames.
+const CLOCK_COST: Duration = Duration::from_nanos(40);
+const CLOCK_SHARE: f64 = 0.005;
 
 /// One tracked component's readers.
 struct Tracker {
@@ -58,8 +64,11 @@ struct Window {
 pub(crate) struct Peak {
     /// How many frames.
     pub(crate) frames: u64,
-    /// The longest frame's time.
+    /// The longest frame's time, or, where the clock was read every few frames, the
+    /// longest time between two readings: never less than the longest frame.
     pub(crate) frame_ns: u64,
+    /// Frames between two readings of the clock (1: `frame_ns` is the longest frame).
+    pub(crate) clock_every: u64,
     /// Whether the rows written and added were counted over the window (else the
     /// page is told they are unknown).
     pub(crate) rows: bool,
@@ -131,6 +140,7 @@ impl Sample {
             "peak": {
                 "frames": peak.frames,
                 "frame_ns": peak.frame_ns,
+                "clock_every": peak.clock_every,
                 "changes": changes(&peak.changes, peak.rows),
                 "events": pairs(&self.names.events, &mut peak.events.iter().map(|&n| json!(n))),
             },
@@ -160,8 +170,12 @@ pub(crate) struct Sampler {
     /// at the last arming.
     window_rows: bool,
     window_cost: Duration,
-    /// The last sync's time, and the longest frame since the last sample.
-    last_sync: Option<Instant>,
+    /// The clock is read every `clock_every` watched syncs (and at every arming and
+    /// count): `until_clock` counts down to the next reading. `longest` is the longest
+    /// time between two readings since the last sample.
+    clock_every: u64,
+    until_clock: u64,
+    last_clock: Option<Instant>,
     longest: Duration,
     /// Frames since the last sample, and since when.
     frames: u64,
@@ -190,7 +204,9 @@ impl Sampler {
             counted_through: None,
             window_rows: true,
             window_cost: Duration::ZERO,
-            last_sync: None,
+            clock_every: 1,
+            until_clock: 0,
+            last_clock: None,
             longest: Duration::ZERO,
             frames: 0,
             since: None,
@@ -214,23 +230,31 @@ impl Sampler {
         self.window = None;
         self.since = None;
         self.frames = 0;
-        self.last_sync = None;
+        self.last_clock = None;
+        self.until_clock = 0;
         self.longest = Duration::ZERO;
         self.counted_through = None;
     }
 
-    /// A sync while someone watches: notes the frame's time, counts the frame if the
-    /// readers were armed at the last sync, or arms them if a sample is due. Returns
-    /// the sample, if one was taken.
+    /// A sync while someone watches: reads the clock if it is due, counts the frame if
+    /// the readers were armed at the last sync, or arms them if a sample is due.
+    /// Returns the sample, if one was taken.
     pub(crate) fn frame(&mut self, world: &mut World, schedule: Option<&mut Schedule>, frame: u64) -> Option<Sample> {
         self.watched_frames += 1;
         self.frames += 1;
+        let armed = std::mem::take(&mut self.armed);
+        self.until_clock = self.until_clock.saturating_sub(1);
+        if !armed && self.until_clock > 0 && self.frames < self.every {
+            return None;
+        }
         let now = Instant::now();
-        let frame_time = self.last_sync.map_or(Duration::ZERO, |last| now - last);
-        self.last_sync = Some(now);
-        self.longest = self.longest.max(frame_time);
-        if std::mem::take(&mut self.armed) {
-            return Some(self.count(world, schedule, frame, frame_time));
+        let span = self.last_clock.map_or(Duration::ZERO, |last| now - last);
+        self.last_clock = Some(now);
+        self.longest = self.longest.max(span);
+        self.until_clock = self.clock_every;
+        if armed {
+            // The clock was read at arming too: the span is this frame exactly.
+            return Some(self.count(world, schedule, frame, span));
         }
         if self.frames < self.every {
             return None;
@@ -344,9 +368,9 @@ impl Sampler {
     fn peak(&mut self, frame: u64, changes: &[[u64; 3]], events: &[u64], frame_time: Duration) -> Peak {
         let longest = std::mem::take(&mut self.longest).max(frame_time);
         let window = self.window.take();
-        let (frames, longest) = match (window.as_ref(), self.counted_through) {
-            (Some(_), Some(last)) => (frame.saturating_sub(last).max(1), longest),
-            _ => (1, frame_time),
+        let (frames, longest, clock_every) = match (window.as_ref(), self.counted_through) {
+            (Some(_), Some(last)) => (frame.saturating_sub(last).max(1), longest, self.clock_every),
+            _ => (1, frame_time, 1),
         };
         let rows = window.as_ref().is_none_or(|w| w.rows);
         let changes = changes
@@ -362,7 +386,7 @@ impl Sampler {
             .enumerate()
             .map(|(i, &exact)| exact.max(window.as_ref().and_then(|w| w.events.get(i)).copied().unwrap_or(0)))
             .collect();
-        Peak { frames, frame_ns: longest.as_nanos() as u64, rows, changes, events }
+        Peak { frames, frame_ns: longest.as_nanos() as u64, clock_every, rows, changes, events }
     }
 
     /// Replaces the names the samples' numbers are of, if they changed.
@@ -404,6 +428,8 @@ impl Sampler {
             if self.window_cost.as_secs_f64() / window_frames > self.budget * per_frame {
                 self.window_rows = false;
             }
+            let for_clock = CLOCK_COST.as_secs_f64() / (CLOCK_SHARE * per_frame);
+            self.clock_every = (for_clock.ceil() as u64).clamp(1, 1_000_000);
         }
         self.since = Some(now);
         self.frames = 0;

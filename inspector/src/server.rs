@@ -128,6 +128,15 @@ impl Shared {
         self.watched.store(true, Ordering::Relaxed);
     }
 
+    /// How long until the watch ends, if someone watches.
+    fn watch_left(&self) -> Option<Duration> {
+        if !self.watched.load(Ordering::Relaxed) {
+            return None;
+        }
+        let quiet = self.since_epoch().saturating_sub(self.last_request.load(Ordering::Relaxed));
+        Some(Duration::from_nanos((WATCH_FOR.as_nanos() as u64).saturating_sub(quiet)).max(Duration::from_millis(1)))
+    }
+
     fn expire_watch(&self) {
         let quiet = self.since_epoch().saturating_sub(self.last_request.load(Ordering::Relaxed));
         if quiet > WATCH_FOR.as_nanos() as u64 {
@@ -208,12 +217,13 @@ fn accept(listener: &TcpListener, pool: &Pool) {
     }
 }
 
-/// A worker: serves connections from the pool until it closes. The first worker
-/// also wakes now and then, so that watching ends when the requests stop.
+/// A worker: serves connections from the pool until it closes. While someone
+/// watches, a waiting worker wakes when the watch would end, to end it: the worker
+/// that served the latest request always waits so, and nothing wakes while nobody
+/// watches.
 fn work(worker: usize, pool: &Pool, shared: &Shared, port: u16) {
-    let patience = (worker == 0).then_some(Duration::from_secs(1));
     loop {
-        match pool.take(worker, patience) {
+        match pool.take(worker, shared.watch_left()) {
             Taken::Closed => return,
             Taken::Nothing => {}
             Taken::Connection(stream) => serve(&stream, worker, pool, shared, port),
