@@ -7,7 +7,7 @@
 //! touches the world.
 
 use std::collections::VecDeque;
-use std::io::{self, Read};
+use std::io::{self, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
@@ -277,6 +277,11 @@ fn read(stream: &TcpStream, shared: &Shared, port: u16) -> Incoming {
             let refusal = Refusal::new(429, "too many requests: the inspector answers a bounded number per second");
             return Incoming::Refused(refusal);
         }
+    }
+    // A client that waits to be told to send its body (curl does, past 1 KiB) is told.
+    let expects = head.header("Expect").is_some_and(|e| e.eq_ignore_ascii_case("100-continue"));
+    if expects && admitted.body_length > start.len() {
+        let _ = (&mut &*stream).write_all(b"HTTP/1.1 100 Continue\r\n\r\n");
     }
     let body = match http::read_body(&mut Deadline::new(stream, BODY_TIMEOUT), start, admitted.body_length) {
         Ok(Some(body)) => body,
