@@ -256,7 +256,7 @@ impl Inspector {
             if state.frames.len() >= self.shared.history {
                 state.frames.pop_front();
             }
-            state.frames.push_back(sample);
+            state.frames.push_back(Arc::new(sample));
         }
         if let Some((overview, spent)) = overview {
             state.overview = Some(overview);

@@ -135,12 +135,14 @@ impl Found {
 
     /// The answer's JSON (written off the game's thread).
     pub(crate) fn to_json(&self) -> String {
+        // Each list of names shortened once, however many entities share it.
+        let names: Vec<serde_json::Value> =
+            self.names.iter().map(|list| list.iter().map(|name| short_name(name)).collect()).collect();
         let entities: Vec<_> = self
             .page
             .iter()
-            .map(|&(entity, names)| {
-                let components: Vec<String> = self.names[names].iter().map(|name| short_name(name)).collect();
-                json!({ "id": entity.to_string(), "bits": entity.to_bits().to_string(), "components": components })
+            .map(|&(entity, at)| {
+                json!({ "id": entity.to_string(), "bits": entity.to_bits().to_string(), "components": names[at] })
             })
             .collect();
         json!({ "total": self.total, "complete": self.complete, "visited": self.visited, "entities": entities })

@@ -67,8 +67,9 @@ pub(crate) struct Shared {
 /// What the game hands over (samples, the overview) and what it is asked.
 #[derive(Default)]
 pub(crate) struct State {
-    /// The latest samples, oldest first.
-    pub(crate) frames: VecDeque<Sample>,
+    /// The latest samples, oldest first (shared, so that a request takes them out
+    /// from under the lock and writes their JSON without holding the game up).
+    pub(crate) frames: VecDeque<Arc<Sample>>,
     /// The latest overview, as JSON.
     pub(crate) overview: Option<String>,
     /// Requests for the game's next sync point, oldest first.
@@ -344,11 +345,13 @@ fn route_reply(shared: &Shared, route: Route) -> Reply {
         Route::Style => Reply::style(),
         Route::Overview => overview(shared),
         Route::Live { since } => {
-            let state = shared.lock();
-            let latest = state.frames.back().map_or(0, |sample| sample.frame);
-            let frames: Vec<String> =
-                state.frames.iter().filter(|sample| sample.frame > since).map(Sample::to_json).collect();
-            drop(state);
+            let (latest, fresh) = {
+                let state = shared.lock();
+                let latest = state.frames.back().map_or(0, |sample| sample.frame);
+                let fresh: Vec<Arc<Sample>> = state.frames.iter().filter(|s| s.frame > since).cloned().collect();
+                (latest, fresh)
+            };
+            let frames: Vec<String> = fresh.iter().map(|sample| sample.to_json()).collect();
             Reply::json(Answer {
                 status: 200,
                 body: format!("{{\"latest\":{latest},\"frames\":[{}]}}", frames.join(",")),
