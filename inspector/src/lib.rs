@@ -99,7 +99,7 @@ pub struct InspectorConfig {
     /// Samples a second at most (60 by default).
     pub max_samples_per_second: u32,
     /// The share of the game's time that answering the requests that need the world
-    /// (searches, entities' values, writes, the overview) may take (0.01 by default):
+    /// (searches, entities' values, writes, the overview) may take (0.005 by default):
     /// after each sync that answered some, the game answers no more until that much
     /// time has passed.
     pub world_budget: f64,
@@ -115,7 +115,7 @@ impl Default for InspectorConfig {
             history: 240,
             sample_budget: 0.02,
             max_samples_per_second: 60,
-            world_budget: 0.01,
+            world_budget: 0.005,
         }
     }
 }
