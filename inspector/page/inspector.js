@@ -436,7 +436,10 @@ async function loadEntities() {
       frag.append(li);
     }
     $('entity-list').replaceChildren(frag);
-    setText($('entity-page'), list.length ? `${fmtInt(E.offset + 1)}–${fmtInt(E.offset + list.length)} of ${fmtInt(total)}` : 'no matching entities');
+    // A search by a sparse component's name looks at a bounded number of entities: its
+    // total is then a lower bound, and says so.
+    const of = data.complete === false ? `at least ${fmtInt(total)} (the search stopped early)` : fmtInt(total);
+    setText($('entity-page'), list.length ? `${fmtInt(E.offset + 1)}–${fmtInt(E.offset + list.length)} of ${of}` : 'no matching entities');
     $('entity-prev').disabled = E.offset === 0;
     $('entity-next').disabled = E.offset + list.length >= total;
   } catch (e) { setError('entities', e.message); }

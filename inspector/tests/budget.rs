@@ -102,3 +102,31 @@ fn a_client_asking_for_the_heaviest_searches_gets_a_bounded_share_of_the_game() 
     // machine.
     assert!(share < 0.25, "the inspector took {:.1}% of the game's thread", share * 100.0);
 }
+
+struct Marked;
+
+#[test]
+fn a_sparse_components_name_is_searched_within_a_bound_that_the_answer_states() {
+    let searched = |n: usize| {
+        let (mut world, entities) = world(n);
+        world.set_storage::<Marked>(ripple::Storage::SparseSet).unwrap();
+        for &e in &entities[n - 10..] {
+            world.insert(e, (Marked,)).unwrap();
+        }
+        let played = play(
+            Game::new(world),
+            InspectorConfig::default(),
+            Some(Duration::from_millis(1)),
+            |_, _| {},
+            |client| client.get("/api/entities?q=marked").json(),
+        );
+        played.result
+    };
+    let small = searched(1000);
+    assert_eq!((small["total"].clone(), small["complete"].clone()), (json!(10), json!(true)), "{small}");
+    assert!(small["entities"][0]["components"].as_array().unwrap().contains(&json!("Marked")));
+    // The marked entities lie past the bound: the answer says it stopped short.
+    let large = searched(200_000);
+    assert_eq!(large["complete"], json!(false), "{large}");
+    assert!(large["visited"].as_u64().unwrap() <= 65_536, "{large}");
+}
