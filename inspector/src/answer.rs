@@ -1,12 +1,14 @@
 //! Answering the requests that need the world, at the game's sync point: entity
-//! lists and values (read through the scene registry's serialisers), and the writes
-//! (a value, a spawn, a despawn, a data command), each a typed error or done whole.
+//! searches ([`crate::search`]) and values (read through the scene registry's
+//! serialisers), and the writes (a value, a spawn, a despawn, a data command), each a
+//! typed error or done whole.
 
-use ripple::{DataCommands, Entity, SceneRegistry, Storage, World};
+use ripple::{DataCommands, Entity, SceneRegistry, World};
 use serde_json::{Value, json};
 
 use crate::request::Route;
 use crate::sample::short_name;
+use crate::search::{Found, search};
 
 /// An HTTP status and a JSON body.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -27,6 +29,29 @@ impl Answer {
     }
 }
 
+/// What the game's thread answers a request that needs the world with: an answer, or
+/// what a search found, which the server thread writes out.
+pub(crate) enum WorldAnswer {
+    Done(Answer),
+    Found(Found),
+}
+
+impl WorldAnswer {
+    /// The answer to send.
+    pub(crate) fn into_answer(self) -> Answer {
+        match self {
+            WorldAnswer::Done(answer) => answer,
+            WorldAnswer::Found(found) => Answer { status: 200, body: found.to_json() },
+        }
+    }
+}
+
+impl From<Answer> for WorldAnswer {
+    fn from(answer: Answer) -> Self {
+        WorldAnswer::Done(answer)
+    }
+}
+
 /// What the game lends the inspector at a sync point to answer with.
 pub(crate) struct Lent<'a> {
     pub(crate) world: &'a mut World,
@@ -35,10 +60,17 @@ pub(crate) struct Lent<'a> {
 }
 
 /// Answers `route` (one that needs the world; writes already allowed by the caller).
-pub(crate) fn answer(route: Route, lent: Lent<'_>) -> Answer {
+pub(crate) fn answer(route: Route, lent: Lent<'_>) -> WorldAnswer {
+    match route {
+        Route::Entities { query, offset, limit } => WorldAnswer::Found(search(lent.world, &query, offset, limit)),
+        route => WorldAnswer::Done(act(route, lent)),
+    }
+}
+
+/// Answers a request for an entity's values, or a write.
+fn act(route: Route, lent: Lent<'_>) -> Answer {
     let Lent { world, registry, commands } = lent;
     match route {
-        Route::Entities { query, offset, limit } => entities(world, &query, offset, limit),
         Route::Entity { bits } => match live(world, bits) {
             Ok(entity) => entity_values(world, registry, entity),
             Err(answer) => answer,
@@ -79,7 +111,9 @@ pub(crate) fn answer(route: Route, lent: Lent<'_>) -> Answer {
             },
             None => Answer::error(501, "the game gave the inspector no data commands"),
         },
-        Route::Page | Route::Overview | Route::Live { .. } => Answer::error(500, "answered without the world"),
+        Route::Page | Route::Script | Route::Style | Route::Overview | Route::Live { .. } | Route::Entities { .. } => {
+            Answer::error(500, "not a request for the world")
+        }
     }
 }
 
@@ -94,52 +128,6 @@ fn live(world: &World, bits: u64) -> Result<Entity, Answer> {
         Some(entity) => Err(Answer::error(404, format!("entity {entity} is not alive"))),
         None => Err(Answer::error(400, format!("{bits} is not an entity's bits"))),
     }
-}
-
-/// The short names of an entity's components, in the world's order.
-fn component_names(world: &World, entity: Entity) -> Vec<String> {
-    world.entity(entity).map(|e| e.component_names().map(short_name).collect()).unwrap_or_default()
-}
-
-/// Entities whose id (`12v1`, or bits) or component names contain `query` (case
-/// ignored), a page of them, in table order.
-///
-/// O(tables + entities of the matching tables), or O(entities) when the query names
-/// a sparse component (each entity is asked whether it has one) or looks like an id.
-fn entities(world: &World, query: &str, offset: usize, limit: usize) -> Answer {
-    let needle = query.to_lowercase();
-    let matches = |name: &str| short_name(name).to_lowercase().contains(&needle);
-    let sparse: Vec<_> = world
-        .component_summaries()
-        .filter(|c| c.storage == Storage::SparseSet && !needle.is_empty() && matches(c.name))
-        .map(|c| c.id)
-        .collect();
-    let id_like = !needle.is_empty() && needle.chars().all(|c| c.is_ascii_digit() || c == 'v');
-    let (mut total, mut page) = (0usize, Vec::new());
-    for table in world.tables() {
-        let table_matches =
-            needle.is_empty() || table.components.iter().any(|&id| world.component_name(id).is_some_and(matches));
-        if !table_matches && sparse.is_empty() && !id_like {
-            continue;
-        }
-        for &entity in table.entities {
-            let hit = table_matches
-                || (id_like && (entity.to_string() == needle || entity.to_bits().to_string() == needle))
-                || world.entity(entity).is_ok_and(|e| sparse.iter().any(|&id| e.contains_id(id)));
-            if !hit {
-                continue;
-            }
-            if total >= offset && page.len() < limit {
-                page.push(json!({
-                    "id": entity.to_string(),
-                    "bits": entity.to_bits().to_string(),
-                    "components": component_names(world, entity),
-                }));
-            }
-            total += 1;
-        }
-    }
-    Answer::ok(json!({ "total": total, "entities": page }))
 }
 
 /// An entity's components, with values for those the registry can serialise.

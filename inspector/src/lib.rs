@@ -4,24 +4,32 @@
 //! lists, so watching costs what changed.
 //!
 //! The game keeps its world. It starts an [`Inspector`] once, which serves a page on
-//! a loopback port from a thread of its own, and calls [`Inspector::sync`] once a
-//! frame at a point where nothing else borrows the world (after the schedule ran).
-//! The server thread never touches the world: it answers from the samples `sync`
-//! handed over, and queues what needs the world (an entity's values, an edit) for
-//! the next `sync`, which answers it there.
+//! a loopback port from threads of its own (one accepting connections, a fixed few
+//! serving them), and calls [`Inspector::sync`] once a frame at a point where nothing
+//! else borrows the world (after the schedule ran). The server's threads never touch
+//! the world: they answer from the samples `sync` handed over, and queue what needs
+//! the world (a search, an entity's values, an edit) for the next `sync`, which
+//! answers it there.
 //!
-//! - **Safe by default**: it binds to 127.0.0.1 only and answers only requests
-//!   addressed to 127.0.0.1 or localhost (so a web page cannot reach it by DNS
-//!   rebinding); every request carries a random token, printed in the URL at start;
-//!   bodies and the request rate are bounded; writes (values, spawns, despawns,
-//!   data commands) are refused unless the game enables them
-//!   ([`InspectorConfig::writes`]), and then go through the same paths as scenes and
+//! - **Safe by default**, against every other local process and every web page: it
+//!   binds to 127.0.0.1 only and answers only requests addressed to 127.0.0.1 or
+//!   localhost (so a web page cannot reach it by DNS rebinding); every request but
+//!   those for the page's own files carries a random token, printed in the URL at
+//!   start, checked from the request's head before any of its body is read; heads,
+//!   bodies, the time a client may take and the request rate are bounded, and a
+//!   connection that holds back its request is timed out or cut off rather than
+//!   holding up another; writes (values, spawns, despawns, data commands) are
+//!   refused unless the game enables them ([`InspectorConfig::writes`]), only come
+//!   from the page's own origin as JSON, and go through the same paths as scenes and
 //!   data commands, with typed errors shown on the page.
 //! - **Cheap when nobody looks**: with no client in the last 3 seconds, `sync` reads
 //!   two atomic flags and returns, allocating nothing. With a client, it takes exact
 //!   samples of single frames (each O(changed) plus one pass over the systems and
 //!   event types), spaced to take at most [`InspectorConfig::sample_budget`] of the
-//!   game's time, and shows its own cost on the page.
+//!   game's time, each with the peak of the frames since the previous one, and shows
+//!   its own cost on the page. What the requests need of the world (searches, values,
+//!   writes, the overview) takes at most [`InspectorConfig::world_budget`] of the
+//!   game's time; an entity is found by its id in O(1).
 //!
 //! ```no_run
 //! use ripple::{Schedule, SceneRegistry, World};
@@ -39,24 +47,35 @@
 //! ```
 
 mod answer;
+mod backlog;
+pub mod http;
+mod limiter;
+mod overview;
+mod pool;
+mod reply;
 pub mod request;
 mod sample;
+mod search;
 mod server;
 mod token;
 
 use std::io;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
+use std::net::TcpListener;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
 
 use ripple::{DataCommands, SceneRegistry, Schedule, World};
-use serde_json::json;
 
 pub use answer::Answer;
 
 use answer::Lent;
 use sample::Sampler;
-use server::{Shared, State};
+use server::{Server, Shared};
+
+/// The most time one sync spends answering requests: past it the rest wait for a
+/// later one.
+const SYNC_CAP: Duration = Duration::from_millis(2);
 
 /// How an inspector serves ([`Inspector::start`]).
 #[derive(Clone, Debug)]
@@ -68,8 +87,9 @@ pub struct InspectorConfig {
     pub writes: bool,
     /// The largest request body read, in bytes (64 KiB by default).
     pub max_body: usize,
-    /// Requests answered per second at most, in bursts of as many (200 by default);
-    /// more are answered 429.
+    /// Requests with the token answered per second at most, in bursts of as many (200
+    /// by default); more are answered 429. Requests without it are refused without
+    /// counting.
     pub max_requests_per_second: u32,
     /// How many samples are kept for a client to catch up on (240).
     pub history: usize,
@@ -78,6 +98,11 @@ pub struct InspectorConfig {
     pub sample_budget: f64,
     /// Samples a second at most (60 by default).
     pub max_samples_per_second: u32,
+    /// The share of the game's time that answering the requests that need the world
+    /// (searches, entities' values, writes, the overview) may take (0.005 by default):
+    /// after each sync that answered some, the game answers no more until that much
+    /// time has passed.
+    pub world_budget: f64,
 }
 
 impl Default for InspectorConfig {
@@ -90,6 +115,7 @@ impl Default for InspectorConfig {
             history: 240,
             sample_budget: 0.02,
             max_samples_per_second: 60,
+            world_budget: 0.005,
         }
     }
 }
@@ -130,11 +156,11 @@ impl<'a> Lend<'a> {
     }
 }
 
-/// A running inspector: its server thread, and what `sync` keeps. Dropping it stops
-/// the server.
+/// A running inspector: its server's threads, and what `sync` keeps. Dropping it
+/// stops the server and joins its threads.
 pub struct Inspector {
     shared: Arc<Shared>,
-    thread: Option<JoinHandle<()>>,
+    server: Server,
     port: u16,
     sampler: Sampler,
     /// Syncs so far: the page's frame numbers.
@@ -149,29 +175,14 @@ impl Inspector {
     /// # Errors
     /// The socket's error if the port cannot be bound.
     pub fn start(config: InspectorConfig) -> io::Result<Inspector> {
-        let server = tiny_http::Server::http(("127.0.0.1", config.port)).map_err(io::Error::other)?;
-        let port = server.server_addr().to_ip().map_or(config.port, |address| address.port());
-        let shared = Arc::new(Shared {
-            token: token::new_token(),
-            writes: config.writes,
-            max_body: config.max_body,
-            max_requests_per_second: config.max_requests_per_second,
-            history: config.history.max(1),
-            watched: AtomicBool::new(false),
-            pending: AtomicBool::new(false),
-            overview_wanted: AtomicBool::new(true),
-            shutdown: AtomicBool::new(false),
-            state: Mutex::new(State::default()),
-        });
-        let thread = {
-            let shared = Arc::clone(&shared);
-            std::thread::Builder::new()
-                .name("ripple-inspector".into())
-                .spawn(move || server::serve(server, shared, port))?
-        };
+        let listener = TcpListener::bind(("127.0.0.1", config.port))?;
+        backlog::deepen(&listener);
+        let port = listener.local_addr()?.port();
+        let shared = Arc::new(Shared::new(token::new_token(), &config));
+        let server = server::start(listener, Arc::clone(&shared))?;
         Ok(Inspector {
             shared,
-            thread: Some(thread),
+            server,
             port,
             sampler: Sampler::new(config.sample_budget, config.max_samples_per_second),
             frame: 0,
@@ -194,7 +205,8 @@ impl Inspector {
         self.sampler.samples()
     }
 
-    /// The token every request must carry (`?token=` or the `X-Ripple-Token` header).
+    /// The token every request but those for the page's own files must carry
+    /// (`?token=` or the `X-Ripple-Token` header).
     pub fn token(&self) -> &str {
         &self.shared.token
     }
@@ -218,16 +230,10 @@ impl Inspector {
     #[cold]
     fn sync_watched(&mut self, lend: Lend<'_>, watched: bool) {
         let Lend { world, schedule, registry, commands } = lend;
-        if self.shared.pending.swap(false, Ordering::Acquire) {
-            let requests = match self.shared.state.lock() {
-                Ok(mut state) => std::mem::take(&mut state.requests),
-                Err(_) => Vec::new(),
-            };
-            for (route, reply) in requests {
-                let answer = answer::answer(route, Lent { world: &mut *world, registry, commands });
-                // The server thread may have given up waiting.
-                let _ = reply.send(answer);
-            }
+        // A load before the swap, as for the overview below: requests come a few
+        // times a second, syncs every frame.
+        if self.shared.pending.load(Ordering::Relaxed) && self.shared.pending.swap(false, Ordering::Acquire) {
+            self.answer_requests(Lent { world: &mut *world, registry, commands });
         }
         if !watched {
             return;
@@ -238,75 +244,55 @@ impl Inspector {
         // frame would cost more than the rest of an unsampled frame's work.
         let overview = (self.shared.overview_wanted.load(Ordering::Relaxed)
             && self.shared.overview_wanted.swap(false, Ordering::Relaxed))
-        .then(|| self.overview(world));
+        .then(|| {
+            let started = Instant::now();
+            (overview::overview(world, self.frame, self.shared.writes, &self.sampler), started.elapsed())
+        });
         if sample.is_none() && overview.is_none() {
             return;
         }
-        if let Ok(mut state) = self.shared.state.lock() {
-            if let Some(sample) = sample {
-                if state.frames.len() >= self.shared.history {
-                    state.frames.pop_front();
-                }
-                state.frames.push_back(sample);
+        let mut state = self.shared.lock();
+        if let Some(sample) = sample {
+            if state.frames.len() >= self.shared.history {
+                state.frames.pop_front();
             }
-            if let Some(overview) = overview {
-                state.overview = Some(overview);
-            }
+            state.frames.push_back(Arc::new(sample));
+        }
+        if let Some((overview, spent)) = overview {
+            state.overview = Some(overview);
+            self.shared.charge(&mut state, spent);
         }
     }
 
-    /// The world's shape as JSON. O(component types · tables + event types).
-    fn overview(&self, world: &mut World) -> String {
-        let name = |id| world.component_name(id).map(sample::short_name).unwrap_or_default();
-        let tables: Vec<_> = world
-            .tables()
-            .filter(|table| table.rows > 0)
-            .map(|table| {
-                let components: Vec<String> = table.components.iter().map(|&id| name(id)).collect();
-                json!({ "id": table.id.index(), "rows": table.rows, "components": components })
-            })
-            .collect();
-        let components: Vec<_> = world
-            .component_summaries()
-            .map(|c| {
-                let storage = if c.storage == ripple::Storage::SparseSet { "sparse" } else { "table" };
-                json!({ "id": c.id.index(), "name": sample::short_name(c.name), "storage": storage,
-                        "tracked": c.tracked, "entities": c.entities })
-            })
-            .collect();
-        let memory = world.memory();
-        let mut events = Vec::new();
-        world.for_each_event_type(|name, stats| {
-            events.push(json!({ "name": sample::short_name(name), "sent": stats.sent, "waiting": stats.waiting,
-                                "readable": stats.readable, "dropped": stats.dropped }));
-        });
-        let sampler = &self.sampler;
-        let per_frame = sampler.total_cost.as_nanos() as u64 / sampler.watched_frames.max(1);
-        json!({
-            "frame": self.frame,
-            "entities": world.len(),
-            "writes": self.shared.writes,
-            "tables": tables,
-            "components": components,
-            "events": events,
-            "memory": {
-                "values_bytes": memory.values,
-                "tracking_bytes": memory.tracking,
-                "entities_bytes": memory.entities,
-                "observer_bytes": memory.observers.bytes(),
-                "total_bytes": memory.total(),
-            },
-            "cost": { "per_frame_ns": per_frame, "samples": sampler.samples(), "watched_frames": sampler.watched_frames },
-        })
-        .to_string()
+    /// Answers the queued requests, oldest first, for up to [`SYNC_CAP`] (one at
+    /// least); the rest wait. What it spent is charged to the budget.
+    fn answer_requests(&mut self, lent: Lent<'_>) {
+        let Lent { world, registry, commands } = lent;
+        let queued = std::mem::take(&mut self.shared.lock().requests);
+        let started = Instant::now();
+        let (mut left, mut answered) = (Vec::new(), 0);
+        for request in queued {
+            if !left.is_empty() || (answered > 0 && started.elapsed() >= SYNC_CAP) {
+                left.push(request);
+                continue;
+            }
+            let answer = answer::answer(request.route, Lent { world: &mut *world, registry, commands });
+            // The server thread may have given up waiting.
+            let _ = request.reply.send(answer);
+            answered += 1;
+        }
+        let spent = started.elapsed();
+        let mut state = self.shared.lock();
+        if !left.is_empty() {
+            left.append(&mut state.requests);
+            state.requests = left;
+        }
+        self.shared.charge(&mut state, spent);
     }
 }
 
 impl Drop for Inspector {
     fn drop(&mut self) {
-        self.shared.shutdown.store(true, Ordering::Relaxed);
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
+        self.server.stop(&self.shared);
     }
 }

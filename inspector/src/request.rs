@@ -1,8 +1,12 @@
-//! Reading one HTTP request into a [`Route`]: the token, the path, the query string
-//! and the JSON body, each checked and bounded. A pure function of the request's
-//! parts, so the fuzz target and the tests reach it without a socket.
+//! Reading one HTTP request into a [`Route`]: first what its head must show before
+//! any of its body is read ([`admit`]: the host, the token, the size, where a write
+//! comes from), then the path, the query string and the JSON body, each checked and
+//! bounded ([`parse`]). Pure functions of the request's parts, so the fuzz target and
+//! the tests reach them without a socket.
 
 use serde_json::Value;
+
+use crate::http::Head;
 
 /// The longest URL read (path and query string together).
 pub const MAX_URL: usize = 2048;
@@ -14,8 +18,12 @@ pub const MAX_LIMIT: usize = 1000;
 /// What a request asks for.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Route {
-    /// The page itself.
+    /// The page itself (served without the token: it holds nothing of the game's).
     Page,
+    /// The page's script (served without the token).
+    Script,
+    /// The page's style sheet (served without the token).
+    Style,
     /// The world's shape: tables, component types, events, memory, the inspector's cost.
     Overview,
     /// The frame samples newer than `since`.
@@ -23,7 +31,8 @@ pub enum Route {
         /// The last frame the client has.
         since: u64,
     },
-    /// Entities whose id or component names contain `query`, a page of them.
+    /// The entity whose id (`12v1`) or bits are `query`, and the entities with a
+    /// component whose name contains it; a page of them.
     Entities {
         /// The search text (empty: every entity).
         query: String,
@@ -72,7 +81,12 @@ impl Route {
     /// Whether the route is answered by the game at its next sync point (the others
     /// from what the inspector already holds).
     pub fn needs_world(&self) -> bool {
-        !matches!(self, Route::Page | Route::Overview | Route::Live { .. })
+        !matches!(self, Route::Page | Route::Script | Route::Style | Route::Overview | Route::Live { .. })
+    }
+
+    /// Whether the route is served without the token.
+    pub fn is_public(&self) -> bool {
+        matches!(self, Route::Page | Route::Script | Route::Style)
     }
 }
 
@@ -91,8 +105,102 @@ impl Refusal {
     }
 }
 
+/// What [`admit`] checks a request's head against.
+#[derive(Clone, Copy, Debug)]
+pub struct Expected<'a> {
+    /// The port the inspector serves on: the `Host` and `Origin` it accepts name it.
+    pub port: u16,
+    /// The token every request but those for the page's own files must carry.
+    pub token: &'a str,
+    /// The largest body read.
+    pub max_body: usize,
+}
+
+/// What a request's head let through ([`admit`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Admitted {
+    /// Whether it carries the token (requests for the page's own files need not).
+    pub authenticated: bool,
+    /// The length of the body to read next, at most [`Expected::max_body`].
+    pub body_length: usize,
+}
+
+/// Checks what a request's head must show before any byte of its body is read: its
+/// `Host`, its token, that an API request comes from the page's own origin (or from
+/// no page at all), that a `POST` states its length and sends JSON, and that the
+/// body is within bounds.
+///
+/// # Errors
+/// A [`Refusal`]: 421 for another host, 414 for a URL past [`MAX_URL`], 400 for a
+/// malformed query string, 401 without the right token, 403 for a request from
+/// another site or origin, 501 for a `Transfer-Encoding`, 400 for a malformed
+/// `Content-Length`, 411 for a `POST` without one, 413 for a body past `max_body`,
+/// 415 for a `POST` whose body is not declared JSON.
+pub fn admit(head: &Head, expected: &Expected<'_>) -> Result<Admitted, Refusal> {
+    // A page on another site that resolves its own name to 127.0.0.1 (DNS
+    // rebinding) sends its own name as the host: refused.
+    let ours = |value: &str, scheme: &str| {
+        let name = value.strip_prefix(scheme).and_then(|rest| rest.strip_suffix(&format!(":{}", expected.port)));
+        matches!(name, Some("127.0.0.1" | "localhost"))
+    };
+    let mut hosts = head.all("Host");
+    if !hosts.next().is_some_and(|host| ours(host, "")) || hosts.next().is_some() {
+        return Err(Refusal::new(421, "the inspector answers only requests addressed to 127.0.0.1 or localhost"));
+    }
+    if head.target.len() > MAX_URL {
+        return Err(Refusal::new(414, format!("the URL is longer than {MAX_URL} bytes")));
+    }
+    let (path, query) = head.target.split_once('?').unwrap_or((&head.target, ""));
+    if head.method == "GET" && public_route(path).is_some() {
+        return Ok(Admitted { authenticated: false, body_length: 0 });
+    }
+    let params = Params::parse(query)?;
+    if !same_token(head.header("X-Ripple-Token").or(params.get("token")).unwrap_or(""), expected.token) {
+        return Err(unauthorised());
+    }
+    // A page elsewhere that holds the token (a leaked URL) still cannot write: its
+    // requests say where they come from.
+    if head.header("Sec-Fetch-Site").is_some_and(|site| site != "same-origin" && site != "none") {
+        return Err(Refusal::new(403, "a request from another site: only the inspector's own page may call it"));
+    }
+    if head.all("Origin").any(|origin| !ours(origin, "http://")) {
+        return Err(Refusal::new(403, "a request from another origin: only the inspector's own page may call it"));
+    }
+    let length = head.content_length()?;
+    let body_length = match length {
+        Some(length) if length > expected.max_body as u64 => {
+            return Err(Refusal::new(413, format!("the body is longer than {} bytes", expected.max_body)));
+        }
+        Some(length) => length as usize,
+        None if head.method == "POST" => return Err(Refusal::new(411, "a POST needs a Content-Length")),
+        None => 0,
+    };
+    if head.method == "POST" {
+        let media = head.header("Content-Type").and_then(|t| t.split(';').next()).unwrap_or("").trim();
+        if !media.eq_ignore_ascii_case("application/json") {
+            return Err(Refusal::new(415, "a POST's body must be declared `Content-Type: application/json`"));
+        }
+    }
+    Ok(Admitted { authenticated: true, body_length })
+}
+
+/// The route of a path served without the token, if it is one.
+fn public_route(path: &str) -> Option<Route> {
+    match path {
+        "/" | "/index.html" => Some(Route::Page),
+        "/inspector.js" => Some(Route::Script),
+        "/inspector.css" => Some(Route::Style),
+        _ => None,
+    }
+}
+
+fn unauthorised() -> Refusal {
+    Refusal::new(401, "a missing or wrong token: open the URL the game printed")
+}
+
 /// Reads a request: `method` and `url` as sent, the `X-Ripple-Token` header if any,
-/// the body, and the token this inspector expects.
+/// the body, and the token this inspector expects. The page's own files are served
+/// without the token; everything else needs it.
 ///
 /// # Errors
 /// A [`Refusal`]: 401 without the right token, 404 for an unknown path, 405 for the
@@ -102,17 +210,19 @@ pub fn parse(method: &str, url: &str, token_header: Option<&str>, body: &[u8], t
         return Err(Refusal::new(414, format!("the URL is longer than {MAX_URL} bytes")));
     }
     let (path, query) = url.split_once('?').unwrap_or((url, ""));
+    let get = |route: Route| if method == "GET" { Ok(route) } else { Err(wrong_method("GET")) };
+    if let Some(route) = public_route(path) {
+        return get(route);
+    }
     let params = Params::parse(query)?;
     let sent = token_header.or(params.get("token")).unwrap_or("");
     if !same_token(sent, token) {
-        return Err(Refusal::new(401, "a missing or wrong token: open the URL the game printed"));
+        return Err(unauthorised());
     }
-    let get = |route: Route| if method == "GET" { Ok(route) } else { Err(wrong_method("GET")) };
     let post = |route: fn(&[u8]) -> Result<Route, Refusal>| {
         if method == "POST" { route(body) } else { Err(wrong_method("POST")) }
     };
     match path {
-        "/" | "/index.html" => get(Route::Page),
         "/api/overview" => get(Route::Overview),
         "/api/live" => get(Route::Live { since: params.number("since", 0)? }),
         "/api/entities" => {
@@ -251,6 +361,8 @@ mod tests {
     #[test]
     fn routes_read_their_parameters() {
         assert_eq!(get("/?token=abc123"), Ok(Route::Page));
+        assert_eq!(get("/"), Ok(Route::Page), "the page holds nothing of the game's");
+        assert_eq!(get("/inspector.js"), Ok(Route::Script));
         assert_eq!(get("/api/live?since=41&token=abc123"), Ok(Route::Live { since: 41 }));
         assert_eq!(
             get("/api/entities?token=abc123&q=Pos%20it+x&limit=5000"),
@@ -269,6 +381,8 @@ mod tests {
         assert_eq!(get("/api/overview?token=abc124").unwrap_err().status, 401);
         assert_eq!(get("/api/overview?token=abc1234").unwrap_err().status, 401);
         assert_eq!(get("/nope?token=abc123").unwrap_err().status, 404);
+        assert_eq!(get("/nope").unwrap_err().status, 401, "no path is told to a stranger");
+        assert_eq!(parse("POST", "/", None, b"", TOKEN).unwrap_err().status, 405);
         assert_eq!(parse("POST", "/api/live?token=abc123", None, b"", TOKEN).unwrap_err().status, 405);
         assert_eq!(get("/api/live?since=-1&token=abc123").unwrap_err().status, 400);
         assert_eq!(get("/api/entity?token=abc123").unwrap_err().status, 400);
@@ -282,5 +396,47 @@ mod tests {
         assert!(post("/api/edit", br#"{"entity":"1","value":1}"#).message.contains("component"));
         assert_eq!(post("/api/spawn", br#"{"components":[1]}"#).status, 400);
         assert_eq!(post("/api/command", b"not json").status, 400);
+    }
+
+    fn admitted(head: &str) -> Result<Admitted, u16> {
+        let head = Head::parse(head.as_bytes()).unwrap();
+        admit(&head, &Expected { port: 80, token: TOKEN, max_body: 100 }).map_err(|r| r.status)
+    }
+
+    #[test]
+    fn a_head_is_admitted_or_refused_before_its_body_is_read() {
+        let ok = |length| Ok(Admitted { authenticated: true, body_length: length });
+        assert_eq!(admitted("GET /api/live?token=abc123 HTTP/1.1\r\nHost: 127.0.0.1:80"), ok(0));
+        assert_eq!(admitted("GET /api/live HTTP/1.1\r\nHost: localhost:80\r\nX-Ripple-Token: abc123"), ok(0));
+        assert_eq!(
+            admitted("GET / HTTP/1.1\r\nHost: localhost:80"),
+            Ok(Admitted { authenticated: false, body_length: 0 }),
+            "the page's own files need no token"
+        );
+        assert_eq!(admitted("GET /api/live?token=abc123 HTTP/1.1\r\nHost: evil.example:80"), Err(421));
+        assert_eq!(admitted("GET /api/live?token=abc123 HTTP/1.1\r\nHost: 127.0.0.1:81"), Err(421));
+        assert_eq!(admitted("GET /api/live?token=abc123 HTTP/1.1"), Err(421));
+        assert_eq!(admitted("GET /api/live?token=abc123 HTTP/1.1\r\nHost: 127.0.0.1:80\r\nHost: evil:80"), Err(421));
+        assert_eq!(admitted("GET /api/live HTTP/1.1\r\nHost: 127.0.0.1:80"), Err(401));
+        // The token is checked before anything about a body.
+        assert_eq!(admitted("POST /api/edit HTTP/1.1\r\nHost: 127.0.0.1:80\r\nContent-Length: 99999"), Err(401));
+        let post = |headers: &str| {
+            admitted(&format!("POST /api/edit?token=abc123 HTTP/1.1\r\nHost: 127.0.0.1:80\r\n{headers}"))
+        };
+        assert_eq!(post("Content-Type: application/json\r\nContent-Length: 12"), ok(12));
+        assert_eq!(post("Content-Type: Application/JSON; charset=utf-8\r\nContent-Length: 0"), ok(0));
+        assert_eq!(post("Content-Type: text/plain\r\nContent-Length: 12"), Err(415));
+        assert_eq!(post("Content-Length: 12"), Err(415));
+        assert_eq!(post("Content-Type: application/json"), Err(411));
+        assert_eq!(post("Content-Type: application/json\r\nContent-Length: 101"), Err(413));
+        assert_eq!(post("Content-Type: application/json\r\nTransfer-Encoding: chunked"), Err(501));
+        let json = "Content-Type: application/json\r\nContent-Length: 1\r\n";
+        assert_eq!(post(&format!("{json}Origin: http://127.0.0.1:80")), ok(1));
+        assert_eq!(post(&format!("{json}Origin: http://localhost:80\r\nSec-Fetch-Site: same-origin")), ok(1));
+        assert_eq!(post(&format!("{json}Origin: http://evil.example")), Err(403));
+        assert_eq!(post(&format!("{json}Origin: http://127.0.0.1:81")), Err(403));
+        assert_eq!(post(&format!("{json}Origin: null")), Err(403));
+        assert_eq!(post(&format!("{json}Sec-Fetch-Site: cross-site")), Err(403));
+        assert_eq!(post(&format!("{json}Sec-Fetch-Site: same-site")), Err(403));
     }
 }

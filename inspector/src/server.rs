@@ -1,215 +1,455 @@
-//! The inspector's server thread: it reads requests from the loopback socket, checks
-//! them, answers what it can from the samples the game handed over, and queues the
-//! rest for the game's next sync point, waiting for the answer there. It never
+//! The inspector's server: connections accepted on the loopback socket and served by
+//! a fixed pool of workers ([`crate::pool`]), one request per connection. A request's
+//! head is read within a byte cap and a deadline and checked (host, token, origin,
+//! size) before any byte of its body is read; then it is answered from what the game
+//! handed over (the samples, the overview), or queued for the game's next sync point,
+//! which answers within the inspector's share of the game's time. The server never
 //! touches the world.
 
 use std::collections::VecDeque;
-use std::io::Read;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, mpsc};
+use std::io::{self, Read, Write};
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::answer::Answer;
-use crate::request::{self, Refusal, Route};
+use crate::answer::{Answer, WorldAnswer};
+use crate::http;
+use crate::limiter::Limiter;
+use crate::pool::{Pool, Taken, WORKERS};
+use crate::reply::Reply;
+use crate::request::{self, Expected, Refusal, Route};
 use crate::sample::Sample;
 
-/// The page, shipped in the crate.
-const PAGE: &str = include_str!("../page/index.html");
-/// How long a client stays "watching" after its last request: the game samples frames
-/// only while someone watches.
+/// How long a client stays "watching" after its last request: the game samples
+/// frames only while someone watches.
 const WATCH_FOR: Duration = Duration::from_secs(3);
-/// How long a request that needs the world waits for the game's next sync point.
+/// How long a request that needs the world waits for the game.
 const WAIT_FOR_GAME: Duration = Duration::from_secs(3);
+/// How long a client may take to send a request's head, and then its body.
+const HEAD_TIMEOUT: Duration = Duration::from_secs(2);
+const BODY_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long writing an answer may take.
+const WRITE_TIMEOUT: Duration = Duration::from_secs(2);
+/// After a refusal, how long and how much of the rest of the request is read and
+/// dropped, so that the client reads the refusal rather than a reset.
+const LINGER: Duration = Duration::from_millis(250);
+const LINGER_BYTES: usize = 256 * 1024;
+/// Requests waiting for the game at once, at most: the other workers stay free for
+/// the page's polls.
+const MAX_WORLD_WAITERS: usize = WORKERS / 2;
 
-/// What the game and the server thread share.
+/// What the game and the server's threads share.
 pub(crate) struct Shared {
     pub(crate) token: String,
     pub(crate) writes: bool,
     pub(crate) max_body: usize,
-    pub(crate) max_requests_per_second: u32,
     pub(crate) history: usize,
+    /// The share of the game's time the requests for the world may take.
+    pub(crate) world_budget: f64,
     /// Whether a client asked for something in the last [`WATCH_FOR`]: the game
     /// samples frames only then.
     pub(crate) watched: AtomicBool,
-    /// Whether requests wait in `state.requests`.
+    /// Whether requests wait in `state.requests` and the budget allows answering.
     pub(crate) pending: AtomicBool,
-    /// Whether a client asked for the overview since the game last wrote one.
+    /// Whether a client asked for the overview (and the budget allows building one).
     pub(crate) overview_wanted: AtomicBool,
-    pub(crate) shutdown: AtomicBool,
-    pub(crate) state: Mutex<State>,
+    /// When the last request with the token came, in nanoseconds since `epoch`.
+    epoch: Instant,
+    last_request: AtomicU64,
+    limiter: Mutex<Limiter>,
+    world_waiters: AtomicUsize,
+    state: Mutex<State>,
 }
 
 /// What the game hands over (samples, the overview) and what it is asked.
 #[derive(Default)]
 pub(crate) struct State {
-    /// The latest samples, oldest first.
-    pub(crate) frames: VecDeque<Sample>,
+    /// The latest samples, oldest first (shared, so that a request takes them out
+    /// from under the lock and writes their JSON without holding the game up).
+    pub(crate) frames: VecDeque<Arc<Sample>>,
     /// The latest overview, as JSON.
     pub(crate) overview: Option<String>,
-    /// Requests for the game's next sync point, with where to send each answer.
-    pub(crate) requests: Vec<(Route, mpsc::Sender<Answer>)>,
+    /// Requests for the game's next sync point, oldest first.
+    pub(crate) requests: Vec<Queued>,
+    next_id: u64,
+    /// When the game may next work for the requests: until then it has spent its
+    /// share of the game's time.
+    next_work_at: Option<Instant>,
 }
 
-/// Runs until `shared.shutdown` is set.
-pub(crate) fn serve(server: tiny_http::Server, shared: Arc<Shared>, port: u16) {
-    let mut last_request = Instant::now() - WATCH_FOR;
-    let mut limiter = Limiter::new(shared.max_requests_per_second);
-    while !shared.shutdown.load(Ordering::Relaxed) {
-        if last_request.elapsed() > WATCH_FOR {
-            shared.watched.store(false, Ordering::Relaxed);
+/// A request waiting for the game, with where its answer goes.
+pub(crate) struct Queued {
+    id: u64,
+    pub(crate) route: Route,
+    pub(crate) reply: mpsc::Sender<WorldAnswer>,
+}
+
+impl Shared {
+    pub(crate) fn new(token: String, config: &crate::InspectorConfig) -> Shared {
+        Shared {
+            token,
+            writes: config.writes,
+            max_body: config.max_body,
+            history: config.history.max(1),
+            world_budget: config.world_budget.clamp(1e-6, 1.0),
+            watched: AtomicBool::new(false),
+            pending: AtomicBool::new(false),
+            overview_wanted: AtomicBool::new(false),
+            epoch: Instant::now(),
+            last_request: AtomicU64::new(0),
+            limiter: Mutex::new(Limiter::new(config.max_requests_per_second)),
+            world_waiters: AtomicUsize::new(0),
+            state: Mutex::new(State::default()),
         }
-        let request = match server.recv_timeout(Duration::from_millis(100)) {
-            Ok(Some(request)) => request,
-            Ok(None) => continue,
-            Err(_) => break,
-        };
-        let mut request = request;
-        let reply = if limiter.allow() {
-            handle(&shared, port, &mut request, &mut last_request)
-        } else {
-            Reply::Json(Answer::error(429, "too many requests: the inspector answers a bounded number per second"))
-        };
-        // A client that went away mid-answer is nobody's problem.
-        let _ = request.respond(reply.into_response());
     }
-}
 
-/// What goes back: the page, or JSON.
-enum Reply {
-    Page,
-    Json(Answer),
-}
-
-impl Reply {
-    fn into_response(self) -> tiny_http::Response<std::io::Cursor<Vec<u8>>> {
-        let (status, body, content_type) = match self {
-            Reply::Page => (200, PAGE.to_owned(), "text/html; charset=utf-8"),
-            Reply::Json(answer) => (answer.status, answer.body, "application/json"),
-        };
-        tiny_http::Response::from_string(body)
-            .with_status_code(status)
-            .with_header(header("Content-Type", content_type))
-            .with_header(header("Cache-Control", "no-store"))
-            .with_header(header("X-Content-Type-Options", "nosniff"))
-            .with_header(header(
-                "Content-Security-Policy",
-                "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; \
-                 img-src 'self' data:",
-            ))
+    /// The shared state. A thread that panicked holding it left samples and queues
+    /// that are each whole: they are used as they are.
+    pub(crate) fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
-}
 
-fn handle(shared: &Shared, port: u16, request: &mut tiny_http::Request, last_request: &mut Instant) -> Reply {
-    match read(shared, port, request) {
-        Ok(route) => {
-            *last_request = Instant::now();
-            shared.watched.store(true, Ordering::Relaxed);
-            route_reply(shared, route)
+    /// Notes that the game spent `spent` on requests: it does no more for them until
+    /// that is `world_budget` of the time since (after what it already owed).
+    pub(crate) fn charge(&self, state: &mut State, spent: Duration) {
+        let now = Instant::now();
+        let from = state.next_work_at.map_or(now, |at| at.max(now));
+        state.next_work_at = Some(from + spent.div_f64(self.world_budget));
+    }
+
+    fn since_epoch(&self) -> u64 {
+        self.epoch.elapsed().as_nanos() as u64
+    }
+
+    fn note_request(&self) {
+        self.last_request.store(self.since_epoch(), Ordering::Relaxed);
+        self.watched.store(true, Ordering::Relaxed);
+    }
+
+    /// How long until the watch ends, if someone watches.
+    fn watch_left(&self) -> Option<Duration> {
+        if !self.watched.load(Ordering::Relaxed) {
+            return None;
         }
-        Err(refusal) => Reply::Json(Answer::error(refusal.status, refusal.message)),
+        let quiet = self.since_epoch().saturating_sub(self.last_request.load(Ordering::Relaxed));
+        Some(Duration::from_nanos((WATCH_FOR.as_nanos() as u64).saturating_sub(quiet)).max(Duration::from_millis(1)))
+    }
+
+    fn expire_watch(&self) {
+        let quiet = self.since_epoch().saturating_sub(self.last_request.load(Ordering::Relaxed));
+        if quiet > WATCH_FOR.as_nanos() as u64 {
+            self.watched.store(false, Ordering::Relaxed);
+        }
     }
 }
 
-fn header(name: &str, value: &str) -> tiny_http::Header {
-    tiny_http::Header::from_bytes(name.as_bytes(), value.as_bytes()).expect("valid header text")
+/// The running server: the acceptor's thread and the workers'.
+pub(crate) struct Server {
+    pool: Arc<Pool>,
+    address: SocketAddr,
+    acceptor: Option<JoinHandle<()>>,
+    workers: Vec<JoinHandle<()>>,
 }
 
-/// Checks the request's host and size and reads it into a route.
-fn read(shared: &Shared, port: u16, request: &mut tiny_http::Request) -> Result<Route, Refusal> {
-    // A page on another site that resolves its own name to 127.0.0.1 (DNS
-    // rebinding) sends its own name as the host: refused.
-    let host = request.headers().iter().find(|h| h.field.equiv("Host")).map(|h| h.value.as_str().to_owned());
-    let allowed = [format!("127.0.0.1:{port}"), format!("localhost:{port}")];
-    if !host.as_deref().is_some_and(|host| allowed.iter().any(|a| a == host)) {
-        return Err(Refusal::new(421, "the inspector answers only requests addressed to 127.0.0.1 or localhost"));
+/// Serves `listener` until [`Server::stop`].
+pub(crate) fn start(listener: TcpListener, shared: Arc<Shared>) -> io::Result<Server> {
+    let address = listener.local_addr()?;
+    let pool = Arc::new(Pool::new());
+    let mut server = Server { pool: Arc::clone(&pool), address, acceptor: None, workers: Vec::new() };
+    for worker in 0..WORKERS {
+        let (pool_of, shared_of) = (Arc::clone(&pool), Arc::clone(&shared));
+        let spawned = std::thread::Builder::new()
+            .name(format!("ripple-inspector-{worker}"))
+            .spawn(move || work(worker, &pool_of, &shared_of, address.port()));
+        match spawned {
+            Ok(handle) => server.workers.push(handle),
+            Err(error) => {
+                server.stop(&shared);
+                return Err(error);
+            }
+        }
     }
-    if request.body_length().is_some_and(|length| length > shared.max_body) {
-        return Err(Refusal::new(413, format!("the body is longer than {} bytes", shared.max_body)));
+    let spawned = std::thread::Builder::new().name("ripple-inspector".into()).spawn(move || accept(&listener, &pool));
+    match spawned {
+        Ok(handle) => server.acceptor = Some(handle),
+        Err(error) => {
+            server.stop(&shared);
+            return Err(error);
+        }
     }
-    let mut body = Vec::new();
-    request
-        .as_reader()
-        .take(shared.max_body as u64 + 1)
-        .read_to_end(&mut body)
-        .map_err(|error| Refusal::new(400, format!("the body could not be read: {error}")))?;
-    if body.len() > shared.max_body {
-        return Err(Refusal::new(413, format!("the body is longer than {} bytes", shared.max_body)));
+    Ok(server)
+}
+
+impl Server {
+    /// Stops serving: connections are cut off, waiting requests dropped, and every
+    /// thread joined (the acceptor's only if it could be woken).
+    pub(crate) fn stop(&mut self, shared: &Shared) {
+        self.pool.close();
+        shared.lock().requests.clear();
+        let woken = TcpStream::connect_timeout(&self.address, Duration::from_secs(1)).is_ok();
+        for worker in self.workers.drain(..) {
+            let _ = worker.join();
+        }
+        match self.acceptor.take() {
+            Some(acceptor) if woken => {
+                let _ = acceptor.join();
+            }
+            // Blocked in accept for good: left to end with the process.
+            _ => {}
+        }
     }
-    let token = request.headers().iter().find(|h| h.field.equiv("X-Ripple-Token")).map(|h| h.value.as_str().to_owned());
-    let method = request.method().as_str().to_owned();
-    request::parse(&method, request.url(), token.as_deref(), &body, &shared.token)
+}
+
+/// Accepts connections into the pool until it closes.
+fn accept(listener: &TcpListener, pool: &Pool) {
+    loop {
+        let accepted = listener.accept();
+        if pool.is_closed() {
+            return;
+        }
+        match accepted {
+            Ok((stream, _)) => pool.admit(stream),
+            // Out of descriptors, say: a pause rather than a spin.
+            Err(_) => std::thread::sleep(Duration::from_millis(10)),
+        }
+    }
+}
+
+/// A worker: serves connections from the pool until it closes. While someone
+/// watches, a waiting worker wakes when the watch would end, to end it: the worker
+/// that served the latest request always waits so, and nothing wakes while nobody
+/// watches.
+fn work(worker: usize, pool: &Pool, shared: &Shared, port: u16) {
+    loop {
+        match pool.take(worker, shared.watch_left()) {
+            Taken::Closed => return,
+            Taken::Nothing => {}
+            Taken::Connection(stream) => serve(&stream, worker, pool, shared, port),
+        }
+        shared.expire_watch();
+    }
+}
+
+/// What reading a request came to.
+enum Incoming {
+    /// The client went away before a whole request.
+    Gone,
+    Refused(Refusal),
+    Request(Route),
+}
+
+/// Serves one connection: one request, one answer.
+fn serve(stream: &TcpStream, worker: usize, pool: &Pool, shared: &Shared, port: u16) {
+    let _ = stream.set_nodelay(true);
+    let _ = stream.set_write_timeout(Some(WRITE_TIMEOUT));
+    match read(stream, shared, port) {
+        Incoming::Gone => {}
+        Incoming::Refused(refusal) => {
+            send(stream, &Reply::refusal(refusal));
+            linger(stream);
+        }
+        Incoming::Request(route) => {
+            pool.answering(worker);
+            send(stream, &route_reply(shared, route));
+        }
+    }
+}
+
+/// Reads a request: its head within [`HEAD_TIMEOUT`], which must pass
+/// [`request::admit`] (and, with the token, the rate limit) before its body is read
+/// within [`BODY_TIMEOUT`].
+fn read(stream: &TcpStream, shared: &Shared, port: u16) -> Incoming {
+    let (head, start) = match http::read_head(&mut Deadline::new(stream, HEAD_TIMEOUT)) {
+        Ok(Some(read)) => read,
+        Ok(None) => return Incoming::Gone,
+        Err(refusal) => return Incoming::Refused(refusal),
+    };
+    let expected = Expected { port, token: &shared.token, max_body: shared.max_body };
+    let admitted = match request::admit(&head, &expected) {
+        Ok(admitted) => admitted,
+        Err(refusal) => return Incoming::Refused(refusal),
+    };
+    if admitted.authenticated {
+        shared.note_request();
+        if !shared.limiter.lock().unwrap_or_else(PoisonError::into_inner).allow() {
+            let refusal = Refusal::new(429, "too many requests: the inspector answers a bounded number per second");
+            return Incoming::Refused(refusal);
+        }
+    }
+    // A client that waits to be told to send its body (curl does, past 1 KiB) is told.
+    let expects = head.header("Expect").is_some_and(|e| e.eq_ignore_ascii_case("100-continue"));
+    if expects && admitted.body_length > start.len() {
+        let _ = (&mut &*stream).write_all(b"HTTP/1.1 100 Continue\r\n\r\n");
+    }
+    let body = match http::read_body(&mut Deadline::new(stream, BODY_TIMEOUT), start, admitted.body_length) {
+        Ok(Some(body)) => body,
+        Ok(None) => return Incoming::Gone,
+        Err(refusal) => return Incoming::Refused(refusal),
+    };
+    match request::parse(&head.method, &head.target, head.header("X-Ripple-Token"), &body, &shared.token) {
+        Ok(route) => Incoming::Request(route),
+        Err(refusal) => Incoming::Refused(refusal),
+    }
+}
+
+/// Reads from a socket until a deadline: each read waits at most what is left.
+struct Deadline<'a> {
+    stream: &'a TcpStream,
+    until: Instant,
+}
+
+impl<'a> Deadline<'a> {
+    fn new(stream: &'a TcpStream, within: Duration) -> Self {
+        Deadline { stream, until: Instant::now() + within }
+    }
+}
+
+impl Read for Deadline<'_> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let left = self.until.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(io::ErrorKind::TimedOut.into());
+        }
+        self.stream.set_read_timeout(Some(left))?;
+        (&mut &*self.stream).read(out)
+    }
+}
+
+/// Writes `reply` and ends the connection's sending side; a client gone away is
+/// nobody's problem.
+fn send(stream: &TcpStream, reply: &Reply) {
+    let _ = reply.write_to(&mut &*stream);
+    let _ = stream.shutdown(Shutdown::Write);
+}
+
+/// After a refusal, reads and drops what the client still sends, for a moment, so
+/// that closing does not reset the connection before the client read the refusal.
+fn linger(stream: &TcpStream) {
+    let mut reader = Deadline::new(stream, LINGER);
+    let (mut chunk, mut dropped) = ([0u8; 4096], 0);
+    while dropped < LINGER_BYTES {
+        match reader.read(&mut chunk) {
+            Ok(read @ 1..) => dropped += read,
+            _ => break,
+        }
+    }
 }
 
 fn route_reply(shared: &Shared, route: Route) -> Reply {
     match route {
-        Route::Page => Reply::Page,
-        Route::Overview => {
-            shared.overview_wanted.store(true, Ordering::Relaxed);
-            // The latest overview (at most one request old); before the game's first
-            // watched sync there is none, and the request waits for it as a request
-            // for the world would.
-            let waited = Instant::now();
-            loop {
-                let overview = shared.state.lock().map(|state| state.overview.clone()).unwrap_or(None);
-                match overview {
-                    Some(body) => return Reply::Json(Answer { status: 200, body }),
-                    None if waited.elapsed() < WAIT_FOR_GAME => std::thread::sleep(Duration::from_millis(5)),
-                    None => return Reply::Json(Answer::error(503, "the game has not reached a sync point for 3 s")),
-                }
-            }
-        }
+        Route::Page => Reply::page(),
+        Route::Script => Reply::script(),
+        Route::Style => Reply::style(),
+        Route::Overview => overview(shared),
         Route::Live { since } => {
-            let Ok(state) = shared.state.lock() else {
-                return Reply::Json(Answer::error(500, "the inspector's state is poisoned"));
+            let (latest, fresh) = {
+                let state = shared.lock();
+                let latest = state.frames.back().map_or(0, |sample| sample.frame);
+                let fresh: Vec<Arc<Sample>> = state.frames.iter().filter(|s| s.frame > since).cloned().collect();
+                (latest, fresh)
             };
-            let latest = state.frames.back().map_or(0, |sample| sample.frame);
-            // Written here, off the game's thread.
-            let frames: Vec<String> =
-                state.frames.iter().filter(|sample| sample.frame > since).map(Sample::to_json).collect();
-            Reply::Json(Answer {
+            let frames: Vec<String> = fresh.iter().map(|sample| sample.to_json()).collect();
+            Reply::json(Answer {
                 status: 200,
                 body: format!("{{\"latest\":{latest},\"frames\":[{}]}}", frames.join(",")),
             })
         }
         route if route.writes() && !shared.writes => {
-            Reply::Json(Answer::error(403, "writes are off: the game did not enable them (InspectorConfig::writes)"))
+            Reply::json(Answer::error(403, "writes are off: the game did not enable them (InspectorConfig::writes)"))
         }
-        route => {
-            let (sender, receiver) = mpsc::channel();
-            match shared.state.lock() {
-                Ok(mut state) => state.requests.push((route, sender)),
-                Err(_) => return Reply::Json(Answer::error(500, "the inspector's state is poisoned")),
-            }
-            shared.pending.store(true, Ordering::Release);
-            Reply::Json(receiver.recv_timeout(WAIT_FOR_GAME).unwrap_or_else(|_| {
-                Answer::error(503, "the game has not reached a sync point (Inspector::sync) for 3 s")
-            }))
-        }
+        route => ask_world(shared, route),
     }
 }
 
-/// A token bucket: up to `per_second` requests a second, in bursts of as many.
-struct Limiter {
-    per_second: f64,
-    tokens: f64,
-    at: Instant,
+/// A place among the requests waiting for the game ([`MAX_WORLD_WAITERS`]).
+struct WorldWaiter<'a>(&'a AtomicUsize);
+
+impl<'a> WorldWaiter<'a> {
+    fn enter(shared: &'a Shared) -> Option<Self> {
+        let waiters = &shared.world_waiters;
+        if waiters.fetch_add(1, Ordering::AcqRel) >= MAX_WORLD_WAITERS {
+            waiters.fetch_sub(1, Ordering::AcqRel);
+            return None;
+        }
+        Some(WorldWaiter(waiters))
+    }
 }
 
-impl Limiter {
-    fn new(per_second: u32) -> Self {
-        let per_second = f64::from(per_second.max(1));
-        Limiter { per_second, tokens: per_second, at: Instant::now() }
+impl Drop for WorldWaiter<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
     }
+}
 
-    fn allow(&mut self) -> bool {
+fn busy() -> Reply {
+    Reply::json(Answer::error(503, "busy: as many requests as the inspector takes already wait for the game"))
+}
+
+fn no_sync() -> Reply {
+    Reply::json(Answer::error(503, "the game has not reached a sync point (Inspector::sync) for 3 s"))
+}
+
+/// Queues `route` for the game and waits for its answer. The game is told of it
+/// (`pending`) only once its budget allows, so a client asking without pause gets the
+/// game's time it is allowed and no more.
+fn ask_world(shared: &Shared, route: Route) -> Reply {
+    let Some(_waiting) = WorldWaiter::enter(shared) else { return busy() };
+    let (sender, receiver) = mpsc::channel();
+    let id = {
+        let mut state = shared.lock();
+        state.next_id += 1;
+        let id = state.next_id;
+        state.requests.push(Queued { id, route, reply: sender });
+        id
+    };
+    let deadline = Instant::now() + WAIT_FOR_GAME;
+    loop {
         let now = Instant::now();
-        self.tokens = (self.tokens + (now - self.at).as_secs_f64() * self.per_second).min(self.per_second);
-        self.at = now;
-        if self.tokens >= 1.0 {
-            self.tokens -= 1.0;
-            true
-        } else {
-            false
+        let budget_back = shared.lock().next_work_at.filter(|&at| at > now);
+        if budget_back.is_none() {
+            shared.pending.store(true, Ordering::Release);
         }
+        let until = budget_back.map_or(deadline, |at| at.min(deadline));
+        match receiver.recv_timeout(until.saturating_duration_since(now)) {
+            Ok(answer) => return Reply::json(answer.into_answer()),
+            Err(RecvTimeoutError::Timeout) if Instant::now() < deadline => {}
+            Err(_) => {
+                shared.lock().requests.retain(|queued| queued.id != id);
+                return no_sync();
+            }
+        }
+    }
+}
+
+/// The latest overview (at most one request old while the budget allows), asking the
+/// game for a new one. Before the game's first watched sync there is none, and the
+/// request waits for it as a request for the world would.
+fn overview(shared: &Shared) -> Reply {
+    let deadline = Instant::now() + WAIT_FOR_GAME;
+    let mut waiting: Option<WorldWaiter<'_>> = None;
+    loop {
+        let (overview, allowed) = {
+            let state = shared.lock();
+            (state.overview.clone(), state.next_work_at.is_none_or(|at| at <= Instant::now()))
+        };
+        if allowed {
+            shared.overview_wanted.store(true, Ordering::Relaxed);
+        }
+        if let Some(body) = overview {
+            return Reply::json(Answer { status: 200, body });
+        }
+        if waiting.is_none() {
+            match WorldWaiter::enter(shared) {
+                Some(place) => waiting = Some(place),
+                None => return busy(),
+            }
+        }
+        if Instant::now() >= deadline {
+            return no_sync();
+        }
+        std::thread::sleep(Duration::from_millis(5));
     }
 }

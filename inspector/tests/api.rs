@@ -277,3 +277,32 @@ fn with_nobody_watching_sync_samples_nothing() {
     let (_, live) = std::thread::spawn(move || client.get("/api/live")).join().unwrap();
     assert_eq!(live["frames"], json!([]), "no frames before anyone watched");
 }
+
+#[test]
+fn a_client_that_waits_to_send_its_body_is_told_to() {
+    let config = InspectorConfig { writes: true, ..InspectorConfig::default() };
+    let ((continued, status), world, entities) = play(config, |client| {
+        let body = json!({ "entity": "4294967296", "component": "Health", "value": 42 }).to_string();
+        let mut stream = TcpStream::connect(("127.0.0.1", client.port)).unwrap();
+        stream.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        write!(
+            stream,
+            "POST /api/edit?token={} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
+             Content-Length: {}\r\nExpect: 100-continue\r\n\r\n",
+            client.token,
+            client.host(),
+            body.len()
+        )
+        .unwrap();
+        // As curl does: the body only once the server asks for it.
+        let mut interim = [0u8; 25];
+        stream.read_exact(&mut interim).unwrap();
+        stream.write_all(body.as_bytes()).unwrap();
+        let mut rest = String::new();
+        stream.read_to_string(&mut rest).unwrap();
+        (String::from_utf8_lossy(&interim).into_owned(), rest.split(' ').nth(1).unwrap_or("").to_owned())
+    });
+    assert_eq!(continued, "HTTP/1.1 100 Continue\r\n\r\n");
+    assert_eq!(status, "200");
+    assert_eq!(world.get::<Health>(entities[0]), Ok(&Health(42)));
+}

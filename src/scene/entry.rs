@@ -257,8 +257,13 @@ impl ComponentEntry {
                 let mut values = postcard::Deserializer::from_bytes(input);
                 let value = read_binary::<T, _>(&mut values)?;
                 let rest = values.finalize().map_err(ReadError::Value)?;
-                let json =
-                    serde_json::to_value(&value).unwrap_or_else(|error| serde_json::Value::String(error.to_string()));
+                // Through the text a JSON save writes, not `to_value`: that widens an `f32`
+                // to the `f64` it is, so 3.15 would read 3.1500000953674316. The text
+                // holds the shortest form that reads back to the same value, for `f32`
+                // and `f64` alike.
+                let json = serde_json::to_string(&value)
+                    .and_then(|text| serde_json::from_str(&text))
+                    .unwrap_or_else(|error| serde_json::Value::String(error.to_string()));
                 Ok((json, input.len() - rest.len()))
             },
             new_entity_values: || Box::new(Pending::<T> { values: VecDeque::new(), insert: true }),

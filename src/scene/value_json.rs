@@ -164,6 +164,11 @@ mod tests {
         assert_eq!((values[0].name, &values[0].value), ("health", &serde_json::json!(5)));
         assert!(values[1].type_name.ends_with("Position"));
         assert_eq!(registry.value_json(&world, e, "position").unwrap(), serde_json::json!({"x": 1.0, "y": 2.0}));
+        world.insert(e, (Position { x: 3.15, y: -0.1 },)).unwrap();
+        let position = registry.value_json(&world, e, "position").unwrap();
+        assert_eq!(position.to_string(), r#"{"x":3.15,"y":-0.1}"#, "an f32 reads as written, not widened");
+        registry.set_value_json(&mut world, e, "position", &position).unwrap();
+        assert_eq!(world.get::<Position>(e), Ok(&Position { x: 3.15, y: -0.1 }), "and writes back the same value");
 
         let mut changed = world.query_filtered::<crate::Entity, crate::Changed<Health>>();
         changed.iter(&world).for_each(drop);

@@ -6,7 +6,8 @@
 // as a user would see it: the status turns live, the Position change sparkline plots real
 // frames, the entity search finds crates by "health", a crate's Health edited in its
 // textarea and applied lands in the world (read back through the API, not through the
-// page), and the page shows the new value when the detail is loaded afresh. Leaves a
+// page), and the page shows the new value when the detail is loaded afresh; the token
+// leaves the address bar after load, and a reload still goes live. Leaves a
 // full-page screenshot behind. Exits 0 on success, 1 with the failing step otherwise; the
 // game is killed on every path out. `.ci/browser` installs what this needs and runs it.
 //
@@ -154,6 +155,18 @@ async function run() {
   await step('#status reads "live"', () =>
     page.waitForFunction(() => document.getElementById('status')?.textContent === 'live'));
   log('checked: #status reads "live"');
+
+  // The token leaves the address bar once the page has it (it would show in the
+  // history, screenshots and links passed on); a reload still finds it, in this tab.
+  await step('the address bar has no token', async () => {
+    const shown = new URL(page.url());
+    if (shown.searchParams.has('token')) throw new Error(`the address bar still shows the token: ${page.url()}`);
+  });
+  await step('a reload goes live again', async () => {
+    await page.reload({ waitUntil: 'load' });
+    await page.waitForFunction(() => document.getElementById('status')?.textContent === 'live');
+  });
+  log('checked: the token is out of the address bar, and a reload still goes live');
 
   // The badge follows the overview, which the page polls every 2 s.
   await step('#writes reads "writes on"', () =>
