@@ -625,6 +625,12 @@ pub(super) const BARS: &[Bar] = &[
         Paired { workload: "crates_inspector", other: "without the inspector" },
         AtMost(1.05),
     ),
+    bar(
+        57,
+        "Crate-topia 1M crates: frame with a client polling the heaviest searches / unwatched",
+        Paired { workload: "crates_inspector_search", other: "without the inspector" },
+        AtMost(1.05),
+    ),
 ];
 
 /// The groups of issue 45's lines.
