@@ -44,7 +44,10 @@ fn crate_topia(c: &mut Criterion) {
                 // The mover step alone, each line's renderer running untimed after it (so
                 // its change records stay in their steady state), and ripple's mover with
                 // Position untracked beside it.
-                lines.insert(1, ("ripple_untracked", Box::new(RippleUntracked::new(n, k))));
+                lines.insert(
+                    1,
+                    ("ripple_untracked", Box::new(RippleUntracked::new(n, &bench::crate_topia::mover_indices(n, k)))),
+                );
                 let mut group = c.benchmark_group(format!("crate_topia_mover/N={n},K={k}"));
                 configure(&mut group, n);
                 for (name, line) in &mut lines {

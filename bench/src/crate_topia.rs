@@ -148,12 +148,12 @@ struct Ideal {
 }
 
 impl Ideal {
-    fn new(n: usize, k: usize) -> Self {
+    fn new(n: usize, movers: &[usize]) -> Self {
         let (positions, sprites) = (0..n).map(spawn_item).unzip();
         Ideal {
             positions,
             sprites,
-            movers: mover_indices(n, k).into_iter().map(|i| i as u32).collect(),
+            movers: movers.iter().map(|&i| i as u32).collect(),
             // Like every renderer's first run: everything is new.
             changed: (0..n as u32).collect(),
         }
@@ -191,10 +191,10 @@ struct Brute {
 }
 
 impl Brute {
-    fn new(n: usize, k: usize) -> Self {
+    fn new(n: usize, movers: &[usize]) -> Self {
         let mut world = ripple::World::new();
         let ids: Vec<ripple::Entity> = world.spawn_batch((0..n).map(spawn_item)).collect();
-        let movers = mover_indices(n, k).into_iter().map(|i| ids[i]).collect();
+        let movers = movers.iter().map(|&i| ids[i]).collect();
         let mover = world.query::<&mut Position>();
         let renderer = world.query::<(&Position, &Sprite)>();
         Brute { world, movers, mover, renderer, shadow: vec![NO_POSITION; n] }
@@ -234,11 +234,11 @@ struct Ripple {
 }
 
 impl Ripple {
-    fn new(n: usize, k: usize) -> Self {
+    fn new(n: usize, movers: &[usize]) -> Self {
         let mut world = ripple::World::new();
         world.track::<Position>();
         let ids: Vec<ripple::Entity> = world.spawn_batch((0..n).map(spawn_item)).collect();
-        let movers = mover_indices(n, k).into_iter().map(|i| ids[i]).collect();
+        let movers = movers.iter().map(|&i| ids[i]).collect();
         let mover = world.query::<&mut Position>();
         let renderer = world.query_filtered::<(&Position, &Sprite), ripple::Changed<Position>>();
         Ripple { world, movers, mover, renderer }
@@ -261,6 +261,23 @@ impl Line for Ripple {
     }
 }
 
+/// ripple's line with the mover of the README's examples: `QueryState::get_mut`, one
+/// entity at a time (each write looks its entity up alone).
+struct RippleGet(Ripple);
+
+impl Line for RippleGet {
+    fn mover(&mut self) {
+        let Ripple { world, movers, mover, .. } = &mut self.0;
+        for &e in movers.iter() {
+            mover.get_mut(world, e).unwrap().x += 1.0;
+        }
+    }
+
+    fn render(&mut self) -> u64 {
+        self.0.render()
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // ripple with Position untracked: the mover alone (nothing can render only what changed),
 // for the `crate_topia_mover` group: what ripple's entity lookup and write cost with no
@@ -277,11 +294,12 @@ pub struct RippleUntracked {
 }
 
 impl RippleUntracked {
-    /// ripple's world of N crates, K movers, Position untracked.
-    pub fn new(n: usize, k: usize) -> Self {
+    /// ripple's world of `n` crates whose `movers` (spawn indices) move, Position
+    /// untracked.
+    pub fn new(n: usize, movers: &[usize]) -> Self {
         let mut world = ripple::World::new();
         let ids: Vec<ripple::Entity> = world.spawn_batch((0..n).map(spawn_item)).collect();
-        let movers = mover_indices(n, k).into_iter().map(|i| ids[i]).collect();
+        let movers = movers.iter().map(|&i| ids[i]).collect();
         let mover = world.query::<&mut Position>();
         let reader = world.query::<(&Position, &Sprite)>();
         RippleUntracked { world, movers, mover, reader }
@@ -315,10 +333,10 @@ struct Bevy {
 }
 
 impl Bevy {
-    fn new(n: usize, k: usize) -> Self {
+    fn new(n: usize, movers: &[usize]) -> Self {
         let mut world = bevy_ecs::world::World::new();
         let ids: Vec<bevy_ecs::entity::Entity> = world.spawn_batch((0..n).map(spawn_item)).collect();
-        let movers = mover_indices(n, k).into_iter().map(|i| ids[i]).collect();
+        let movers = movers.iter().map(|&i| ids[i]).collect();
         let mover = world.query::<&mut Position>();
         let renderer = bevy_ecs::system::SystemState::<BevyRenderQuery>::new(&mut world);
         Bevy { world, movers, mover, renderer }
@@ -351,7 +369,7 @@ struct Specs {
 }
 
 impl Specs {
-    fn new(n: usize, k: usize) -> Self {
+    fn new(n: usize, movers: &[usize]) -> Self {
         use specs::{Builder, WorldExt};
         let mut world = specs::World::new();
         world.register::<Position>();
@@ -364,7 +382,7 @@ impl Specs {
                 world.create_entity().with(p).with(s).build()
             })
             .collect();
-        let movers = mover_indices(n, k).into_iter().map(|i| ids[i]).collect();
+        let movers = movers.iter().map(|&i| ids[i]).collect();
         Specs { world, movers, reader, dirty: specs::BitSet::new() }
     }
 }
@@ -408,10 +426,10 @@ struct Shipyard {
 }
 
 impl Shipyard {
-    fn new(n: usize, k: usize) -> Self {
+    fn new(n: usize, movers: &[usize]) -> Self {
         let mut world = shipyard::World::new();
         let ids: Vec<shipyard::EntityId> = world.bulk_add_entity((0..n).map(spawn_item)).collect();
-        let movers = mover_indices(n, k).into_iter().map(|i| ids[i]).collect();
+        let movers = movers.iter().map(|&i| ids[i]).collect();
         Shipyard { world, movers }
     }
 }
@@ -452,12 +470,12 @@ struct Legion {
 }
 
 impl Legion {
-    fn new(n: usize, k: usize) -> Self {
+    fn new(n: usize, movers: &[usize]) -> Self {
         use legion::{IntoQuery, Read, maybe_changed};
         let mut world = legion::World::default();
         let ids = world.extend((0..n).map(spawn_item)).to_vec();
         world.pack(legion::storage::PackOptions::force());
-        let movers = mover_indices(n, k).into_iter().map(|i| ids[i]).collect();
+        let movers = movers.iter().map(|&i| ids[i]).collect();
         let mut query = <(Read<Position>, Read<Sprite>)>::query().filter(maybe_changed::<Position>());
         let mut shadow = vec![NO_POSITION; n];
         let renderer = Box::new(move |world: &legion::World| {
@@ -523,7 +541,7 @@ struct BevyContiguous {
 }
 
 impl BevyContiguous {
-    fn new(n: usize, k: usize) -> Self {
+    fn new(n: usize, movers: &[usize]) -> Self {
         let mut world = bevy_ecs::world::World::new();
         let ids: Vec<bevy_ecs::entity::Entity> = world
             .spawn_batch((0..n).map(|i| {
@@ -531,7 +549,7 @@ impl BevyContiguous {
                 (TickedPosition(p), s)
             }))
             .collect();
-        let movers = mover_indices(n, k).into_iter().map(|i| ids[i]).collect();
+        let movers = movers.iter().map(|&i| ids[i]).collect();
         let mover = world.query::<&mut TickedPosition>();
         let renderer = bevy_ecs::system::SystemState::<BevyContiguousRenderQuery>::new(&mut world);
         BevyContiguous { world, movers, mover, renderer }
@@ -579,8 +597,8 @@ struct SpecsEvents {
 }
 
 impl SpecsEvents {
-    fn new(n: usize, k: usize) -> Self {
-        SpecsEvents { specs: Specs::new(n, k), seen: specs::BitSet::new(), seen_ids: Vec::new() }
+    fn new(n: usize, movers: &[usize]) -> Self {
+        SpecsEvents { specs: Specs::new(n, movers), seen: specs::BitSet::new(), seen_ids: Vec::new() }
     }
 }
 
@@ -620,17 +638,26 @@ impl Line for SpecsEvents {
 /// Builds one line's world for (n, k), by its name in [`build_lines`] (or
 /// `ripple_untracked`); `None` for another name.
 pub fn build_line(name: &str, n: usize, k: usize) -> Option<Box<dyn Line>> {
+    build_line_moving(name, n, &mover_indices(n, k))
+}
+
+/// Builds one line's world of `n` crates whose `movers` (spawn indices, in the order
+/// the mover writes them) move, by its name in [`build_lines`], `ripple_untracked` or
+/// `ripple_get` (ripple's mover writing through `QueryState::get_mut`, entity by
+/// entity); `None` for another name.
+pub fn build_line_moving(name: &str, n: usize, movers: &[usize]) -> Option<Box<dyn Line>> {
     Some(match name {
-        "ripple" => Box::new(Ripple::new(n, k)),
-        "ripple_untracked" => Box::new(RippleUntracked::new(n, k)),
-        "bevy_ecs" => Box::new(Bevy::new(n, k)),
-        "bevy_ecs_contiguous" => Box::new(BevyContiguous::new(n, k)),
-        "specs" => Box::new(Specs::new(n, k)),
-        "specs_events" => Box::new(SpecsEvents::new(n, k)),
-        "shipyard" => Box::new(Shipyard::new(n, k)),
-        "legion" => Box::new(Legion::new(n, k)),
-        "brute" => Box::new(Brute::new(n, k)),
-        "ideal" => Box::new(Ideal::new(n, k)),
+        "ripple" => Box::new(Ripple::new(n, movers)),
+        "ripple_get" => Box::new(RippleGet(Ripple::new(n, movers))),
+        "ripple_untracked" => Box::new(RippleUntracked::new(n, movers)),
+        "bevy_ecs" => Box::new(Bevy::new(n, movers)),
+        "bevy_ecs_contiguous" => Box::new(BevyContiguous::new(n, movers)),
+        "specs" => Box::new(Specs::new(n, movers)),
+        "specs_events" => Box::new(SpecsEvents::new(n, movers)),
+        "shipyard" => Box::new(Shipyard::new(n, movers)),
+        "legion" => Box::new(Legion::new(n, movers)),
+        "brute" => Box::new(Brute::new(n, movers)),
+        "ideal" => Box::new(Ideal::new(n, movers)),
         _ => return None,
     })
 }

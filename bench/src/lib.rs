@@ -16,6 +16,7 @@
 //! and load them through ripple, hecs, legion and plain serde ([`SceneRow`]).
 
 pub mod crate_topia;
+pub mod crossover;
 pub mod dynamic_iter;
 pub mod empty_systems;
 pub mod events;

@@ -121,7 +121,7 @@ fn crate_topia(name: &'static str, n: usize, k: usize, part: Part, others: &[&'s
     check_checksums(&mut lines, n, k);
     let mut take = |wanted: &str| -> Box<dyn bench::crate_topia::Line> {
         if wanted == "ripple_untracked" {
-            return Box::new(RippleUntracked::new(n, k));
+            return Box::new(RippleUntracked::new(n, &crate_topia::mover_indices(n, k)));
         }
         let at = lines.iter().position(|(name, _)| *name == wanted).expect("a crate_topia line");
         lines.swap_remove(at).1
@@ -142,6 +142,38 @@ fn crate_topia(name: &'static str, n: usize, k: usize, part: Part, others: &[&'s
     let ripple = step(take("ripple"));
     let others = others.iter().map(|&other| (other, step(take(other)))).collect();
     Stepped { name, ripple, others }
+}
+
+/// A crossover frame at (N, K): ripple's README form against `ripple_of` and the
+/// peers' fastest forms (the lines of `bench::crossover`, checksums checked).
+fn crossover(name: &'static str, n: usize, k: usize) -> Stepped {
+    let mut lines = bench::crossover::build_lines(n, k);
+    let step = |mut line: Box<dyn bench::crate_topia::Line>| -> StepLine {
+        let step: Step = Box::new(move || {
+            let start = Instant::now();
+            line.mover();
+            black_box(line.render());
+            start.elapsed()
+        });
+        StepLine { step, bytes: 0 }
+    };
+    let ripple = step(lines.remove(0).1);
+    let others = lines.into_iter().map(|(other, line)| (other, step(line))).collect();
+    Stepped { name, ripple, others }
+}
+
+/// The crossover's points, each built only when run: `crossover/N=..,K=..`.
+pub fn crossover_steps() -> Vec<MakeTopia> {
+    let mut steps: Vec<MakeTopia> = Vec::new();
+    for n in bench::crossover::SIZES {
+        for per_mille in bench::crossover::PER_MILLE {
+            let k = bench::crossover::k_of(n, per_mille);
+            // A workload's name lives as long as the tool.
+            let name: &'static str = Box::leak(bench::crossover::group_name(n, k).into_boxed_str());
+            steps.push((name, Box::new(move || crossover(name, n, k))));
+        }
+    }
+    steps
 }
 
 /// A Crate-topia workload's name and how to build it.

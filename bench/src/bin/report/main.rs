@@ -33,6 +33,7 @@ use serde_json::Value;
 
 mod bars;
 mod before;
+mod crossover;
 
 /// Libraries in row order (after `ripple` come its `ripple_*` variants); then the reference
 /// lines of [`REFERENCE_LINES`], then any other function, by name.
@@ -114,6 +115,7 @@ fn main() {
 
     let (flipped, standing) = bars::render(&tables, manifest_dir);
     let mut body = flipped;
+    body.push_str(&crossover::render(manifest_dir));
     body.push_str(&render_tables(&tables));
     body.push_str(&before::render(&tables, manifest_dir));
     body.push_str(&standing);

@@ -631,6 +631,80 @@ pub(super) const BARS: &[Bar] = &[
         Paired { workload: "crates_inspector_search", other: "without the inspector" },
         AtMost(1.05),
     ),
+    // The crossover (`cargo run -p bench --release --bin paired 20 crossover`), its rows
+    // appended to PAIRED.md: ripple's README form against the fastest peer form at each point.
+    bar(
+        58,
+        "crossover N=100k, K/N=0: frame (get_mut writes, Changed renderer) / fastest peer form",
+        PairedBest { workload: "crossover/N=100000,K=0", archetype: false },
+        AtMost(1.0),
+    ),
+    bar(
+        58,
+        "crossover N=100k, K/N=0.1%: frame (get_mut writes, Changed renderer) / fastest peer form",
+        PairedBest { workload: "crossover/N=100000,K=100", archetype: false },
+        AtMost(1.0),
+    ),
+    bar(
+        58,
+        "crossover N=100k, K/N=1%: frame (get_mut writes, Changed renderer) / fastest peer form",
+        PairedBest { workload: "crossover/N=100000,K=1000", archetype: false },
+        AtMost(1.0),
+    ),
+    bar(
+        58,
+        "crossover N=100k, K/N=10%: frame (get_mut writes, Changed renderer) / fastest peer form",
+        PairedBest { workload: "crossover/N=100000,K=10000", archetype: false },
+        AtMost(0.8),
+    ),
+    bar(
+        58,
+        "crossover N=100k, K/N=50%: frame (get_mut writes, Changed renderer) / fastest peer form",
+        PairedBest { workload: "crossover/N=100000,K=50000", archetype: false },
+        AtMost(1.0),
+    ),
+    bar(
+        58,
+        "crossover N=100k, K/N=100%: frame (get_mut writes, Changed renderer) / fastest peer form",
+        PairedBest { workload: "crossover/N=100000,K=100000", archetype: false },
+        AtMost(1.0),
+    ),
+    bar(
+        58,
+        "crossover N=1M, K/N=0: frame (get_mut writes, Changed renderer) / fastest peer form",
+        PairedBest { workload: "crossover/N=1000000,K=0", archetype: false },
+        AtMost(1.0),
+    ),
+    bar(
+        58,
+        "crossover N=1M, K/N=0.1%: frame (get_mut writes, Changed renderer) / fastest peer form",
+        PairedBest { workload: "crossover/N=1000000,K=1000", archetype: false },
+        AtMost(1.0),
+    ),
+    bar(
+        58,
+        "crossover N=1M, K/N=1%: frame (get_mut writes, Changed renderer) / fastest peer form",
+        PairedBest { workload: "crossover/N=1000000,K=10000", archetype: false },
+        AtMost(1.0),
+    ),
+    bar(
+        58,
+        "crossover N=1M, K/N=10%: frame (get_mut writes, Changed renderer) / fastest peer form",
+        PairedBest { workload: "crossover/N=1000000,K=100000", archetype: false },
+        AtMost(1.0),
+    ),
+    bar(
+        58,
+        "crossover N=1M, K/N=50%: frame (get_mut writes, Changed renderer) / fastest peer form",
+        PairedBest { workload: "crossover/N=1000000,K=500000", archetype: false },
+        AtMost(1.0),
+    ),
+    bar(
+        58,
+        "crossover N=1M, K/N=100%: frame (get_mut writes, Changed renderer) / fastest peer form",
+        PairedBest { workload: "crossover/N=1000000,K=1000000", archetype: false },
+        AtMost(1.0),
+    ),
 ];
 
 /// The groups of issue 45's lines.
