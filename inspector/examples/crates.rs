@@ -17,6 +17,11 @@
 //! every second), or asks for the heaviest answers as fast as they come
 //! (`--client search`: entity searches by an id and for a page of 1,000 entities, in
 //! turn, with the rate limit lifted so that only the inspector's budget holds it back).
+//!
+//! `--crowd [POLLS]` measures how promptly a polling client is answered while 2,000
+//! idle connections and one held-back request body are open against the inspector
+//! (the process needs about 2,600 open files: `ulimit -n 4096` first). It prints the
+//! polls' median and worst answer times and how many came within 100 ms.
 
 #[path = "../../examples/crates/game.rs"]
 #[allow(dead_code, reason = "the demo's module serves the demo's binary too")]
@@ -50,6 +55,8 @@ usage: crates [OPTIONS]
   --measure [ROUNDS]  measure what watching costs the game instead (60 rounds)
   --client page|search  with --measure: poll as the page does (page), or ask for
                       the heaviest searches as fast as they are answered (search)
+  --crowd [POLLS]     measure poll answer times beside 2,000 idle connections and
+                      a held-back body instead (40 polls)
   -h, --help          this text";
 
 /// Who polls the inspector while `--measure` measures.
@@ -72,6 +79,8 @@ struct Options {
     /// Rounds to measure, if measuring.
     measure: Option<usize>,
     client: Client,
+    /// Polls to time beside a crowd of connections, if measuring that.
+    crowd: Option<usize>,
 }
 
 /// What the command line asks for.
@@ -91,6 +100,7 @@ fn parse(args: &[String]) -> Result<Command, String> {
         port: 0,
         measure: None,
         client: Client::Page,
+        crowd: None,
     };
     let mut args = args.iter().peekable();
     let number =
@@ -114,6 +124,13 @@ fn parse(args: &[String]) -> Result<Command, String> {
                     None => 60,
                 };
                 options.measure = Some(rounds.max(1));
+            }
+            "--crowd" => {
+                let polls = match args.next_if(|next| !next.starts_with('-')) {
+                    Some(text) => number(name, text)? as usize,
+                    None => 40,
+                };
+                options.crowd = Some(polls.max(1));
             }
             "--client" => {
                 options.client = match value()? {
@@ -158,6 +175,10 @@ fn main() {
     });
     if let Some(rounds) = options.measure {
         measure(&mut game, &mut inspector, &registry, rounds, options.client);
+        return;
+    }
+    if let Some(polls) = options.crowd {
+        crowd(&mut game, &mut inspector, &registry, polls);
         return;
     }
     println!("inspect Crate-topia at {}", inspector.url());
@@ -278,6 +299,62 @@ fn measure(game: &mut Game, inspector: &mut Inspector, registry: &SceneRegistry,
 fn median(values: &mut [f64]) -> f64 {
     values.sort_by(f64::total_cmp);
     values[values.len() / 2]
+}
+
+/// Idle connections the crowd holds open.
+const CROWD: usize = 2000;
+
+/// Plays frames at about 60 a second while a client opens [`CROWD`] idle connections
+/// and a request whose body it holds back, then times `polls` polls of the live
+/// samples, one every 25 ms; prints the answer times.
+fn crowd(game: &mut Game, inspector: &mut Inspector, registry: &SceneRegistry, polls: usize) {
+    let (port, token) = (inspector.port(), inspector.token().to_owned());
+    let client = std::thread::spawn(move || -> Result<Vec<Duration>, String> {
+        let connect = || TcpStream::connect(("127.0.0.1", port)).map_err(|e| format!("a connection: {e} (ulimit -n?)"));
+        let idle = (0..CROWD).map(|_| connect()).collect::<Result<Vec<_>, _>>()?;
+        let mut slow = connect()?;
+        write!(
+            slow,
+            "POST /api/edit?token={token} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\
+             Content-Type: application/json\r\nContent-Length: 65536\r\n\r\n{{"
+        )
+        .map_err(|e| e.to_string())?;
+        let mut times = Vec::with_capacity(polls);
+        for _ in 0..polls {
+            let asked = Instant::now();
+            get(port, &token, "/api/live?").ok_or("a poll went unanswered")?;
+            times.push(asked.elapsed());
+            std::thread::sleep(Duration::from_millis(25));
+        }
+        drop((idle, slow));
+        Ok(times)
+    });
+    while !client.is_finished() {
+        game.step();
+        inspector.sync(Lend::world(&mut game.world).schedule(&mut game.schedule).registry(registry));
+        std::thread::sleep(Duration::from_millis(16));
+    }
+    match client.join() {
+        Ok(Ok(mut times)) => {
+            times.sort();
+            let prompt = times.iter().filter(|&&t| t <= Duration::from_millis(100)).count();
+            println!(
+                "{} polls beside {CROWD} idle connections and a held-back body: median {:?}, worst {:?}, {prompt} of \
+                 them within 100 ms",
+                times.len(),
+                times[times.len() / 2],
+                times[times.len() - 1],
+            );
+        }
+        Ok(Err(error)) => {
+            eprintln!("crates: {error}");
+            std::process::exit(1);
+        }
+        Err(_) => {
+            eprintln!("crates: the client thread panicked");
+            std::process::exit(1);
+        }
+    }
 }
 
 fn fmt_us(seconds: f64) -> String {

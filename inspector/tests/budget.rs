@@ -1,7 +1,10 @@
-//! What the inspector's requests cost the game's thread: an entity found by its id
-//! is looked up, not searched for; a page of entities costs the page; and a client
-//! asking for the heaviest searches as fast as it is answered gets only a bounded
-//! share of the game's time.
+//! What the inspector's requests cost the game's thread, counted in entities visited,
+//! not timed: an entity found by its id is looked up, not searched for; a page of
+//! entities costs the page; a search by a sparse component's name stops at a bound it
+//! states; and a client asking for the heaviest searches without pause is answered
+//! while the game plays on. The share of the game's time such a client takes is a
+//! benchmark line (`cargo run --release -p ripple-inspector --example crates --
+//! --measure 80 --client search`, bench/PAIRED.md), not a test.
 
 mod common;
 
@@ -68,11 +71,9 @@ fn an_entity_is_found_by_its_id_without_a_search() {
 }
 
 #[test]
-fn a_client_asking_for_the_heaviest_searches_gets_a_bounded_share_of_the_game() {
+fn a_client_asking_for_the_heaviest_searches_is_answered_while_the_game_plays() {
     let (world, entities) = world(200_000);
     let id_like = entities[199_999].to_string();
-    // Frames that do some work, played flat out: the inspector's share of the loop is
-    // what it takes of the game's time.
     let moved = entities[..2000].to_vec();
     let frame = move |world: &mut World, _| {
         for &e in &moved {
@@ -80,27 +81,27 @@ fn a_client_asking_for_the_heaviest_searches_gets_a_bounded_share_of_the_game() 
         }
     };
     let played = play(Game::new(world), InspectorConfig::default(), None, frame, move |client| {
-        let mut answered = 0;
-        for i in 0..60 {
-            let path =
-                if i % 2 == 0 { format!("/api/entities?q={id_like}") } else { "/api/entities?q=&limit=1000".into() };
-            answered += usize::from(client.get(&path).status == 200);
-        }
-        answered
+        (0..60)
+            .map(|i| {
+                let path = if i % 2 == 0 {
+                    format!("/api/entities?q={id_like}")
+                } else {
+                    "/api/entities?q=&limit=1000".into()
+                };
+                let answer = client.get(&path);
+                (answer.status, answer.json()["visited"].as_u64())
+            })
+            .collect::<Vec<_>>()
     });
-    let share = played.in_sync.as_secs_f64() / played.total.as_secs_f64();
-    eprintln!(
-        "{} answered in {:?}; {} frames; the inspector's share of the game's thread {:.1}%",
-        played.result,
-        played.total,
-        played.frames,
-        share * 100.0
-    );
-    assert!(played.result > 0, "searches are answered");
-    // The inspector takes a few percent (its sampling and its answers); before it kept
-    // to a budget, searches took nearly all of it. The bound leaves room for a loaded
-    // machine.
-    assert!(share < 0.25, "the inspector took {:.1}% of the game's thread", share * 100.0);
+    // Every search answered, each within its bound: one lookup for an id, the page
+    // for a page (the budget spaces them out; how much time it leaves the game is
+    // measured by the benchmark line named above).
+    for (i, &(status, visited)) in played.result.iter().enumerate() {
+        assert_eq!(status, 200, "search {i}");
+        let bound = if i % 2 == 0 { 1 } else { 1000 };
+        assert!(visited.is_some_and(|v| v <= bound), "search {i} visited {visited:?}");
+    }
+    assert!(played.frames > 0);
 }
 
 struct Marked;

@@ -6,7 +6,7 @@
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use ripple::{DataCommands, SceneRegistry, Schedule, World};
 use ripple_inspector::{Inspector, InspectorConfig, Lend};
@@ -123,9 +123,6 @@ pub struct Played<T> {
     pub game: Game,
     /// Frames played.
     pub frames: u64,
-    /// Time spent in `Inspector::sync`, and in the whole loop.
-    pub in_sync: Duration,
-    pub total: Duration,
 }
 
 /// Runs frames on this thread until `client` returns: each frame calls `frame` with
@@ -142,19 +139,16 @@ pub fn play<T: Send + 'static>(
     let client_of = Client { port: inspector.port(), token: inspector.token().to_owned() };
     let (done, finished) = mpsc::channel();
     std::thread::spawn(move || done.send(client(client_of)).unwrap());
-    let (mut frames, mut in_sync) = (0u64, Duration::ZERO);
-    let started = Instant::now();
+    let mut frames = 0u64;
     loop {
         frames += 1;
         frame(&mut game.world, frames);
         game.schedule.run(&mut game.world);
-        let before = Instant::now();
         inspector.sync(
             Lend::world(&mut game.world).schedule(&mut game.schedule).registry(&game.registry).commands(&game.commands),
         );
-        in_sync += before.elapsed();
         match finished.try_recv() {
-            Ok(result) => return Played { result, game, frames, in_sync, total: started.elapsed() },
+            Ok(result) => return Played { result, game, frames },
             Err(mpsc::TryRecvError::Empty) => {
                 if let Some(pause) = pause {
                     std::thread::sleep(pause);
