@@ -2,18 +2,11 @@
 //! lines are in `bench::crate_topia` (shared with the paired tool).
 
 use std::hint::black_box;
-use std::time::Duration;
 
-use bench::crate_topia::{CHANGED, MOVER_CASE, RippleUntracked, SIZES, Step, build_lines, check_checksums, time_step};
-use criterion::measurement::WallTime;
-use criterion::{BenchmarkGroup, Criterion, criterion_group};
-
-/// Short runs: N = 1,000,000 takes criterion's minimum of 10 samples.
-fn configure(group: &mut BenchmarkGroup<'_, WallTime>, n: usize) {
-    group.sample_size(if n >= 1_000_000 { 10 } else { 20 });
-    group.warm_up_time(Duration::from_millis(300));
-    group.measurement_time(Duration::from_millis(1000));
-}
+use bench::crate_topia::{
+    CHANGED, MOVER_CASE, RippleUntracked, SIZES, Step, build_lines, check_checksums, configure, frame, time_step,
+};
+use criterion::{Criterion, criterion_group};
 
 fn crate_topia(c: &mut Criterion) {
     for n in SIZES {
@@ -31,12 +24,7 @@ fn crate_topia(c: &mut Criterion) {
             let mut group = c.benchmark_group(format!("crate_topia_frame/N={n},K={k}"));
             configure(&mut group, n);
             for (name, line) in &mut lines {
-                group.bench_function(*name, |b| {
-                    b.iter(|| {
-                        line.mover();
-                        black_box(line.render())
-                    })
-                });
+                group.bench_function(*name, |b| b.iter(|| black_box(frame(line.as_mut()))));
             }
             group.finish();
 

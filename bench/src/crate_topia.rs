@@ -137,6 +137,20 @@ pub trait Line {
     fn render(&mut self) -> u64;
 }
 
+/// One frame of `line`: the mover, then the renderer; the renderer's checksum.
+pub fn frame(line: &mut dyn Line) -> u64 {
+    line.mover();
+    line.render()
+}
+
+/// Criterion's settings for a group of frames at `n` entities: short runs, criterion's
+/// minimum of 10 samples at a million.
+pub fn configure(group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>, n: usize) {
+    group.sample_size(if n >= 1_000_000 { 10 } else { 20 });
+    group.warm_up_time(Duration::from_millis(300));
+    group.measurement_time(Duration::from_millis(1000));
+}
+
 // ---------------------------------------------------------------------------------------
 // IDEAL: a Vec of positions and a Vec<u32> of the indices changed since the last render.
 
@@ -675,14 +689,8 @@ pub fn build_lines(n: usize, k: usize) -> Vec<(&'static str, Box<dyn Line>)> {
 /// frame's checksum equals IDEAL's.
 pub fn check_checksums(lines: &mut [(&'static str, Box<dyn Line>)], n: usize, k: usize) {
     let frames = |line: &mut dyn Line| -> Vec<u64> {
-        line.mover();
-        let _warm_up = line.render();
-        (0..CHECK_FRAMES)
-            .map(|_| {
-                line.mover();
-                line.render()
-            })
-            .collect()
+        let _warm_up = frame(line);
+        (0..CHECK_FRAMES).map(|_| frame(line)).collect()
     };
     let ideal = lines.iter_mut().find(|(name, _)| *name == "ideal").expect("an ideal line");
     let expected = frames(ideal.1.as_mut());

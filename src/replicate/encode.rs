@@ -124,9 +124,12 @@ fn gone_if(known: bool) -> Kind {
 struct Record {
     entity: Entity,
     kind: Kind,
-    /// The record's header, removed set and values in [`Encoded::bytes`] (empty for a
-    /// hide or a despawn).
-    bytes: Range<usize>,
+    /// The header (values' set and flags) and the removed set of a full or a diff
+    /// record (0 for a hide or a despawn, whose headers are fixed).
+    header: u64,
+    removed: u64,
+    /// Its values in [`Encoded::bytes`].
+    values: Range<usize>,
 }
 
 /// A body's records and orders, entities still the server's: written once, emitted per
@@ -204,7 +207,13 @@ impl Encoded {
                     gone.push(record.entity);
                 }
                 Kind::Hide => put_varint(out, HIDE),
-                _ => out.extend_from_slice(&self.bytes[record.bytes.clone()]),
+                _ => {
+                    put_varint(out, record.header);
+                    if record.removed != 0 {
+                        put_varint(out, record.removed);
+                    }
+                    out.extend_from_slice(&self.bytes[record.values.clone()]);
+                }
             }
         }
         // A parent the peer has no handle for holds none of the children it sees.
@@ -253,8 +262,6 @@ pub(crate) struct Encoder {
     parent_list: Vec<Entity>,
     /// Home of the shared encoding's [`Refers`] between records.
     refers: Option<Box<Refers>>,
-    /// One record's header.
-    head: Vec<u8>,
 }
 
 impl Encoder {
@@ -284,7 +291,7 @@ impl Encoder {
             let (mut set, mut removed, flags) = match kind {
                 Kind::Skip => continue,
                 Kind::Gone | Kind::Hide => {
-                    encoded.records.push(Record { entity, kind, bytes: 0..0 });
+                    encoded.records.push(Record { entity, kind, header: 0, removed: 0, values: 0..0 });
                     continue;
                 }
                 Kind::Full => (wire::component_mask(entries.len()), 0, FULL),
@@ -293,28 +300,17 @@ impl Encoder {
             if set == 0 && removed == 0 && flags == 0 {
                 continue;
             }
-            // The values go after the header, which depends on them: written at the
-            // end of `bytes`, then moved behind the header.
             let values_at = encoded.bytes.len();
             self.write_values(world, entity, &mut how, &mut set, &mut removed, flags, &mut encoded.bytes)?;
             if flags == 0 && set == 0 && removed == 0 {
                 encoded.bytes.truncate(values_at);
                 continue;
             }
-            let header = (set << FLAG_BITS) | flags | if removed != 0 { REMOVED } else { 0 };
-            let mut head = Vec::new();
-            std::mem::swap(&mut head, &mut self.head);
-            head.clear();
-            put_varint(&mut head, header);
-            if removed != 0 {
-                put_varint(&mut head, removed);
-            }
-            encoded.bytes.splice(values_at..values_at, head.iter().copied());
-            self.head = head;
             if let Some(refers) = self.refers.as_deref_mut() {
                 encoded.refers |= std::mem::take(&mut refers.0);
             }
-            encoded.records.push(Record { entity, kind, bytes: values_at..encoded.bytes.len() });
+            let header = (set << FLAG_BITS) | flags | if removed != 0 { REMOVED } else { 0 };
+            encoded.records.push(Record { entity, kind, header, removed, values: values_at..encoded.bytes.len() });
             if set & child_of_bit != 0
                 && let Ok(&ChildOf(parent)) = world.get::<ChildOf>(entity)
             {

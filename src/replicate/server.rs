@@ -605,17 +605,8 @@ impl Writer {
             }
             self.changed = all;
         }
-        let mut window = self.journal.window(if snapshot { now } else { peer.base }, now);
-        let single = match (!plain, window.next(), window.next()) {
-            (false, None, _) => Some(&[][..]),
-            (false, Some(one), None) => Some(one),
-            (_, first, second) => {
-                for touches in first.into_iter().chain(second).chain(window) {
-                    touches.iter().for_each(|touch| self.merger.add(touch));
-                }
-                None
-            }
-        };
+        let from = if snapshot { now } else { peer.base };
+        let single = window_touches(&self.journal, &mut self.merger, from, now, !plain);
         if single.is_none() {
             for &(from, to) in &peer.resend {
                 for touches in self.journal.window(from, to) {
@@ -673,17 +664,10 @@ impl Writer {
                 self.shared.len() - 1
             }
         };
-        let mut window = self.journal.window(base, now);
-        let touches: &[Touch] = match (window.next(), window.next()) {
-            (None, _) => &[],
-            (Some(one), None) => one,
-            (Some(first), Some(second)) => {
-                self.merger.clear();
-                for touches in [first, second].into_iter().chain(window) {
-                    touches.iter().for_each(|touch| self.merger.add(touch));
-                }
-                self.merger.touches()
-            }
+        self.merger.clear();
+        let touches = match window_touches(&self.journal, &mut self.merger, base, now, false) {
+            Some(single) => single,
+            None => self.merger.touches(),
         };
         let how = EncodeFor { registry: &self.registry, child_of: self.child_of, decide: Decide::All, handles: None };
         let body = &mut self.shared[at];
@@ -701,6 +685,28 @@ impl std::fmt::Debug for Replicator {
             .field("peers", &self.peer_count())
             .field("tick", &self.tick)
             .finish_non_exhaustive()
+    }
+}
+
+/// The touches of the journal ticks in `(from, to]`: one tick's as the journal holds
+/// them (`Some`), or, over several ticks or when `merge` asks, added to `merger` (`None`).
+fn window_touches<'j>(
+    journal: &'j Journal,
+    merger: &mut Merger,
+    from: u64,
+    to: u64,
+    merge: bool,
+) -> Option<&'j [Touch]> {
+    let mut window = journal.window(from, to);
+    match (merge, window.next(), window.next()) {
+        (false, None, _) => Some(&[]),
+        (false, Some(one), None) => Some(one),
+        (_, first, second) => {
+            for touches in first.into_iter().chain(second).chain(window) {
+                touches.iter().for_each(|touch| merger.add(touch));
+            }
+            None
+        }
     }
 }
 

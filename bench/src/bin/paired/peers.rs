@@ -132,8 +132,7 @@ fn crate_topia(name: &'static str, n: usize, k: usize, part: Part, others: &[&'s
             Part::Mover => Box::new(move || time_step(line.as_mut(), 1, Half::Mover)),
             Part::Frame => Box::new(move || {
                 let start = Instant::now();
-                line.mover();
-                black_box(line.render());
+                black_box(crate_topia::frame(line.as_mut()));
                 start.elapsed()
             }),
         };
@@ -151,8 +150,7 @@ fn crossover(name: &'static str, n: usize, k: usize) -> Stepped {
     let step = |mut line: Box<dyn bench::crate_topia::Line>| -> StepLine {
         let step: Step = Box::new(move || {
             let start = Instant::now();
-            line.mover();
-            black_box(line.render());
+            black_box(crate_topia::frame(line.as_mut()));
             start.elapsed()
         });
         StepLine { step, bytes: 0 }
