@@ -915,6 +915,23 @@ impl World {
         Ok((downcast_mut::<T>(&mut *table.columns[index]), location.row.index()))
     }
 
+    /// The column holding `entity`'s component `id` (its table's, or the sparse set's
+    /// values) and the row of the value in it; `None` if it has none. `location` is
+    /// the entity's.
+    #[inline]
+    pub(crate) fn column_place(
+        &self,
+        entity: Entity,
+        location: Location,
+        id: ComponentId,
+    ) -> Option<(&dyn crate::storage::Column, usize)> {
+        if let Some(set) = self.sparse.get(id) {
+            return Some((&*set.values, set.dense(entity)?));
+        }
+        let table = self.archetypes.get(location.archetype);
+        Some((table.column(table.column_index(id)?), location.row.index()))
+    }
+
     /// A read-only view of `entity`, for asking which components it has.
     ///
     /// # Errors

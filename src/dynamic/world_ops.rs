@@ -180,14 +180,9 @@ impl World {
     pub fn get_by_id(&self, entity: Entity, id: ComponentId) -> Result<&[u8], DynamicError> {
         let location = self.locate(entity)?;
         let component = self.runtime_component(id)?;
-        let missing = DynamicError::MissingComponent { entity, component };
-        if let Some(set) = self.sparse.get(id) {
-            let dense = set.dense(entity).ok_or(missing)?;
-            return Ok(BlobColumn::of(&*set.values).bytes(dense));
-        }
-        let table = self.archetypes.get(location.archetype);
-        let column = table.column_index(id).ok_or(missing)?;
-        Ok(BlobColumn::of(table.column(column)).bytes(location.row.index()))
+        let (column, row) =
+            self.column_place(entity, location, id).ok_or(DynamicError::MissingComponent { entity, component })?;
+        Ok(BlobColumn::of(column).bytes(row))
     }
 
     /// `entity`'s runtime component `id`, as writable bytes; writing through the

@@ -85,18 +85,8 @@ impl ChangeWatch {
 /// Whether `entity`'s `component` changed after `since` (false if it has none).
 fn changed_after(world: &World, entity: Entity, component: ComponentId, since: Tick) -> bool {
     let Ok(location) = world.locate(entity) else { return false };
-    let (ticks, row) = match world.sparse.get(component) {
-        Some(set) => {
-            let Some(dense) = set.dense(entity) else { return false };
-            (set.values.change_ticks(), dense)
-        }
-        None => {
-            let table = world.archetypes.get(location.archetype);
-            let Some(column) = table.column_index(component) else { return false };
-            (table.column(column).change_ticks(), location.row.index())
-        }
-    };
-    let Some(ticks) = ticks else { return false };
+    let Some((column, row)) = world.column_place(entity, location, component) else { return false };
+    let Some(ticks) = column.change_ticks() else { return false };
     let now = world.change_tick();
     // SAFETY: the ticks are those of the column holding the value, which has row
     // `row`; the caller holds the world, so no one writes them during the call.
