@@ -332,6 +332,23 @@ impl Line for RippleUntracked {
     }
 }
 
+/// [`RippleUntracked`] with the README's mover, `QueryState::get_mut` one entity at a
+/// time: the lookup and write of the `ripple_get` line without change tracking.
+struct RippleUntrackedGet(RippleUntracked);
+
+impl Line for RippleUntrackedGet {
+    fn mover(&mut self) {
+        let RippleUntracked { world, movers, mover, .. } = &mut self.0;
+        for &e in movers.iter() {
+            mover.get_mut(world, e).unwrap().x += 1.0;
+        }
+    }
+
+    fn render(&mut self) -> u64 {
+        self.0.render()
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // bevy_ecs: the renderer is a SystemState (its own last-run tick) over
 // Query<(&Position, &Sprite), Changed<Position>>; the mover a cached QueryState.
@@ -650,7 +667,7 @@ impl Line for SpecsEvents {
 }
 
 /// Builds one line's world for (n, k), by its name in [`build_lines`] (or
-/// `ripple_untracked`); `None` for another name.
+/// `ripple_untracked`, `ripple_untracked_get`); `None` for another name.
 pub fn build_line(name: &str, n: usize, k: usize) -> Option<Box<dyn Line>> {
     build_line_moving(name, n, &mover_indices(n, k))
 }
@@ -664,6 +681,7 @@ pub fn build_line_moving(name: &str, n: usize, movers: &[usize]) -> Option<Box<d
         "ripple" => Box::new(Ripple::new(n, movers)),
         "ripple_get" => Box::new(RippleGet(Ripple::new(n, movers))),
         "ripple_untracked" => Box::new(RippleUntracked::new(n, movers)),
+        "ripple_untracked_get" => Box::new(RippleUntrackedGet(RippleUntracked::new(n, movers))),
         "bevy_ecs" => Box::new(Bevy::new(n, movers)),
         "bevy_ecs_contiguous" => Box::new(BevyContiguous::new(n, movers)),
         "specs" => Box::new(Specs::new(n, movers)),

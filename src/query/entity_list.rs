@@ -57,7 +57,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         let mut index = 0;
         while index < entities.len() {
             let here = ahead[index % AHEAD];
-            let Ok(matched) = self.matched.binary_search_by_key(&here.archetype, |m| m.archetype) else {
+            let Some(matched) = self.matched_position(here.archetype) else {
                 // Dead, or in a table the query does not match.
                 if let Some(&far) = entities.get(index + 2 * AHEAD) {
                     world.entities.prefetch(far);

@@ -44,7 +44,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
                     world.entities.prefetch(far);
                 }
                 let Some(location) = world.entities.get(entity) else { continue };
-                if let Ok(index) = self.matched.binary_search_by_key(&location.archetype, |m| m.archetype) {
+                if let Some(index) = self.matched_position(location.archetype) {
                     self.candidates.push((index as u32, location.row.0));
                 }
             }
@@ -148,26 +148,16 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         }
     }
 
-    /// The item of `entity` if it matches, for a query that reaches sparse components.
-    /// Not a run: judged against the last run, writes stamped with the current tick.
+    /// The item of `entity` if it matches (`get` and `get_mut`), for a query with or
+    /// without sparse components: a component's sparse part is `None` when it is
+    /// stored in tables. Not a run: `ticks` judges against the state's last run and
+    /// stamps writes with the current tick.
     ///
     /// # Safety
     /// The caller holds the access `Q` declares on `world` for `'w`, and no other item
     /// for `entity` from this state is alive.
-    pub(super) unsafe fn get_sparse<'w>(
-        &self,
-        world: &'w World,
-        entity: Entity,
-    ) -> Result<Q::Item<'w>, QueryEntityError> {
-        let ticks = RunTicks { last_run: self.last_run(), this_run: world.change_tick(), world: WorldPtr(world) };
-        // SAFETY: forwarded from the caller.
-        unsafe { self.item_of(world, entity, ticks) }
-    }
-
-    /// # Safety
-    /// As [`get_sparse`](Self::get_sparse).
-    #[inline]
-    unsafe fn item_of<'w>(
+    #[inline(always)]
+    pub(super) unsafe fn item_of<'w>(
         &self,
         world: &'w World,
         entity: Entity,

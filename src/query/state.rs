@@ -24,6 +24,9 @@ pub(crate) struct Matched<QA, FA> {
     pub(crate) filter: FA,
 }
 
+/// [`QueryState::matched_position`]'s mark for an archetype the query does not match.
+const UNMATCHED: u32 = u32::MAX;
+
 /// A row to visit: (index into the matched list, row).
 pub(crate) type Candidate = (u32, u32);
 
@@ -104,6 +107,8 @@ pub struct QueryState<Q: QueryData, F: QueryFilter = ()> {
     pub(super) data: Q::State,
     pub(super) filter: F::State,
     pub(crate) matched: Vec<Matched<Q::ArchState, F::ArchState>>,
+    /// Per archetype id below `seen`, its index in `matched`, or `UNMATCHED`.
+    position: Vec<u32>,
     /// Archetypes `0..seen` have been checked.
     seen: usize,
     /// The tick of the previous run, registered with the world so tick maintenance
@@ -165,6 +170,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             data,
             filter,
             matched: Vec::new(),
+            position: Vec::new(),
             seen: 0,
             last_run: world.register_observer(),
             has_run: AtomicBool::new(false),
@@ -186,18 +192,42 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     /// # Panics
     /// If `world` is not the world this query was built for.
     #[track_caller]
+    #[inline]
     pub fn update_archetypes(&mut self, world: &World) {
         assert!(self.world_id == world.id(), "QueryState used with a World other than the one it was built for");
+        // Inlined, this test is all a call costs when no table is new: `get_mut` calls it
+        // once per entity.
+        if self.seen != world.archetypes.len() {
+            self.match_new_archetypes(world);
+        }
+    }
+
+    /// Checks the archetypes `seen..` of `world`.
+    #[cold]
+    #[inline(never)]
+    fn match_new_archetypes(&mut self, world: &World) {
         let total = world.archetypes.len();
+        self.position.resize(total, UNMATCHED);
         for index in self.seen..total {
             let archetype = world.archetypes.get(ArchetypeId(index as u32));
             if let (Some(data), Some(filter)) =
                 (Q::match_archetype(&self.data, archetype), F::match_archetype(&self.filter, archetype))
             {
+                self.position[index] = self.matched.len() as u32;
                 self.matched.push(Matched { archetype: archetype.id(), data, filter });
             }
         }
         self.seen = total;
+    }
+
+    /// The index in `matched` of `archetype`'s entry, if it matches (as of the last
+    /// update): one load, where a search of `matched` would cost a step per halving.
+    #[inline]
+    pub(crate) fn matched_position(&self, archetype: ArchetypeId) -> Option<usize> {
+        match self.position.get(archetype.0 as usize) {
+            Some(&position) if position != UNMATCHED => Some(position as usize),
+            _ => None,
+        }
     }
 
     /// Number of archetype tables this query matches (as of its last update).
@@ -418,6 +448,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     /// [`QueryEntityError::NoSuchEntity`] for a dead entity;
     /// [`QueryEntityError::DoesNotMatch`] if it does not match the query.
     #[track_caller]
+    #[inline]
     pub fn get<'w>(&mut self, world: &'w World, entity: Entity) -> Result<Q::Item<'w>, QueryEntityError>
     where
         Q: ReadOnlyQueryData,
@@ -438,6 +469,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     /// # Errors
     /// As [`get`](Self::get).
     #[track_caller]
+    #[inline(always)]
     pub fn get_mut<'w>(&mut self, world: &'w mut World, entity: Entity) -> Result<Q::Item<'w>, QueryEntityError> {
         world.maintain_ticks();
         self.update_archetypes(world);
@@ -536,8 +568,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     ) -> Result<MatchedRow<'_, 'w, Q, F>, QueryEntityError> {
         let location = world.entities.get(entity).ok_or(NoSuchEntity(entity))?;
         let does_not_match = QueryEntityError::DoesNotMatch { entity, query: std::any::type_name::<Q>() };
-        let index =
-            self.matched.binary_search_by_key(&location.archetype, |m| m.archetype).map_err(|_| does_not_match)?;
+        let index = self.matched_position(location.archetype).ok_or(does_not_match)?;
         let matched = &self.matched[index];
         Ok((matched, world.archetypes.get(matched.archetype), location.row.index()))
     }
@@ -545,26 +576,22 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     /// # Safety
     /// The caller holds the access `Q` declares on `world` for `'w`, and no other item
     /// for `entity` from this query is alive.
+    #[inline(always)]
     pub(super) unsafe fn get_unchecked<'w>(
         &self,
         world: &'w World,
         entity: Entity,
     ) -> Result<Q::Item<'w>, QueryEntityError> {
-        if self.sparse {
-            // SAFETY: forwarded from the caller.
-            return unsafe { self.get_sparse(world, entity) };
-        }
-        let (matched, table, row) = self.matched_row(world, entity)?;
-        let does_not_match = QueryEntityError::DoesNotMatch { entity, query: std::any::type_name::<Q>() };
         // Not a run: judged against the last run, writes stamped with the current tick.
-        let ticks = RunTicks { last_run: self.last_run(), this_run: world.change_tick(), world: WorldPtr(world) };
-        // SAFETY: resolved for this table; `row` is the entity's live row.
-        unsafe {
-            if !F::IS_ARCHETYPAL && !F::filter_row(&F::fetch_archetype(matched.filter, table, ticks), row) {
-                return Err(does_not_match);
-            }
-            Ok(Q::fetch(&Q::fetch_archetype(matched.data, table, ticks), row))
-        }
+        // Only a query that compares ticks reads its last run (two loads per call that a
+        // plain `&mut T` would pay for nothing).
+        let last_run = if F::IS_ARCHETYPAL && !Q::OBSERVES { None } else { self.last_run() };
+        let ticks = RunTicks { last_run, this_run: world.change_tick(), world: WorldPtr(world) };
+        // One path for table and sparse components, inlined whole: a call to a separate
+        // sparse path would return the item through memory, which every caller of
+        // `get_mut` would then pay for.
+        // SAFETY: forwarded from the caller.
+        unsafe { self.item_of(world, entity, ticks) }
     }
 }
 
