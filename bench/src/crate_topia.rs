@@ -292,6 +292,23 @@ impl Line for RippleGet {
     }
 }
 
+/// ripple's line with the mover writing through `World::get_mut`, entity by entity
+/// (the README's other form: no query state at all).
+struct RippleWorldGet(Ripple);
+
+impl Line for RippleWorldGet {
+    fn mover(&mut self) {
+        let Ripple { world, movers, .. } = &mut self.0;
+        for &e in movers.iter() {
+            world.get_mut::<Position>(e).unwrap().x += 1.0;
+        }
+    }
+
+    fn render(&mut self) -> u64 {
+        self.0.render()
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // ripple with Position untracked: the mover alone (nothing can render only what changed),
 // for the `crate_topia_mover` group: what ripple's entity lookup and write cost with no
@@ -673,13 +690,15 @@ pub fn build_line(name: &str, n: usize, k: usize) -> Option<Box<dyn Line>> {
 }
 
 /// Builds one line's world of `n` crates whose `movers` (spawn indices, in the order
-/// the mover writes them) move, by its name in [`build_lines`], `ripple_untracked` or
-/// `ripple_get` (ripple's mover writing through `QueryState::get_mut`, entity by
-/// entity); `None` for another name.
+/// the mover writes them) move, by its name in [`build_lines`], `ripple_untracked`,
+/// `ripple_untracked_get`, `ripple_get` (ripple's mover writing through
+/// `QueryState::get_mut`, entity by entity) or `ripple_world_get` (through
+/// `World::get_mut`); `None` for another name.
 pub fn build_line_moving(name: &str, n: usize, movers: &[usize]) -> Option<Box<dyn Line>> {
     Some(match name {
         "ripple" => Box::new(Ripple::new(n, movers)),
         "ripple_get" => Box::new(RippleGet(Ripple::new(n, movers))),
+        "ripple_world_get" => Box::new(RippleWorldGet(Ripple::new(n, movers))),
         "ripple_untracked" => Box::new(RippleUntracked::new(n, movers)),
         "ripple_untracked_get" => Box::new(RippleUntrackedGet(RippleUntracked::new(n, movers))),
         "bevy_ecs" => Box::new(Bevy::new(n, movers)),
