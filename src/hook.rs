@@ -145,6 +145,20 @@ impl ComponentHooks {
         }
     }
 
+    /// Whether a hook of `kind` is registered.
+    #[inline]
+    fn has(&self, kind: HookKind) -> bool {
+        !self.list(kind).is_empty()
+    }
+
+    /// Whether a reactor (an observer) watches moment `kind` of this type. Never
+    /// cleared: a type once watched stays watched when its observers go, which costs
+    /// a look that finds no observer, never a missed one.
+    #[inline]
+    pub(crate) fn watches(&self, kind: HookKind) -> bool {
+        self.watched.has(kind)
+    }
+
     pub(crate) fn flags(&self) -> HookFlags {
         let mut flags = self.watched.0;
         for kind in [HookKind::Add, HookKind::Insert, HookKind::Remove] {
@@ -276,35 +290,49 @@ impl World {
         source: ArchetypeId,
         added_sparse: u32,
     ) {
-        let mut queue = std::mem::take(&mut self.hook_queue);
         let ids = &self.bundles.info(bundle).ids;
         let before = self.archetypes.get(source);
         let added = |c| match ids.iter().position(|&id| id == c) {
             Some(element) if self.components.is_sparse(c) => added_sparse & (1 << element) != 0,
             _ => !before.has(c),
         };
-        self.run_hooks(&mut queue, HookKind::Add, entity, ids, added);
+        if self.any_hook(HookKind::Add, ids) {
+            let mut queue = std::mem::take(&mut self.hook_queue);
+            self.run_hooks(&mut queue, HookKind::Add, entity, ids, added);
+            self.hook_queue = queue;
+        }
         if self.has_reactor() {
             // Observers run after the hooks of each moment; what they queue follows
             // what the hooks queued.
             let mut listed = std::mem::take(&mut self.reactor.scratch);
             listed.clear();
             listed.extend(ids.iter().copied().filter(|&c| added(c)));
-            self.hook_queue = queue;
             self.react(HookKind::Add, entity, &listed);
             listed.clear();
             listed.extend_from_slice(&self.bundles.info(bundle).ids);
-            let mut queue = std::mem::take(&mut self.hook_queue);
-            self.run_hooks(&mut queue, HookKind::Insert, entity, &listed, |_| true);
-            self.hook_queue = queue;
+            if self.any_hook(HookKind::Insert, &listed) {
+                let mut queue = std::mem::take(&mut self.hook_queue);
+                self.run_hooks(&mut queue, HookKind::Insert, entity, &listed, |_| true);
+                self.hook_queue = queue;
+            }
             self.react(HookKind::Insert, entity, &listed);
             self.reactor.scratch = listed;
             self.apply_hook_commands();
             return;
         }
-        self.run_hooks(&mut queue, HookKind::Insert, entity, ids, |_| true);
-        self.hook_queue = queue;
+        if self.any_hook(HookKind::Insert, ids) {
+            let mut queue = std::mem::take(&mut self.hook_queue);
+            self.run_hooks(&mut queue, HookKind::Insert, entity, ids, |_| true);
+            self.hook_queue = queue;
+        }
         self.apply_hook_commands();
+    }
+
+    /// Whether any of `ids` has a hook of `kind`: when none has, the hook queue is left
+    /// where it is (taking it out and putting it back costs an empty queue's drop).
+    #[inline]
+    fn any_hook(&self, kind: HookKind, ids: &[ComponentId]) -> bool {
+        ids.iter().any(|&id| self.components.info(id).hooks.has(kind))
     }
 
     /// Runs the `on_remove` hooks of the components about to leave `entity`; their
@@ -344,10 +372,12 @@ impl World {
             self.react_to_despawn(entity);
         }
         self.react_listed(HookKind::Replace, entity, list);
-        let mut queue = std::mem::take(&mut self.hook_queue);
         let listed = std::mem::take(&mut self.reactor.scratch);
-        self.run_hooks(&mut queue, HookKind::Remove, entity, &listed, |_| true);
-        self.hook_queue = queue;
+        if self.any_hook(HookKind::Remove, &listed) {
+            let mut queue = std::mem::take(&mut self.hook_queue);
+            self.run_hooks(&mut queue, HookKind::Remove, entity, &listed, |_| true);
+            self.hook_queue = queue;
+        }
         self.react(HookKind::Remove, entity, &listed);
         self.reactor.scratch = listed;
         if matches!(ids, RemovedIds::Table(_)) {

@@ -130,7 +130,9 @@ impl World {
 
     /// Tells the reactor, if any, that `kind` is happening to `entity`'s `ids`.
     pub(crate) fn react(&mut self, kind: HookKind, entity: Entity, ids: &[ComponentId]) {
-        if !ids.is_empty() {
+        // Only a moment some observer watches for one of the types: the others would
+        // each cost the reactor a lookup that finds no observer.
+        if ids.iter().any(|&id| self.components.info(id).hooks.watches(kind)) {
             self.with_reactor(|reactor, world| reactor.lifecycle(world, kind, entity, ids));
         }
     }

@@ -309,6 +309,42 @@ impl Line for RippleWorldGet {
     }
 }
 
+/// The movers of [`RippleSystemGet`], as a resource its system reads.
+struct Movers(Vec<ripple::Entity>);
+
+/// ripple's line with the mover as a one-shot system writing through its
+/// `Query::get_mut`, entity by entity (the README's form inside systems).
+struct RippleSystemGet {
+    line: Ripple,
+    mover: ripple::OneShotId<(), ()>,
+}
+
+impl RippleSystemGet {
+    fn new(n: usize, movers: &[usize]) -> Self {
+        let mut line = Ripple::new(n, movers);
+        line.world.insert_resource(Movers(line.movers.clone()));
+        let mover = line
+            .world
+            .register_system(|movers: ripple::Res<'_, Movers>, mut query: ripple::Query<'_, '_, &mut Position>| {
+                for &e in &movers.0 {
+                    query.get_mut(e).unwrap().x += 1.0;
+                }
+            })
+            .expect("the mover's parameters do not conflict");
+        RippleSystemGet { line, mover }
+    }
+}
+
+impl Line for RippleSystemGet {
+    fn mover(&mut self) {
+        self.line.world.run_system(self.mover).expect("the mover runs");
+    }
+
+    fn render(&mut self) -> u64 {
+        self.line.render()
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // ripple with Position untracked: the mover alone (nothing can render only what changed),
 // for the `crate_topia_mover` group: what ripple's entity lookup and write cost with no
@@ -699,6 +735,7 @@ pub fn build_line_moving(name: &str, n: usize, movers: &[usize]) -> Option<Box<d
         "ripple" => Box::new(Ripple::new(n, movers)),
         "ripple_get" => Box::new(RippleGet(Ripple::new(n, movers))),
         "ripple_world_get" => Box::new(RippleWorldGet(Ripple::new(n, movers))),
+        "ripple_system_get" => Box::new(RippleSystemGet::new(n, movers)),
         "ripple_untracked" => Box::new(RippleUntracked::new(n, movers)),
         "ripple_untracked_get" => Box::new(RippleUntrackedGet(RippleUntracked::new(n, movers))),
         "bevy_ecs" => Box::new(Bevy::new(n, movers)),

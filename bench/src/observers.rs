@@ -68,17 +68,28 @@ pub const TREES: usize = 1_250;
 
 /// `observe_lifecycle`'s lines, ripple first.
 pub fn lifecycle_lines() -> Vec<(&'static str, Pass)> {
-    vec![("ripple", ripple_lifecycle()), ("bevy_ecs", bevy_lifecycle())]
+    vec![("ripple", ripple_lifecycle(true)), ("bevy_ecs", bevy_lifecycle(true))]
 }
 
-fn ripple_lifecycle() -> Pass {
+/// The same passes with no observer, ripple first: subtracted from
+/// [`lifecycle_lines`]' passes, what the 20,001 observed events cost each library.
+pub fn lifecycle_unobserved_lines() -> Vec<(&'static str, Pass)> {
+    vec![("ripple", ripple_lifecycle(false)), ("bevy_ecs", bevy_lifecycle(false))]
+}
+
+fn ripple_lifecycle(observed: bool) -> Pass {
     use ripple::{OnAdd, OnRemove, ResMut, Trigger, World};
     let mut world = World::new();
     world.insert_resource(Count::default());
     let entities: Vec<ripple::Entity> = (0..N_LIFECYCLE).map(|_| world.spawn(())).collect();
-    world.observe(|_: Trigger<'_, OnAdd<Hp>>, mut count: ResMut<'_, Count>| count.0 += 1).unwrap();
-    world.observe(|_: Trigger<'_, OnRemove<Hp>>, mut count: ResMut<'_, Count>| count.0 += 1).unwrap();
-    world.observe_entity(entities[0], |_: Trigger<'_, OnAdd<Hp>>, mut count: ResMut<'_, Count>| count.0 += 1).unwrap();
+    if observed {
+        world.observe(|_: Trigger<'_, OnAdd<Hp>>, mut count: ResMut<'_, Count>| count.0 += 1).unwrap();
+        world.observe(|_: Trigger<'_, OnRemove<Hp>>, mut count: ResMut<'_, Count>| count.0 += 1).unwrap();
+        world
+            .observe_entity(entities[0], |_: Trigger<'_, OnAdd<Hp>>, mut count: ResMut<'_, Count>| count.0 += 1)
+            .unwrap();
+    }
+    let events = if observed { 2 * N_LIFECYCLE as u64 + 1 } else { 0 };
     let mut passes = 0u64;
     Box::new(move || {
         for &e in &entities {
@@ -89,20 +100,23 @@ fn ripple_lifecycle() -> Pass {
         }
         passes += 1;
         if passes <= 2 {
-            assert_eq!(world.resource::<Count>().unwrap().0, passes * (2 * N_LIFECYCLE as u64 + 1));
+            assert_eq!(world.resource::<Count>().unwrap().0, passes * events);
         }
     })
 }
 
-fn bevy_lifecycle() -> Pass {
+fn bevy_lifecycle(observed: bool) -> Pass {
     use bevy_ecs::prelude::*;
     let mut world = World::new();
     world.insert_resource(BevyCount::default());
     let entities: Vec<Entity> = (0..N_LIFECYCLE).map(|_| world.spawn_empty().id()).collect();
-    world.add_observer(|_: On<Add<Hp>>, mut count: ResMut<BevyCount>| count.0 += 1);
-    world.add_observer(|_: On<Remove<Hp>>, mut count: ResMut<BevyCount>| count.0 += 1);
-    world.entity_mut(entities[0]).observe(|_: On<Add<Hp>>, mut count: ResMut<BevyCount>| count.0 += 1);
+    if observed {
+        world.add_observer(|_: On<Add<Hp>>, mut count: ResMut<BevyCount>| count.0 += 1);
+        world.add_observer(|_: On<Remove<Hp>>, mut count: ResMut<BevyCount>| count.0 += 1);
+        world.entity_mut(entities[0]).observe(|_: On<Add<Hp>>, mut count: ResMut<BevyCount>| count.0 += 1);
+    }
     world.flush();
+    let events = if observed { 2 * N_LIFECYCLE as u64 + 1 } else { 0 };
     let mut passes = 0u64;
     Box::new(move || {
         for &e in &entities {
@@ -113,7 +127,7 @@ fn bevy_lifecycle() -> Pass {
         }
         passes += 1;
         if passes <= 2 {
-            assert_eq!(world.resource::<BevyCount>().0, passes * (2 * N_LIFECYCLE as u64 + 1));
+            assert_eq!(world.resource::<BevyCount>().0, passes * events);
         }
     })
 }

@@ -155,7 +155,7 @@ struct Pair {
 fn run_child(rounds: usize, only: &[String]) {
     /// Builds a workload's prepared worlds.
     type Make = fn() -> Workload;
-    let workloads: [(&str, Make); 23] = [
+    let workloads: [(&str, Make); 24] = [
         ("empty_systems", empty_systems),
         ("schedule", schedule),
         ("simple_iter", simple_iter),
@@ -174,6 +174,7 @@ fn run_child(rounds: usize, only: &[String]) {
         ("get_mut", peers::get_mut),
         ("world_get_mut", peers::world_get_mut),
         ("observe_lifecycle", peers::observe_lifecycle),
+        ("observe_lifecycle_unobserved", peers::observe_lifecycle_unobserved),
         ("observe_trigger", peers::observe_trigger),
         (peers::OBSERVE_MUTATION_100, peers::observe_mutation_100),
         (peers::OBSERVE_MUTATION_10000, peers::observe_mutation_10000),

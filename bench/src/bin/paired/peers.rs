@@ -252,6 +252,12 @@ pub fn observe_lifecycle() -> Workload {
     from_lines("observe_lifecycle", bench::observers::lifecycle_lines())
 }
 
+/// observe_lifecycle_unobserved: the same passes with no observer, to subtract
+/// (`bench::observers`).
+pub fn observe_lifecycle_unobserved() -> Workload {
+    from_lines("observe_lifecycle_unobserved", bench::observers::lifecycle_unobserved_lines())
+}
+
 /// observe_trigger: bubbling custom triggers (`bench::observers`).
 pub fn observe_trigger() -> Workload {
     from_lines("observe_trigger", bench::observers::trigger_lines())

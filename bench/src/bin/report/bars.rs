@@ -48,6 +48,15 @@ enum Measure {
     Scale { file: &'static str, figure: &'static str, with: &'static [&'static str] },
     /// A ripple variant's median over the best of `peers` in `group`.
     VariantOverBestOf { group: &'static str, variant: &'static str, peers: &'static [&'static str] },
+    /// What `events` observed events cost ripple over what they cost `other`, from the
+    /// paired medians of a workload with observers (`observed`) and of the same passes
+    /// without (`unobserved`): (ripple's difference) / (`other`'s difference).
+    PairedPerEvent { observed: &'static str, unobserved: &'static str, other: &'static str },
+    /// What a reaction adds to ripple's pass over what another way of reacting adds to
+    /// it, both above the same pass without a reaction (`base`, a ripple line of
+    /// `workload`): from the paired ratios r = ripple / `reaction` and b = ripple /
+    /// `base`, (1 − 1/b) / (1/r − 1/b).
+    PairedAddedOver { workload: &'static str, reaction: &'static str, base: &'static str },
 }
 
 /// What a bar asks of its measure.
@@ -138,6 +147,30 @@ fn fastest(tables: &[Table], group: &str, name: &str, forms: Forms) -> Option<(S
         })
         .min_by(|a, b| a.median_ns.total_cmp(&b.median_ns))
         .map(|m| (m.function.clone(), m.median_ns))
+}
+
+/// A duration as the paired table shows it (`386 µs`, `1.21 ms`), in nanoseconds.
+fn paired_duration(cell: &str) -> Option<f64> {
+    let (number, unit) = cell.trim().split_once(' ')?;
+    let scale = match unit {
+        "ns" => 1.0,
+        "µs" => 1e3,
+        "ms" => 1e6,
+        "s" => 1e9,
+        _ => return None,
+    };
+    Some(number.parse::<f64>().ok()? * scale)
+}
+
+/// The paired medians of (`workload`, `other`): (ripple's, other's), in nanoseconds.
+fn paired_medians(paired: &str, workload: &str, other: &str) -> Option<(f64, f64)> {
+    paired.lines().find_map(|line| {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        if cells.get(1) != Some(&workload) || cells.get(2) != Some(&other) {
+            return None;
+        }
+        Some((paired_duration(cells.get(3)?)?, paired_duration(cells.get(4)?)?))
+    })
 }
 
 /// The paired table's rows: (workload, other, ratio, highest per-process median).
@@ -303,6 +336,38 @@ fn measure(
         }
         PairedBest { workload, archetype } => paired_worst(workload, &peer_form(archetype), false),
         PairedEveryProcess { workload, archetype } => paired_worst(workload, &peer_form(archetype), true),
+        PairedPerEvent { observed, unobserved, other } => {
+            let medians = |workload: &str| {
+                paired_medians(paired, workload, other).ok_or_else(|| format!("no {workload} / {other} in PAIRED.md"))
+            };
+            let ((ours, theirs), (ours_bare, theirs_bare)) = (medians(observed)?, medians(unobserved)?);
+            let (added, their_added) = (ours - ours_bare, theirs - theirs_bare);
+            if their_added <= 0.0 {
+                return Err(format!("{other}'s observed passes were not slower than its unobserved ones"));
+            }
+            Ok(ratio(
+                added / their_added,
+                format!("the events add {} to ripple's pass, {} to {other}'s; bench/PAIRED.md", fmt_ns(added), fmt_ns(their_added)),
+            ))
+        }
+        PairedAddedOver { workload, reaction, base } => {
+            let row = |other: &str| {
+                paired_rows(paired)
+                    .into_iter()
+                    .find(|(w, o, ..)| w == workload && o == other)
+                    .map(|row| row.2)
+                    .ok_or_else(|| format!("no {workload} / {other} in PAIRED.md"))
+            };
+            let (r, b) = (row(reaction)?, row(base)?);
+            let (ours, theirs) = (1.0 - 1.0 / b, 1.0 / r - 1.0 / b);
+            if theirs <= 0.0 {
+                return Err(format!("{reaction} was not slower than {base}"));
+            }
+            Ok(ratio(
+                ours / theirs,
+                format!("paired ratios {} to {reaction}, {} to {base}; bench/PAIRED.md", fmt_ratio(r), fmt_ratio(b)),
+            ))
+        }
     }
 }
 

@@ -631,6 +631,24 @@ pub(super) const BARS: &[Bar] = &[
         Paired { workload: "crates_inspector_search", other: "without the inspector" },
         AtMost(1.05),
     ),
+    // Issue 58, item 4 (`cargo run -p bench --release --bin paired 100 observe_lifecycle
+    // observe_lifecycle_unobserved "observe_mutation/N=1000000,K=100"`).
+    bar(
+        58,
+        "observe_lifecycle: per observed event (insert and remove passes with observers, less without) / bevy_ecs",
+        PairedPerEvent { observed: "observe_lifecycle", unobserved: "observe_lifecycle_unobserved", other: "bevy_ecs" },
+        AtMost(1.0),
+    ),
+    bar(
+        58,
+        "observe_mutation N=1M, K=100: an OnChange sync point / the Changed<T> query over the same K (each above the writes alone)",
+        PairedAddedOver {
+            workload: "observe_mutation/N=1000000,K=100",
+            reaction: "ripple_changed_query",
+            base: "ripple_writes",
+        },
+        AtMost(2.0),
+    ),
     // The crossover (`cargo run -p bench --release --bin paired 20 crossover`), its rows
     // appended to PAIRED.md: ripple's README form against the fastest peer form at each point.
     bar(
