@@ -388,10 +388,17 @@ impl World {
     /// Applies the commands hooks queued, and those queued by hooks they trigger, until
     /// none is left. Nested calls (from operations these commands make) return at once
     /// and leave their commands to this loop, so hooks never recurse.
+    #[inline]
     pub(crate) fn apply_hook_commands(&mut self) {
         if self.hook_queue.is_empty() || self.applying_hook_commands {
             return;
         }
+        self.apply_queued_hook_commands();
+    }
+
+    /// [`apply_hook_commands`](Self::apply_hook_commands) with commands to apply.
+    #[inline(never)]
+    fn apply_queued_hook_commands(&mut self) {
         self.applying_hook_commands = true;
         let mut rounds = 0;
         while !self.hook_queue.is_empty() {

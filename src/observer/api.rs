@@ -147,7 +147,7 @@ impl World {
                 Some(known) => known.join(id, target, since),
             }
         }
-        let listeners = observers.lists.entry(key.key).or_default();
+        let listeners = observers.lists.entry(key.key);
         match target {
             None => listeners.global.push(id),
             Some(entity) => {

@@ -13,6 +13,7 @@
 mod api;
 mod error;
 mod event;
+mod lists;
 mod mutation;
 mod registry;
 mod system;

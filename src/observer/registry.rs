@@ -56,7 +56,7 @@ pub const MAX_OBSERVER_ERRORS: usize = 256;
 #[derive(Default)]
 pub(crate) struct Observers {
     pub(crate) systems: Systems,
-    pub(crate) lists: IdMap<Key, Listeners>,
+    pub(crate) lists: super::lists::Lists,
     /// Per watched component, in the order first watched.
     pub(crate) watches: Vec<ChangeWatch>,
     /// Entities with targeted observers, and those observers.
