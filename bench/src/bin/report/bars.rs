@@ -347,7 +347,11 @@ fn measure(
             }
             Ok(ratio(
                 added / their_added,
-                format!("the events add {} to ripple's pass, {} to {other}'s; bench/PAIRED.md", fmt_ns(added), fmt_ns(their_added)),
+                format!(
+                    "the events add {} to ripple's pass, {} to {other}'s; bench/PAIRED.md",
+                    fmt_ns(added),
+                    fmt_ns(their_added)
+                ),
             ))
         }
         PairedAddedOver { workload, reaction, base } => {
