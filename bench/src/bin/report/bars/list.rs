@@ -649,6 +649,18 @@ pub(super) const BARS: &[Bar] = &[
         },
         AtMost(2.0),
     ),
+    // Tracking's memory must not grow with the write path's redesign
+    // (`cargo run -p bench --release --bin tracking_memory`): today's 35.94 bytes a crate.
+    bar(
+        58,
+        "Crate-topia 1M crates: change tracking's bytes per crate (World::memory, the inspector's panel)",
+        Scale {
+            file: "TRACKING_MEMORY.md",
+            figure: "tracking_bytes_per_crate",
+            with: &["value_bytes_per_crate", "tracking_mib", "values_mib"],
+        },
+        AtMost(35.94),
+    ),
     // The crossover (`cargo run -p bench --release --bin paired 20 crossover`), its rows
     // appended to PAIRED.md: ripple's README form against the fastest peer form at each point.
     bar(
