@@ -8,7 +8,7 @@
 
 #[path = "../../../examples/crates/game.rs"]
 #[allow(dead_code, reason = "the demo's module serves the demo's binary too")]
-#[allow(clippy::collapsible_if, reason = "the demo's edition has no let chains to collapse into")]
+#[allow(clippy::collapsible_if, reason = "the demo keeps to the library's minimum Rust, 1.86, without let chains")]
 mod game;
 
 /// Frames run before the figures are taken.
