@@ -1,13 +1,12 @@
 //! Parallel runs: conflicting systems never overlap, independent ones do, and random
 //! system sets give the same world in parallel and single-threaded mode. No assertion
 //! here reads a clock: systems that must not overlap record who is inside at once, and
-//! systems that must overlap meet at a rendezvous (with a generous deadline), so a
+//! systems that must overlap meet at a rendezvous (a barrier, no deadline), so a
 //! loaded machine slows the tests down but cannot fail them.
 #![allow(elided_lifetimes_in_paths, reason = "system signatures read better without them")]
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Barrier, Mutex};
 
 use ripple::prelude::*;
 use ripple::{SystemConfig, SystemId};
@@ -235,20 +234,15 @@ fn conflicting_systems_never_overlap() {
     }
 }
 
-/// A system body that waits (up to a generous deadline) until `count` systems are
-/// inside at once, and records whether they met.
-fn rendezvous(inside: &Arc<AtomicUsize>, met: &Arc<AtomicBool>, count: usize) -> impl Fn() + Send + Sync + 'static {
-    let (inside, met) = (Arc::clone(inside), Arc::clone(met));
+/// A system body that waits at `barrier` until every system sharing it is inside at
+/// once, then counts itself in `met`. No clock bounds the wait: a schedule that ran
+/// the systems one after the other would leave the first waiting for ever (the test
+/// hangs, it cannot pass), and a correct one passes however loaded the machine.
+fn rendezvous(barrier: &Arc<Barrier>, met: &Arc<AtomicUsize>) -> impl Fn() + Send + Sync + 'static {
+    let (barrier, met) = (Arc::clone(barrier), Arc::clone(met));
     move || {
-        inside.fetch_add(1, Ordering::SeqCst);
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while inside.load(Ordering::SeqCst) < count {
-            if Instant::now() > deadline {
-                return;
-            }
-            std::thread::yield_now();
-        }
-        met.store(true, Ordering::SeqCst);
+        barrier.wait();
+        met.fetch_add(1, Ordering::SeqCst);
     }
 }
 
@@ -257,18 +251,18 @@ fn independent_systems_of_one_stage_run_at_the_same_time() {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
     let mut rng = Rng(7);
     let mut world = start_world(&mut rng);
-    let (inside, met) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicBool::new(false)));
+    let (barrier, met) = (Arc::new(Barrier::new(2)), Arc::new(AtomicUsize::new(0)));
     let mut schedule = Schedule::new();
     schedule.set_profiling(false);
     // Shapes 0 (writes A, reads B) and 6 (writes C, reads Sum) share nothing.
-    let first = rendezvous(&inside, &met, 2);
+    let first = rendezvous(&barrier, &met);
     schedule
         .add_system(&mut world, move |mut q: Query<(&mut A, &B)>| {
             q.for_each_mut(|(mut a, b)| a.0 = a.0.wrapping_add(b.0));
             first();
         })
         .unwrap();
-    let second = rendezvous(&inside, &met, 2);
+    let second = rendezvous(&barrier, &met);
     schedule
         .add_system(&mut world, move |sum: Res<Sum>, mut q: Query<&mut C>| {
             q.for_each_mut(|mut c| c.0 = c.0.wrapping_add(sum.0));
@@ -276,7 +270,7 @@ fn independent_systems_of_one_stage_run_at_the_same_time() {
         })
         .unwrap();
     pool.install(|| schedule.run(&mut world));
-    // Only a wait past the deadline (30 s: both were never inside at once) fails this;
-    // a slow machine only makes the first one wait longer.
-    assert!(met.load(Ordering::SeqCst), "the two independent systems were running at the same time");
+    // Reached only if both were inside at once (each passed the barrier); a slow
+    // machine only makes the first one wait longer.
+    assert_eq!(met.load(Ordering::SeqCst), 2, "the two independent systems were running at the same time");
 }
