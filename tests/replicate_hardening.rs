@@ -4,32 +4,15 @@
 //! streams, and a receiver that lost track of its sender.
 
 use ripple::{
-    AckMode, Applied, ChildOf, DeltaError, DeltaReceiver, Entity, PeerConfig, PeerId, ReceiverLimit, ReceiverLimits,
+    AckMode, Applied, DeltaError, DeltaReceiver, Entity, PeerConfig, PeerId, ReceiverLimit, ReceiverLimits,
     ReplicateError, Replicated, Replicator, SceneRegistry, Visibility, World, delta_to_json,
 };
 use serde::{Deserialize, Serialize};
 
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq)]
-struct Position(i32);
+#[path = "support/replicated.rs"]
+mod replicated;
 
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq)]
-struct Health(u32);
-
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq)]
-struct Target(Entity);
-
-struct Near;
-
-struct Radius(i32);
-
-fn registry() -> SceneRegistry {
-    let mut registry = SceneRegistry::new();
-    registry.component::<Position>("position").unwrap();
-    registry.component::<Health>("health").unwrap();
-    registry.component::<Target>("target").unwrap();
-    registry.component::<ChildOf>("child_of").unwrap();
-    registry
-}
+use replicated::{Health, Near, Position, Radius, registry};
 
 fn within(world: &World, e: Entity) -> bool {
     let radius = world.resource::<Radius>().map_or(0, |r| r.0);

@@ -16,33 +16,14 @@ use std::collections::HashSet;
 
 use proptest::prelude::*;
 use ripple::{
-    AckMode, Applied, ChildOf, DeltaReceiver, Entity, PeerConfig, PeerId, Replicated, Replicator, SceneRegistry,
-    Visibility, World, delta_to_json,
+    AckMode, Applied, ChildOf, DeltaReceiver, Entity, PeerConfig, PeerId, Replicated, Replicator, Visibility, World,
+    delta_to_json,
 };
-use serde::{Deserialize, Serialize};
 
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq)]
-struct Position(i32);
+#[path = "support/replicated.rs"]
+mod replicated;
 
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq)]
-struct Health(u32);
-
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq)]
-struct Target(Entity);
-
-struct Near;
-
-/// How far the resource-reading filters see.
-struct Radius(i32);
-
-fn registry() -> SceneRegistry {
-    let mut registry = SceneRegistry::new();
-    registry.component::<Position>("position").unwrap();
-    registry.component::<Health>("health").unwrap();
-    registry.component::<Target>("target").unwrap();
-    registry.component::<ChildOf>("child_of").unwrap();
-    registry
-}
+use replicated::{Health, Near, Position, Radius, Target, registry};
 
 #[derive(Clone, Debug)]
 enum Edit {
