@@ -16,19 +16,20 @@ use crate::world::World;
 use super::change_filter::DirtyState;
 use super::fetch::QueryData;
 use super::filter::QueryFilter;
-use super::state::{Candidate, Matched, QueryState};
+use super::state::{Candidate, Matched, QueryState, matched_index};
 
 impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     /// Candidates for a run of a query whose filter has a `Dirty` part (see
     /// [`gather_dirty`]).
     pub(super) fn gather_dirty_rows(&mut self, world: &World, ticks: RunTicks) {
-        let QueryState { candidates, replay, matched, filter, required_sparse, deciding_sparse, .. } = self;
+        let QueryState { candidates, replay, matched, position, filter, required_sparse, deciding_sparse, .. } = self;
         let dirty = F::dirty_state(filter).expect("ripple: a Dirty run has a Dirty filter");
         let matches = |table: ArchetypeId, has: &dyn Fn(ComponentId) -> bool| {
-            structurally_matches::<Q, F>(matched, required_sparse, filter, world, table, has)
+            structurally_matches::<F>(position, required_sparse, filter, world, table, has)
         };
         let deciding = Deciding { components: deciding_sparse, matches: &matches };
-        gather_dirty(candidates, matched, world, ticks, dirty, &deciding, replay);
+        let tables = Tables { matched, position };
+        gather_dirty(candidates, &tables, world, ticks, dirty, &deciding, replay);
     }
 
     /// Whether an entity in table `archetype` that has exactly the sparse components
@@ -41,7 +42,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         has_sparse: &dyn Fn(ComponentId) -> bool,
     ) -> bool {
         self.update_archetypes(world);
-        structurally_matches::<Q, F>(&self.matched, &self.required_sparse, &self.filter, world, archetype, has_sparse)
+        structurally_matches::<F>(&self.position, &self.required_sparse, &self.filter, world, archetype, has_sparse)
     }
 
     /// Candidates from the driving change filter, table by table.
@@ -62,17 +63,23 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
 
 /// The structural part of a query's match: its tables, the sparse components every
 /// match has, and the filter's test of which sparse components an entity has.
-fn structurally_matches<Q: QueryData, F: QueryFilter>(
-    matched: &[Matched<Q::ArchState, F::ArchState>],
+fn structurally_matches<F: QueryFilter>(
+    position: &[u32],
     required_sparse: &[ComponentId],
     filter: &F::State,
     world: &World,
     table: ArchetypeId,
     has: &dyn Fn(ComponentId) -> bool,
 ) -> bool {
-    matched.binary_search_by_key(&table, |m| m.archetype).is_ok()
+    matched_index(position, table).is_some()
         && required_sparse.iter().all(|&component| has(component))
         && F::matches_presence(filter, world.archetypes.get(table), has)
+}
+
+/// A query's matched tables, with the index that finds one by archetype.
+struct Tables<'a, QA, FA> {
+    matched: &'a [Matched<QA, FA>],
+    position: &'a [u32],
 }
 
 /// Candidates for a `Dirty` run: rows whose listed components changed, plus
@@ -82,7 +89,7 @@ fn structurally_matches<Q: QueryData, F: QueryFilter>(
 /// presence decides whether the query matches, added or removed).
 fn gather_dirty<QA, FA>(
     candidates: &mut Vec<Candidate>,
-    matched: &[Matched<QA, FA>],
+    tables: &Tables<'_, QA, FA>,
     world: &World,
     ticks: RunTicks,
     dirty: &DirtyState,
@@ -90,11 +97,11 @@ fn gather_dirty<QA, FA>(
     replay: &mut Replay,
 ) {
     candidates.clear();
-    let position = |archetype: ArchetypeId| matched.binary_search_by_key(&archetype, |m| m.archetype);
+    let position = |archetype: ArchetypeId| matched_index(tables.position, archetype);
     // The candidate an entity is, if it is alive in a matched table.
     let candidate = |entity: Entity| {
         let location = world.entities.get(entity)?;
-        position(location.archetype).ok().map(|index| (index as u32, location.row.0))
+        position(location.archetype).map(|index| (index as u32, location.row.0))
     };
     if let Some(last_run) = ticks.last_run {
         for &component in dirty.components.iter() {
@@ -105,7 +112,7 @@ fn gather_dirty<QA, FA>(
             // its listed components' ticks, so no writer of them runs meanwhile.
             unsafe { column.for_each_changed(set.len(), last_run, ticks.this_run, &mut push) };
         }
-        for (index, matched) in matched.iter().enumerate() {
+        for (index, matched) in tables.matched.iter().enumerate() {
             let table = world.archetypes.get(matched.archetype);
             for &component in dirty.components.iter() {
                 let Some(column) = table.column_index(component) else { continue };
@@ -140,12 +147,12 @@ fn gather_dirty<QA, FA>(
         let dirtied = match sparse {
             Some(component) => dirty.components.contains(&component),
             None => {
-                let started_matching = !replaying && from.is_none_or(|from| position(from).is_err());
+                let started_matching = !replaying && from.is_none_or(|from| position(from).is_none());
                 started_matching || dirty.components.iter().any(|&c| has(from, c) != has(to, c))
             }
         };
         if dirtied {
-            if let Ok(index) = position(location.archetype) {
+            if let Some(index) = position(location.archetype) {
                 candidates.push((index as u32, location.row.0));
             }
         }

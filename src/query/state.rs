@@ -27,6 +27,16 @@ pub(crate) struct Matched<QA, FA> {
 /// [`QueryState::matched_position`]'s mark for an archetype the query does not match.
 const UNMATCHED: u32 = u32::MAX;
 
+/// The index in a query's matched tables of `archetype`'s entry, from the query's
+/// `position` table (see [`QueryState::matched_position`]).
+#[inline]
+pub(super) fn matched_index(position: &[u32], archetype: ArchetypeId) -> Option<usize> {
+    match position.get(archetype.0 as usize) {
+        Some(&index) if index != UNMATCHED => Some(index as usize),
+        _ => None,
+    }
+}
+
 /// A row to visit: (index into the matched list, row).
 pub(crate) type Candidate = (u32, u32);
 
@@ -107,8 +117,9 @@ pub struct QueryState<Q: QueryData, F: QueryFilter = ()> {
     pub(super) data: Q::State,
     pub(super) filter: F::State,
     pub(crate) matched: Vec<Matched<Q::ArchState, F::ArchState>>,
-    /// Per archetype id below `seen`, its index in `matched`, or `UNMATCHED`.
-    position: Vec<u32>,
+    /// Per archetype id below `seen`, its index in `matched`, or `UNMATCHED` (read
+    /// through [`matched_index`]).
+    pub(super) position: Vec<u32>,
     /// Archetypes `0..seen` have been checked.
     seen: usize,
     /// The tick of the previous run, registered with the world so tick maintenance
@@ -224,10 +235,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     /// update): one load, where a search of `matched` would cost a step per halving.
     #[inline]
     pub(crate) fn matched_position(&self, archetype: ArchetypeId) -> Option<usize> {
-        match self.position.get(archetype.0 as usize) {
-            Some(&position) if position != UNMATCHED => Some(position as usize),
-            _ => None,
-        }
+        matched_index(&self.position, archetype)
     }
 
     /// Number of archetype tables this query matches (as of its last update).
