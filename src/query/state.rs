@@ -601,6 +601,36 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         // SAFETY: forwarded from the caller.
         unsafe { self.item_of(world, entity, ticks) }
     }
+
+    /// The item of `entity` if it matches (`get` and `get_mut`), for a query with or
+    /// without sparse components: a component's sparse part is `None` when it is
+    /// stored in tables. Not a run: `ticks` judges against the state's last run and
+    /// stamps writes with the current tick.
+    ///
+    /// # Safety
+    /// The caller holds the access `Q` declares on `world` for `'w`, and no other item
+    /// for `entity` from this state is alive.
+    #[inline(always)]
+    pub(super) unsafe fn item_of<'w>(
+        &self,
+        world: &'w World,
+        entity: Entity,
+        ticks: RunTicks,
+    ) -> Result<Q::Item<'w>, QueryEntityError> {
+        let (matched, table, row) = self.matched_row(world, entity)?;
+        let does_not_match = QueryEntityError::DoesNotMatch { entity, query: std::any::type_name::<Q>() };
+        // SAFETY: resolved for this table; `row` is the entity's live row; access and
+        // uniqueness per the caller.
+        unsafe {
+            let data_sets = Q::fetch_sparse(&self.data, world, ticks);
+            let filter_sets = F::fetch_sparse(&self.filter, world, ticks);
+            let filter = F::fetch_archetype(matched.filter, table, ticks);
+            if !Q::sparse_matches(&data_sets, entity) || !F::filter_entity(&filter, &filter_sets, entity, row) {
+                return Err(does_not_match);
+            }
+            Ok(Q::fetch_entity(&Q::fetch_archetype(matched.data, table, ticks), &data_sets, entity, row))
+        }
+    }
 }
 
 /// An entity's place for a query: its matched table's entry, the table, and the row.
