@@ -577,8 +577,13 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         let location = world.entities.get(entity).ok_or(NoSuchEntity(entity))?;
         let does_not_match = QueryEntityError::DoesNotMatch { entity, query: std::any::type_name::<Q>() };
         let index = self.matched_position(location.archetype).ok_or(does_not_match)?;
-        let matched = &self.matched[index];
-        Ok((matched, world.archetypes.get(matched.archetype), location.row.index()))
+        debug_assert!(index < self.matched.len() && self.matched[index].archetype == location.archetype);
+        // SAFETY: the position table names entries of `matched` (`match_new_archetypes`
+        // writes each index as it pushes the entry).
+        let matched = unsafe { self.matched.get_unchecked(index) };
+        // SAFETY: a live entity's table exists (tables are never removed).
+        let table = unsafe { world.archetypes.get_unchecked(location.archetype) };
+        Ok((matched, table, location.row.index()))
     }
 
     /// # Safety
@@ -619,6 +624,15 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     ) -> Result<Q::Item<'w>, QueryEntityError> {
         let (matched, table, row) = self.matched_row(world, entity)?;
         let does_not_match = QueryEntityError::DoesNotMatch { entity, query: std::any::type_name::<Q>() };
+        if !self.sparse && F::IS_ARCHETYPAL {
+            // The common case, on a path of its own: the table says everything, and the
+            // sparse parts' tests and fetches (which would be `None` here, but tested at
+            // run time on every call) drop out of the code.
+            // SAFETY: resolved for this table, which holds every component the query
+            // reaches (none is sparse); `row` is the entity's live row; access and
+            // uniqueness per the caller.
+            return Ok(unsafe { Q::fetch(&Q::fetch_archetype(matched.data, table, ticks), row) });
+        }
         // SAFETY: resolved for this table; `row` is the entity's live row; access and
         // uniqueness per the caller.
         unsafe {

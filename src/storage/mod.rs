@@ -82,6 +82,18 @@ impl Archetypes {
         &self.list[id.index()]
     }
 
+    /// The table `id`, unchecked: for an id read from a live entity's location.
+    ///
+    /// # Safety
+    /// `id` names a table of this world (tables are never removed, so every id a
+    /// location holds does).
+    #[inline]
+    pub(crate) unsafe fn get_unchecked(&self, id: ArchetypeId) -> &Archetype {
+        debug_assert!(id.index() < self.list.len());
+        // SAFETY: per the caller.
+        unsafe { self.list.get_unchecked(id.index()) }
+    }
+
     #[inline]
     pub(crate) fn get_mut(&mut self, id: ArchetypeId) -> &mut Archetype {
         &mut self.list[id.index()]
