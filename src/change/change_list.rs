@@ -29,9 +29,12 @@ struct Segment {
     start: u64,
 }
 
-/// Where a leaf's newest entry is: its tick and its index in the ring. Valid only
-/// while `tick` is the tick of a segment that holds the entry: when the entry leaves
-/// the list, `tick` is set to a tick no write uses (see [`ChangeList::forget`]).
+/// Where a leaf's newest entry is: its tick and its index in the ring. It names a live
+/// entry whenever `tick` is a tick a write may still use: writes come at the newest
+/// tick, so a slot left at the tick of a folded segment older than the newest is never
+/// matched again, and when the newest segment itself is folded, its slots are set to
+/// the tick before it. Tick maintenance resets every slot
+/// ([`ChangeList::forget_all`]), so no slot's tick comes round again.
 #[derive(Clone, Copy, Debug)]
 #[repr(C)]
 pub(super) struct Latest {
@@ -209,17 +212,6 @@ impl ChangeList {
         }
     }
 
-    /// Marks leaf `leaf`'s entry at `tick`, which leaves the list, as gone: its slot
-    /// then names a tick older than any the list will take (`tick` is folded, and
-    /// writes after a fold are newer than it).
-    #[inline]
-    fn forget(latest: &mut [Latest], leaf: u32, tick: u32) {
-        let latest = &mut latest[leaf as usize];
-        if latest.tick == tick {
-            latest.tick = tick.wrapping_sub(1);
-        }
-    }
-
     /// Recomputes `limit` after `head`, `tail` or `len` changed.
     fn set_limit(&mut self) {
         self.limit = if self.len == 0 || self.len == self.leaves.len() {
@@ -352,16 +344,28 @@ impl ChangeList {
         true
     }
 
-    /// Removes the oldest segment, calling `f` with each of its entries (a leaf and the
-    /// mask of its rows) and its tick; returns the tick.
-    pub(super) fn pop_oldest(&mut self, mut f: impl FnMut(usize, u64, Tick)) -> Option<Tick> {
+    /// Removes the oldest segment, calling `f` with the leaf of each of its entries and
+    /// its tick; returns the tick.
+    pub(super) fn pop_oldest(&mut self, mut f: impl FnMut(usize, Tick)) -> Option<Tick> {
         let segment = self.segments.pop_front()?;
         let end = self.segments.front().map_or(self.first + self.len as u64, |next| next.start);
         let (first, second) = self.runs(segment.start, end);
-        for index in first.chain(second) {
-            let leaf = self.leaves[index];
-            Self::forget(&mut self.latest, leaf, segment.tick);
-            f(leaf as usize, self.masks[index], Tick(segment.tick));
+        // Its entries leave the list, and their leaves' slots may still name them. A
+        // write comes at the newest tick, never older: only the newest segment's tick
+        // may be written again, so only its slots must stop naming it (see `Latest`).
+        // An older segment's slots keep a tick no write uses.
+        let newest = self.segments.is_empty();
+        for run in [first, second] {
+            for &leaf in &self.leaves[run] {
+                if newest {
+                    if let Some(latest) = self.latest.get_mut(leaf as usize) {
+                        if latest.tick == segment.tick {
+                            latest.tick = segment.tick.wrapping_sub(1);
+                        }
+                    }
+                }
+                f(leaf as usize, Tick(segment.tick));
+            }
         }
         let count = (end - self.first) as usize;
         self.head = (self.head + count) % self.leaves.len().max(1);
@@ -425,7 +429,7 @@ impl ChangeList {
 
     /// Drops every entry.
     pub(super) fn clear(&mut self) {
-        while self.pop_oldest(|_, _, _| {}).is_some() {}
+        while self.pop_oldest(|_, _| {}).is_some() {}
         self.head = 0;
         self.tail = 0;
         self.set_limit();
@@ -506,8 +510,8 @@ mod tests {
         assert!(push(&mut list, 640, 1) && push(&mut list, 704, 1) && push(&mut list, 768, 2));
         assert!(!push(&mut list, 832, 3), "a third segment has no room");
         let mut folded = Vec::new();
-        assert_eq!(list.pop_oldest(|leaf, bits, tick| folded.push((leaf, bits, tick.0))), Some(Tick(1)));
-        assert_eq!(folded, [(10, 1, 1), (11, 1, 1)]);
+        assert_eq!(list.pop_oldest(|leaf, tick| folded.push((leaf, tick.0))), Some(Tick(1)));
+        assert_eq!(folded, [(10, 1), (11, 1)]);
         // Leaf 10's entry left: a write to it at tick 1 again would not find it.
         assert!(push(&mut list, 832, 3) && push(&mut list, 896, 3) && push(&mut list, 960, 3));
         assert!(push(&mut list, 961, 3), "a row of a leaf with an entry takes no room");

@@ -286,7 +286,7 @@ impl Summary {
     /// As [`Summary::record`].
     unsafe fn fold_oldest(&self) {
         // SAFETY: forwarded from the caller.
-        let folded = unsafe { self.list() }.pop_oldest(|leaf, _, tick| self.tree.stamp(leaf, tick));
+        let folded = unsafe { self.list() }.pop_oldest(|leaf, tick| self.tree.stamp(leaf, tick));
         if let Some(tick) = folded {
             self.folded.store(tick.0, Relaxed);
         }

@@ -223,9 +223,14 @@ impl Maxima {
     /// tree has been told of. The caller is the column's only writer.
     #[inline]
     pub(super) fn stamp(&self, leaf: usize, tick: Tick) {
+        let Some(leaves) = self.levels.first() else { return };
+        assert!(leaf < leaves.len(), "leaf {leaf} of a tree of {} leaves", leaves.len());
         let mut index = leaf;
         for level in &self.levels {
-            let entry = &level[index];
+            debug_assert!(index < level.len());
+            // SAFETY: `leaf` is a leaf (checked), and each level has an entry for every
+            // group of `FANOUT` entries of the level below (`grow`).
+            let entry = unsafe { level.get_unchecked(index) };
             if entry.load(Relaxed) == tick.0 {
                 // Ancestors are at least as new as this entry already.
                 return;
