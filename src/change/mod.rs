@@ -6,8 +6,7 @@
 //! of a [`QueryState`](crate::QueryState) with a change filter or a
 //! [`Ref`](crate::Ref) fetch). A tracked column
 //! stores, per row, the tick at which the value was added and last changed; beside the
-//! rows, a summary lists the leaves written recently with a mask of their rows, one
-//! segment per tick, and keeps a
+//! rows, a summary lists the rows written recently, one segment per tick, and keeps a
 //! tree of per-block maxima (64 rows per leaf, 16 entries per parent, …) for what the
 //! list no longer holds. An observer that runs often reads the list: finding `K`
 //! changed rows costs about `K`; one that lags walks the tree, about `K · log₁₆ N`; a

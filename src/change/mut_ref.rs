@@ -97,20 +97,20 @@ impl TickSlot {
 /// every loop, since the kind of slot is known only at run time — too large for the
 /// loops around it to inline their closures.
 ///
-/// The row's tick is stored, not tested first: a row written again at the same tick
-/// is recorded once by the summary's table of each leaf's newest entry, which stays in
-/// cache where the row ticks of a large column do not.
-///
 /// # Safety
 /// As for [`TickSlot::immediate`].
 #[inline(never)]
 unsafe fn stamp_now(changed: *mut Tick, summary: *const Summary, row: usize, tick: Tick) {
-    // SAFETY: forwarded from the caller: `changed` is the tick of `row`, `summary` null
-    // or its column's, both ours to write.
+    // SAFETY: forwarded from the caller; `changed` is the tick of `row`, so the column's
+    // ticks start `row` ticks before it.
     unsafe {
+        if *changed == tick {
+            // Written at this tick already, and recorded then.
+            return;
+        }
         *changed = tick;
         if !summary.is_null() {
-            (*summary).record(row, tick);
+            (*summary).record(changed.sub(row), row, tick);
         }
     }
 }

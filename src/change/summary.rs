@@ -4,18 +4,18 @@
 //!
 //! Two structures, split at one tick, `folded`:
 //!
-//! - the [`ChangeList`] holds every change newer than `folded`: per tick, the leaves
-//!   written, each with the mask of its rows written. A write sets a bit in its leaf's
-//!   entry (the first write to a leaf at a tick appends the entry), and an observer
-//!   that ran after `folded` — one that runs every frame — reads only the list: per
-//!   changed row, a bit of an entry and the row's tick.
+//! - the [`ChangeList`] holds every change newer than `folded`: the rows written, one
+//!   segment per tick. Scattered writes (a few rows here and there, the usual frame of
+//!   a game) cost one append each, and an observer that ran after `folded` — one that
+//!   runs every frame — reads only the list: per changed row, one entry and the row's
+//!   tick.
 //! - the tree of [`Maxima`] holds every change up to `folded`. Changes reach it when
-//!   the list is full (its oldest segment is folded in, one tree update per leaf),
-//!   when a row moves (a removal folds the whole list, whose entries would otherwise
-//!   name the wrong rows), and when a run writes whole leaves (the leaf's stamp, one
-//!   tick for 64 rows, is the tree's to report). An observer that last ran before
-//!   `folded` walks the tree for ticks up to `folded` and reads the whole list for the
-//!   rest.
+//!   the list is full (its oldest segment is folded in; rows written again since are
+//!   skipped), when a row moves (a removal folds the whole list, whose rows would
+//!   otherwise name the wrong rows), and when a run writes dense leaves (a leaf of 64
+//!   rows at once costs one update of the tree, where the list would take 64 entries).
+//!   An observer that last ran before `folded` walks the tree for ticks up to `folded`
+//!   and reads the whole list for the rest.
 //!
 //! So each change is in exactly one of the two, and an observer visits each changed
 //! row once: the list reports a row from the segment of its current tick only, and
@@ -31,6 +31,10 @@ use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use super::change_list::{ChangeList, ListCursor};
 use super::tick::Tick;
 use super::tree::{LEAF, LEAF_SHIFT, Maxima, equal_mask};
+
+/// A leaf with at least this many rows written at once goes to the tree in one update
+/// rather than to the list row by row.
+const DENSE: u32 = 8;
 
 /// See the module docs.
 #[derive(Default)]
@@ -62,18 +66,14 @@ impl Summary {
     /// list entries stamps their leaves as the newest and lowered the ancestors below a
     /// new leaf still at `now`.)
     pub(crate) fn grow(&mut self, rows: usize, now: Tick) {
-        self.tree.grow(rows, now);
         let leaves = self.tree.leaves();
-        let list = self.list.get_mut();
-        list.cover(leaves, now);
-        if list.capacity() < 2 * leaves {
-            // Room for every leaf written at two ticks (12 bytes an entry, under 0.4
-            // bytes a row): a frame that writes anywhere stays in the list for two
-            // frames, so a reader that runs every frame reads only the list. Grown by
-            // half again, so pushing rows one by one reallocates it a logarithmic
-            // number of times.
-            let capacity = (3 * leaves).max(64);
-            list.reserve(capacity, (capacity / 8).max(8));
+        self.tree.grow(rows, now);
+        if self.tree.leaves() != leaves {
+            // A fifth of an entry per row (0.8 bytes): scattered writes of up to a tenth
+            // of the rows per frame stay in the list for two frames, by which time rows
+            // written every frame are written again and cost the fold nothing.
+            let capacity = (rows / 5).max(64);
+            self.list.get_mut().reserve(capacity, (capacity / 64).max(8));
         }
     }
 
@@ -93,35 +93,21 @@ impl Summary {
         Tick(self.folded.load(Relaxed))
     }
 
-    /// Records that `row`, a row of the column, was stamped with `tick`, the newest
-    /// tick written to the column (it may have held `tick` already: a row is recorded
-    /// once per tick however often it is written).
+    /// Records that `row` was stamped with `tick`, the newest tick written to the
+    /// column, and did not hold it before.
     ///
     /// # Safety
-    /// `row` is a row of the column (the summary has [grown](Self::grow) to cover it);
-    /// the caller is the column's only writer, and no one reads the summary meanwhile.
+    /// `ticks` is the column's change ticks (one per row, `row` among them); the caller
+    /// is the column's only writer and no one else reads the ticks meanwhile.
     #[inline(always)]
-    pub(crate) unsafe fn record(&self, row: usize, tick: Tick) {
-        let (leaf, bit) = (row >> LEAF_SHIFT, 1u64 << (row & (LEAF - 1)));
-        // SAFETY: forwarded from the caller.
-        unsafe { self.record_bits(leaf, bit, tick) };
-    }
-
-    /// Records that the rows `bits` of leaf `leaf` were stamped with `tick`, the newest
-    /// tick written to the column.
-    ///
-    /// # Safety
-    /// As [`Summary::record`].
-    #[inline(always)]
-    unsafe fn record_bits(&self, leaf: usize, bits: u64, tick: Tick) {
-        // The common case: the leaf has an entry at `tick` already, or the list's newest
-        // segment is at `tick` (which is newer than `folded` by the list's definition).
-        // SAFETY: the caller is the column's only writer; `leaf` is the column's, and the
-        // list covers every leaf of the column (`grow`).
-        let appended = unsafe { self.list().push_to_newest(leaf, bits, tick) };
+    pub(crate) unsafe fn record(&self, ticks: *const Tick, row: usize, tick: Tick) {
+        // The common case: another row written at the tick of the list's newest segment,
+        // which is newer than `folded` by the list's definition.
+        // SAFETY: the caller is the column's only writer.
+        let appended = unsafe { self.list() }.push_to_newest(row, tick);
         if !appended {
             // SAFETY: forwarded from the caller.
-            unsafe { self.record_slow(leaf, bits, tick) };
+            unsafe { self.record_slow(ticks, row, tick) };
         }
     }
 
@@ -133,11 +119,11 @@ impl Summary {
     /// As [`Summary::record`]; `cursor` is closed or was opened on this summary's list,
     /// which no one has used since but through it.
     #[inline(always)]
-    pub(crate) unsafe fn record_through(&self, cursor: &ListCursor, row: usize, tick: Tick) {
+    pub(crate) unsafe fn record_through(&self, cursor: &ListCursor, ticks: *const Tick, row: usize, tick: Tick) {
         // SAFETY: forwarded from the caller.
-        if !unsafe { cursor.push(row, tick) } {
+        if !unsafe { cursor.push(row) } {
             // SAFETY: forwarded from the caller.
-            unsafe { self.reopen(cursor, row, tick) };
+            unsafe { self.reopen(cursor, ticks, row, tick) };
         }
     }
 
@@ -146,12 +132,12 @@ impl Summary {
     /// # Safety
     /// As [`Summary::record_through`].
     #[inline(never)]
-    unsafe fn reopen(&self, cursor: &ListCursor, row: usize, tick: Tick) {
+    unsafe fn reopen(&self, cursor: &ListCursor, ticks: *const Tick, row: usize, tick: Tick) {
         // SAFETY: the caller is the column's only writer.
         let list = unsafe { self.list() };
         list.close(cursor);
         // SAFETY: forwarded from the caller; the cursor is closed.
-        unsafe { self.record(row, tick) };
+        unsafe { self.record(ticks, row, tick) };
         // SAFETY: as above.
         unsafe { self.list() }.open(cursor, tick);
     }
@@ -167,48 +153,47 @@ impl Summary {
         unsafe { self.list() }.close(cursor);
     }
 
-    /// [`record_bits`](Self::record_bits) for a leaf that opens an entry in a new
-    /// segment, into a full list, or at the tick the tree is complete up to.
+    /// [`record`](Self::record) for a row that opens a segment, into a full list, or at
+    /// the tick the tree is complete up to.
     ///
     /// # Safety
     /// As [`Summary::record`].
     #[inline(never)]
-    unsafe fn record_slow(&self, leaf: usize, bits: u64, tick: Tick) {
+    unsafe fn record_slow(&self, ticks: *const Tick, row: usize, tick: Tick) {
         // `tick` is the newest tick, so it is newer than `folded` unless equal to it.
         if self.folded() == tick {
-            self.tree.stamp(leaf, tick);
+            self.tree.stamp(row >> LEAF_SHIFT, tick);
             return;
         }
-        // SAFETY: as in `record_bits`.
-        let appended = unsafe { self.list().push(leaf, bits, tick) };
+        // SAFETY: the caller is the column's only writer.
+        let appended = unsafe { self.list() }.push(row, tick);
         if !appended {
             // SAFETY: forwarded from the caller.
-            unsafe { self.make_room(leaf, bits, tick) };
+            unsafe { self.make_room(ticks, row, tick) };
         }
     }
 
-    /// [`record_bits`](Self::record_bits) when the list is full: folds its oldest
-    /// segments into the tree until the entry fits, or its own tick was folded.
+    /// [`record`](Self::record) when the list is full: folds its oldest segments into
+    /// the tree until `row` fits, or its own tick was folded.
     ///
     /// # Safety
     /// As [`Summary::record`].
-    unsafe fn make_room(&self, leaf: usize, bits: u64, tick: Tick) {
+    unsafe fn make_room(&self, ticks: *const Tick, row: usize, tick: Tick) {
         // SAFETY: forwarded from the caller.
         let list = unsafe { self.list() };
         while !list.is_empty() {
             // SAFETY: forwarded from the caller.
-            unsafe { self.fold_oldest() };
+            unsafe { self.fold_oldest(ticks) };
             if self.folded() == tick {
                 break;
             }
-            // SAFETY: as in `record_bits`.
-            if unsafe { list.push(leaf, bits, tick) } {
+            if list.push(row, tick) {
                 return;
             }
         }
         // No room even in an empty list, or `tick`'s own segment was folded: the tree
         // takes it, and is then complete up to `tick`.
-        self.tree.stamp(leaf, tick);
+        self.tree.stamp(row >> LEAF_SHIFT, tick);
         self.folded.store(tick.0, Relaxed);
     }
 
@@ -221,11 +206,27 @@ impl Summary {
     /// meanwhile.
     #[inline(never)]
     pub(crate) unsafe fn stamp_leaf(&self, ticks: *mut Tick, leaf: usize, written: u64, tick: Tick) {
-        // SAFETY: the rows are the caller's, and exclusively so; the caller is the
-        // column's only writer.
-        unsafe {
-            stamp_rows(ticks, leaf * LEAF, written, tick);
-            self.record_bits(leaf, written, tick);
+        let start = leaf * LEAF;
+        if written.count_ones() >= DENSE {
+            // SAFETY: the rows are the caller's, and exclusively so.
+            unsafe {
+                stamp_rows(ticks, start, written, tick);
+                self.stamp_whole_leaf(ticks, leaf, tick);
+            }
+            return;
+        }
+        let mut bits = written;
+        while bits != 0 {
+            let row = start + bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            // SAFETY: the row is the caller's, and exclusively so.
+            unsafe {
+                let slot = ticks.add(row);
+                if *slot != tick {
+                    *slot = tick;
+                    self.record(ticks, row, tick);
+                }
+            }
         }
     }
 
@@ -237,10 +238,10 @@ impl Summary {
     /// # Safety
     /// As [`Summary::record`].
     #[inline(never)]
-    pub(crate) unsafe fn stamp_whole_leaf(&self, leaf: usize, tick: Tick) {
+    pub(crate) unsafe fn stamp_whole_leaf(&self, ticks: *const Tick, leaf: usize, tick: Tick) {
         if self.folded() != tick {
             // SAFETY: forwarded from the caller.
-            unsafe { self.fold_all(tick) };
+            unsafe { self.fold_all(ticks, tick) };
         }
         self.tree.stamp(leaf, tick);
     }
@@ -271,22 +272,25 @@ impl Summary {
                 || (start < raw.len() && equal_mask(&raw[start..(start + LEAF).min(raw.len())], tick.0) != 0);
             if written {
                 // SAFETY: forwarded from the caller.
-                unsafe { self.stamp_whole_leaf(leaf, tick) };
+                unsafe { self.stamp_whole_leaf(rows.as_ptr(), leaf, tick) };
             }
         }
     }
 
-    /// Folds the oldest segment of the list into the tree: its tick, as the newest of
-    /// each of its leaves. (A leaf whose rows were all written again since is stamped
-    /// all the same: the tree's maxima are bounds, and reading a leaf with nothing at
-    /// the stamped tick costs a reader that lags one scan of its rows, where checking
-    /// here would cost every fold a read of each row's tick.)
+    /// Folds the oldest segment of the list into the tree: the rows still at its tick
+    /// (a row written again since is listed in a newer segment).
     ///
     /// # Safety
     /// As [`Summary::record`].
-    unsafe fn fold_oldest(&self) {
+    unsafe fn fold_oldest(&self, ticks: *const Tick) {
         // SAFETY: forwarded from the caller.
-        let folded = unsafe { self.list() }.pop_oldest(|leaf, tick| self.tree.stamp(leaf, tick));
+        let folded = unsafe { self.list() }.pop_oldest(|row, tick| {
+            // SAFETY: listed rows are rows of the column (a removal folds the list before
+            // it moves any row), and the writer may read their ticks (caller).
+            if unsafe { *ticks.add(row) } == tick {
+                self.tree.stamp(row >> LEAF_SHIFT, tick);
+            }
+        });
         if let Some(tick) = folded {
             self.folded.store(tick.0, Relaxed);
         }
@@ -297,12 +301,12 @@ impl Summary {
     ///
     /// # Safety
     /// As [`Summary::record`].
-    pub(crate) unsafe fn fold_all(&self, now: Tick) {
+    pub(crate) unsafe fn fold_all(&self, ticks: *const Tick, now: Tick) {
         // SAFETY: forwarded from the caller.
         let list = unsafe { self.list() };
         while !list.is_empty() {
             // SAFETY: forwarded from the caller.
-            unsafe { self.fold_oldest() };
+            unsafe { self.fold_oldest(ticks) };
         }
         list.clear();
         self.folded.store(now.0, Relaxed);
@@ -314,21 +318,19 @@ impl Summary {
     ///
     /// # Safety
     /// As [`Summary::record`].
-    pub(crate) unsafe fn place(&self, row: usize, tick: Tick, now: Tick) {
+    pub(crate) unsafe fn place(&self, ticks: *const Tick, row: usize, tick: Tick, now: Tick) {
         // SAFETY: forwarded from the caller.
         let list = unsafe { self.list() };
         let after_folded = tick.age(now) < self.folded().age(now);
         let in_order = list.newest().is_none_or(|newest| newest.age(now) >= tick.age(now));
-        // SAFETY: `row` is a row of the column (caller), whose leaf the list covers
-        // (`grow`).
-        if after_folded && in_order && unsafe { list.push(row >> LEAF_SHIFT, 1u64 << (row & (LEAF - 1)), tick) } {
+        if after_folded && in_order && list.push(row, tick) {
             return;
         }
         if after_folded {
             // Newer than the tree's changes but not in the list's order (or no room):
             // the tree takes everything.
             // SAFETY: forwarded from the caller.
-            unsafe { self.fold_all(now) };
+            unsafe { self.fold_all(ticks, now) };
         }
         self.tree.raise(row, tick, now);
     }
@@ -392,12 +394,13 @@ impl Summary {
     /// Applies tick maintenance, after folding the list into the tree: `folded` is then
     /// never more than one maintenance interval old, which the tree's test of "not newer
     /// than `folded`" relies on (a row tick newer than `folded` must not wrap around to
-    /// look older). The remap keeps order, so maxima stay maxima; the list's table of
-    /// newest entries is reset rather than remapped.
-    pub(crate) fn remap(&mut self, remap: &super::Remap) {
-        // SAFETY: `&mut self`: no one else uses the summary.
-        unsafe { self.fold_all(remap.now()) };
-        self.list.get_mut().forget_all(remap.now());
+    /// look older). The remap keeps order, so maxima stay maxima.
+    ///
+    /// # Safety
+    /// `ticks` is the column's change ticks (before the remap), borrowed exclusively.
+    pub(crate) unsafe fn remap(&mut self, ticks: *const Tick, remap: &super::Remap) {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.fold_all(ticks, remap.now()) };
         self.tree.remap(remap);
         let folded = self.folded.get_mut();
         *folded = remap.apply(Tick(*folded)).0;
@@ -454,9 +457,10 @@ mod tests {
 
         fn write(&mut self, row: usize) {
             let tick = self.now;
-            self.ticks[row] = tick;
-            // SAFETY: the test is the column's only user.
-            unsafe { self.summary.record(row, tick) };
+            if std::mem::replace(&mut self.ticks[row], tick) != tick {
+                // SAFETY: the test is the column's only user.
+                unsafe { self.summary.record(self.ticks.as_ptr(), row, tick) };
+            }
         }
 
         fn write_leaf(&mut self, leaf: usize, bits: u64) {
@@ -482,16 +486,16 @@ mod tests {
             self.ticks.push(tick);
             self.summary.grow(self.ticks.len(), self.now);
             // SAFETY: as above.
-            unsafe { self.summary.place(self.ticks.len() - 1, tick, self.now) };
+            unsafe { self.summary.place(self.ticks.as_ptr(), self.ticks.len() - 1, tick, self.now) };
         }
 
         fn remove(&mut self, row: usize) {
             // SAFETY: as above.
-            unsafe { self.summary.fold_all(self.now) };
+            unsafe { self.summary.fold_all(self.ticks.as_ptr(), self.now) };
             self.ticks.swap_remove(row);
             if row < self.ticks.len() {
                 // SAFETY: as above.
-                unsafe { self.summary.place(row, self.ticks[row], self.now) };
+                unsafe { self.summary.place(self.ticks.as_ptr(), row, self.ticks[row], self.now) };
             }
         }
 
@@ -591,39 +595,30 @@ mod tests {
     }
 
     #[test]
-    fn a_tick_that_writes_every_row_stays_in_the_list_and_repeats_cost_nothing() {
-        // The list holds an entry for every leaf at two ticks: a tick that writes every
-        // row, each twice, keeps its own segment (one entry per leaf, not per write),
-        // and the tick after it too; a reader finds each row once.
-        let rows = 4096;
-        let mut column = Column::new(rows);
-        let last_run = column.read(Tick(9));
-        for _ in 0..2 {
-            for row in (0..rows).chain((0..rows).rev()) {
-                column.write(row);
-            }
-            // SAFETY: nothing writes meanwhile.
-            let listed = unsafe { &*column.summary.list.get() }.len();
-            assert!(!column.summary.folded().is_newer_than(last_run, column.now), "the list overflowed");
-            assert!(listed <= 2 * rows / LEAF, "{listed} entries for {} leaves", rows / LEAF);
-            column.now = Tick(column.now.0 + 1);
+    fn a_write_that_overflows_its_own_ticks_list_reaches_the_tree() {
+        // One tick writes more rows than the list holds: once the tick's own segment is
+        // folded, the write that found no room goes to the tree. Make that write the
+        // only one of its leaf: nothing else would raise the leaf's maximum.
+        let dense = |column: &mut Column, writes: usize| (0..writes).for_each(|row| column.write(row));
+        let fresh = || {
+            let mut column = Column::new(4096);
+            let last_run = column.read(Tick(9));
+            column.now = Tick(11);
+            (column, last_run)
+        };
+        // How many dense writes the list takes before the tick's own segment is folded.
+        let (mut probe, _) = fresh();
+        let mut taken = 0;
+        while probe.summary.folded() != probe.now {
+            probe.write(taken);
+            taken += 1;
         }
-        column.read(last_run);
-    }
-
-    #[test]
-    fn writes_after_their_own_tick_was_folded_reach_the_tree() {
-        // A whole-leaf write folds the list and makes the tree complete up to its tick;
-        // a single write at that tick afterwards goes to the tree, and a reader that
-        // last ran before finds it.
-        let mut column = Column::new(512);
-        let last_run = column.read(Tick(9));
-        column.write(5);
-        column.parallel(&[64]);
-        assert_eq!(column.summary.folded(), column.now, "the parallel fold completed the tree");
-        column.write(3 * LEAF + 7);
-        // SAFETY: nothing writes meanwhile.
-        assert!(unsafe { &*column.summary.list.get() }.is_empty(), "the lone write went to the tree");
+        assert!(taken < 4096 - LEAF, "the list overflowed within the first rows");
+        let (mut column, last_run) = fresh();
+        dense(&mut column, taken - 1);
+        let lone = 4096 - 1;
+        column.write(lone);
+        assert_eq!(column.summary.folded(), column.now, "the lone write overflowed the list");
         column.read(last_run);
     }
 

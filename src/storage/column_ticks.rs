@@ -84,7 +84,7 @@ impl ColumnTicks {
         if self.live {
             self.summary.grow(row + 1, now);
             // SAFETY: the ticks are this column's, borrowed exclusively.
-            unsafe { self.summary.place(row, changed, now) };
+            unsafe { self.summary.place(self.changed_ptr(), row, changed, now) };
         }
     }
 
@@ -96,7 +96,7 @@ impl ColumnTicks {
             // The change list names rows by place; the last row is about to take
             // another's place.
             // SAFETY: the ticks are this column's, borrowed exclusively.
-            unsafe { self.summary.fold_all(now) };
+            unsafe { self.summary.fold_all(self.changed_ptr(), now) };
         }
         let changed = self.changed_at(row, now);
         let last = self.changed.len() - 1;
@@ -114,7 +114,7 @@ impl ColumnTicks {
             if self.live {
                 // The last row's tick now lives in `row`'s leaf.
                 // SAFETY: as above.
-                unsafe { self.summary.place(row, moved, now) };
+                unsafe { self.summary.place(self.changed_ptr(), row, moved, now) };
             }
         }
         (added, changed)
@@ -123,10 +123,13 @@ impl ColumnTicks {
     /// Marks `row` changed at `tick`, the newest tick, outside any run.
     #[inline]
     pub(crate) fn mark(&mut self, row: usize, tick: Tick) {
-        *self.changed[row].get_mut() = tick;
-        if self.live {
-            // SAFETY: the column is borrowed exclusively; `row` is one of its rows.
-            unsafe { self.summary.record(row, tick) };
+        let old = std::mem::replace(self.changed[row].get_mut(), tick);
+        // A row already at `tick` was recorded then; one whose leaf stamp is `tick` was
+        // recorded in the summary's tree, which takes this one too (`record` sees to
+        // that, `tick` being the tree's).
+        if self.live && old != tick {
+            // SAFETY: the ticks are this column's, borrowed exclusively.
+            unsafe { self.summary.record(self.changed_ptr(), row, tick) };
         }
     }
 
@@ -155,7 +158,8 @@ impl ColumnTicks {
 
     /// Applies tick maintenance to every stored tick.
     pub(crate) fn remap(&mut self, remap: &Remap) {
-        self.summary.remap(remap);
+        // SAFETY: the column's ticks, borrowed exclusively.
+        unsafe { self.summary.remap(self.changed_ptr(), remap) };
         for tick in self.added.iter_mut().chain(&mut self.changed).chain(&mut self.stamps) {
             *tick.get_mut() = remap.apply(*tick.get_mut());
         }
@@ -247,7 +251,7 @@ impl TickPtrs {
             if written == whole {
                 *self.stamps.add(leaf) = tick;
                 if summary && self.live {
-                    (*self.summary).stamp_whole_leaf(leaf, tick);
+                    (*self.summary).stamp_whole_leaf(self.changed, leaf, tick);
                 }
             } else if summary && self.live {
                 (*self.summary).stamp_leaf(self.changed, leaf, written, tick);
@@ -257,8 +261,8 @@ impl TickPtrs {
         }
     }
 
-    /// Stamps `row` with `tick` (the newest) and, if the summary is maintained, records
-    /// it there (once per tick, however often the row is written), appending to the change list
+    /// Stamps `row` with `tick` (the newest) and, if the summary is maintained and the
+    /// row did not hold `tick` already, records it there, appending to the change list
     /// through a writer's `cursor` (see [`ListCursor`]; [`close`](Self::close) it when
     /// done).
     ///
@@ -270,9 +274,12 @@ impl TickPtrs {
     pub(crate) unsafe fn record_row_through(self, cursor: &ListCursor, row: usize, tick: Tick) {
         // SAFETY: the row is the caller's to write, the cursor this column's (caller).
         unsafe {
-            *self.changed.add(row) = tick;
-            if self.live {
-                (*self.summary).record_through(cursor, row, tick);
+            let slot = self.changed.add(row);
+            if *slot != tick {
+                *slot = tick;
+                if self.live {
+                    (*self.summary).record_through(cursor, self.changed, row, tick);
+                }
             }
         }
     }
