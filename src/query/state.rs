@@ -718,16 +718,16 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         unsafe { self.par_run_unchecked(world, ticks, mode, f) }
     }
 
-    /// The item of `entity`, not a run.
+    /// The item of `entity`, not a run, for a state already [updated](Self::update_archetypes)
+    /// against `world`: a system's query is updated once per run, when the system
+    /// receives it, and no table can appear while the run holds the world shared, so
+    /// each call skips the world's identity and table count checks.
     ///
     /// # Safety
-    /// As `iter_unchecked`, and no other item for `entity` from this state is alive.
-    pub(crate) unsafe fn get_in<'w>(
-        &mut self,
-        world: &'w World,
-        entity: Entity,
-    ) -> Result<Q::Item<'w>, QueryEntityError> {
-        self.update_archetypes(world);
+    /// As `iter_unchecked`; no other item for `entity` from this state is alive; the
+    /// state was updated against `world`, which gained no table since.
+    pub(crate) unsafe fn get_in<'w>(&self, world: &'w World, entity: Entity) -> Result<Q::Item<'w>, QueryEntityError> {
+        debug_assert!(self.world_id == world.id() && self.seen == world.archetypes.len());
         // SAFETY: per the caller.
         unsafe { self.get_unchecked(world, entity) }
     }

@@ -110,7 +110,9 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, '_, Q, F> {
     where
         Q: ReadOnlyQueryData,
     {
-        // SAFETY: the schedule holds the (read-only) access for `'w`.
+        // SAFETY: the schedule holds the (read-only) access for `'w`; the state was
+        // updated when the system received the query, and the world has been shared
+        // since.
         unsafe { self.state.query.get_in(self.world, entity) }
     }
 
@@ -120,7 +122,8 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, '_, Q, F> {
     /// As [`QueryState::get`].
     pub fn get_mut(&mut self, entity: Entity) -> Result<Q::Item<'_>, QueryEntityError> {
         // SAFETY: the schedule holds the access for `'w`; the item borrows `self`
-        // mutably, so it is the only one alive.
+        // mutably, so it is the only one alive; the state was updated when the system
+        // received the query, and the world has been shared since.
         unsafe { self.state.query.get_in(self.world, entity) }
     }
 
@@ -189,6 +192,9 @@ where
         QueryParamState { query, processed: 0 }
     }
     unsafe fn get<'w, 's>(state: &'s mut Self::State, world: &'w World, _: &SystemMeta) -> Query<'w, 's, Q, F> {
+        // Once per run: `get` and `get_mut` rely on it (`QueryState::get_in`), since
+        // the run holds the world shared and no table can appear meanwhile.
+        state.query.update_archetypes(world);
         Query { world, state }
     }
     fn matches(
