@@ -497,3 +497,29 @@ fn the_profiler_measures_a_sample_of_runs_and_counts_each_measured_run_alone() {
     assert_eq!((after.runs, after.measured), (runs + 5, stats.measured + 5));
     assert!(after.max >= after.last && after.total >= after.max);
 }
+
+#[test]
+fn a_systems_query_get_mut_finds_entities_in_tables_made_since_its_last_run() {
+    // `Query::get`/`get_mut` trust the state's table list from when the system received
+    // the query: each run must refresh it, or an entity moved into a table made by an
+    // earlier phase's commands would be reported as not matching.
+    struct Target(Entity);
+    struct Tag;
+    fn mover(mut commands: Commands, target: Res<Target>) {
+        commands.insert(target.0, (Tag,));
+    }
+    fn writer(target: Res<Target>, mut positions: Query<&mut Pos>) {
+        positions.get_mut(target.0).expect("the entity still has a Pos").0 += 1;
+    }
+    let mut world = World::new();
+    let e = world.spawn((Pos(0),));
+    world.insert_resource(Target(e));
+    let mut schedule = Schedule::new();
+    schedule.add_system(&mut world, writer).unwrap();
+    schedule.run(&mut world);
+    schedule.add_system(&mut world, mover.in_phase(PRE_UPDATE)).unwrap();
+    // The first run after the mover: the entity sits in a table the writer has never seen.
+    schedule.run(&mut world);
+    assert!(world.get::<Tag>(e).is_ok());
+    assert_eq!(world.get::<Pos>(e).unwrap().0, 2);
+}
