@@ -231,6 +231,20 @@ impl ChangeList {
         Some(Tick(segment.tick))
     }
 
+    /// The number of entries in segments newer than `last_run` (seen from `this_run`):
+    /// what a reader that last ran then would visit. O(log segments).
+    #[inline]
+    pub(super) fn count_since(&self, last_run: Tick, this_run: Tick) -> usize {
+        let since = last_run.age(this_run);
+        let is_new = |segment: &Segment| this_run.0.wrapping_sub(segment.tick) < since;
+        let (front, back) = self.segments.as_slices();
+        let first_new = match front.partition_point(|segment| !is_new(segment)) {
+            all if all == front.len() => back.get(back.partition_point(|segment| !is_new(segment))),
+            some => front.get(some),
+        };
+        first_new.map_or(0, |segment| (self.first + self.len as u64 - segment.start) as usize)
+    }
+
     /// Calls `f(row, tick)` for every entry of a segment newer than `last_run` (seen
     /// from `this_run`), oldest first: `tick` is the segment's, or `None` for the newest
     /// segment, whose rows cannot have been written since (a row written again at the

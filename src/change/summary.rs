@@ -21,6 +21,12 @@
 //! row once: the list reports a row from the segment of its current tick only, and
 //! the tree reports only rows whose tick is not newer than `folded`.
 //!
+//! When the list holds one change per [`SCAN_RATIO`] rows or more since a reader's last
+//! run, the reader scans every row's tick instead, in row order: O(N), but sequential,
+//! where the list's rows come in write order and each costs a random access (at a
+//! million rows, a cache miss or two). The scan reads the ticks themselves, so it is
+//! exact whatever the summary holds.
+//!
 //! Only the column's single writer changes the summary — through a shared reference,
 //! while the access rules keep readers out — so the list sits in an `UnsafeCell` and
 //! `folded` in an atomic.
@@ -30,7 +36,14 @@ use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 use super::change_list::{ChangeList, ListCursor};
 use super::tick::Tick;
-use super::tree::{LEAF, LEAF_SHIFT, Maxima, equal_mask};
+use super::tree::{LEAF, LEAF_SHIFT, Maxima, equal_mask, for_each_newer_in_order};
+
+/// A reader that has at least one listed change per this many rows scans every row's
+/// tick in order instead of following the list (see [`Summary::for_each_new`]). Measured
+/// with a renderer reading each changed row's values (`frame_profile`): at a million
+/// rows the scan costs 11 ns per change at 10 % and 46 ns at 4 %, the list 29 and 31;
+/// at 100,000 rows the two meet near 7–10 %.
+const SCAN_RATIO: usize = 12;
 
 /// A leaf with at least this many rows written at once goes to the tree in one update
 /// rather than to the list row by row.
@@ -357,6 +370,19 @@ impl Summary {
         let rows = unsafe { std::slice::from_raw_parts(ticks, len) };
         // SAFETY: no concurrent writer (caller), so the list is not being written.
         let list = unsafe { &*self.list.get() };
+        if list.count_since(last_run, this_run).saturating_mul(SCAN_RATIO) >= len {
+            // Many changes: the list's rows come in write order, each a random access
+            // (its tick, then the caller's read of its values), where a scan of every
+            // row's tick visits them, and lets the caller read them, front to back.
+            // SAFETY: `Tick` is a transparent `u32`; the stamps are one per leaf; no
+            // concurrent writer (caller).
+            unsafe {
+                let raw = std::slice::from_raw_parts(ticks.cast::<u32>(), len);
+                let stamps = std::slice::from_raw_parts(stamps.cast::<u32>(), len.div_ceil(LEAF));
+                for_each_newer_in_order(raw, stamps, last_run, this_run, f);
+            }
+            return;
+        }
         let folded = self.folded();
         if last_run.age(this_run) > folded.age(this_run) {
             // The reader ran before `folded`: the tree has the changes up to it.
