@@ -650,13 +650,15 @@ mod tests {
 
     #[test]
     fn a_reader_that_runs_every_frame_reads_only_the_list() {
-        // 1,000 rows, 100 scattered writes a frame: the list (125 entries) holds a frame,
-        // and a reader that ran after the last fold never needs the tree.
+        // 1,000 rows, 50 scattered writes a frame (below the scan's threshold of one
+        // change per `SCAN_RATIO` rows): the list (200 entries) holds a few frames, and a
+        // reader that ran after the last fold never needs the tree.
+        const { assert!(50 * SCAN_RATIO < 1000) };
         let mut column = Column::new(1000);
         let mut last_run = column.read(Tick(9));
-        for frame in 0..50 {
-            for i in 0..100 {
-                column.write((i * 10 + frame) % 1000);
+        for frame in 0..100 {
+            for i in 0..50 {
+                column.write((i * 20 + frame) % 1000);
             }
             let folded = column.summary.folded();
             assert!(!folded.is_newer_than(last_run, column.now), "frame {frame}: folded past the reader's last run");
