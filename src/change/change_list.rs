@@ -231,44 +231,44 @@ impl ChangeList {
         Some(Tick(segment.tick))
     }
 
-    /// The number of entries in segments newer than `last_run` (seen from `this_run`):
-    /// what a reader that last ran then would visit. O(log segments).
+    /// The index of the first segment newer than `last_run` (seen from `this_run`), or
+    /// the number of segments if none is: where a reader that last ran then starts.
+    /// O(log segments).
     #[inline]
-    pub(super) fn count_since(&self, last_run: Tick, this_run: Tick) -> usize {
+    pub(super) fn first_since(&self, last_run: Tick, this_run: Tick) -> usize {
         let since = last_run.age(this_run);
         let is_new = |segment: &Segment| this_run.0.wrapping_sub(segment.tick) < since;
         let (front, back) = self.segments.as_slices();
-        let first_new = match front.partition_point(|segment| !is_new(segment)) {
-            all if all == front.len() => back.get(back.partition_point(|segment| !is_new(segment))),
-            some => front.get(some),
-        };
-        first_new.map_or(0, |segment| (self.first + self.len as u64 - segment.start) as usize)
-    }
-
-    /// Calls `f(row, tick)` for every entry of a segment newer than `last_run` (seen
-    /// from `this_run`), oldest first: `tick` is the segment's, or `None` for the newest
-    /// segment, whose rows cannot have been written since (a row written again at the
-    /// same tick is not appended twice, at a newer tick it would open a newer segment,
-    /// and a removal or tick maintenance empties the list).
-    #[inline]
-    pub(super) fn for_each_since(&self, last_run: Tick, this_run: Tick, mut f: impl FnMut(usize, Option<Tick>)) {
-        let since = last_run.age(this_run);
-        let is_new = |segment: &Segment| this_run.0.wrapping_sub(segment.tick) < since;
-        let (front, back) = self.segments.as_slices();
-        let skipped = match front.partition_point(|segment| !is_new(segment)) {
+        match front.partition_point(|segment| !is_new(segment)) {
             all if all == front.len() => all + back.partition_point(|segment| !is_new(segment)),
             some => some,
-        };
+        }
+    }
+
+    /// The number of entries in segment `first` and those after it.
+    #[inline]
+    pub(super) fn count_from(&self, first: usize) -> usize {
+        self.segments.get(first).map_or(0, |segment| (self.first + self.len as u64 - segment.start) as usize)
+    }
+
+    /// Calls `f(row, tick)` for every entry of segment `first` (from
+    /// [`first_since`](Self::first_since)) and those after it, oldest first: `tick` is
+    /// the segment's, or `None` for the newest segment, whose rows cannot have been
+    /// written since (a row written again at the same tick is not appended twice, at a
+    /// newer tick it would open a newer segment, and a removal or tick maintenance
+    /// empties the list).
+    #[inline]
+    pub(super) fn for_each_from(&self, first: usize, mut f: impl FnMut(usize, Option<Tick>)) {
         let end = self.first + self.len as u64;
         let newest = self.segments.len().saturating_sub(1);
-        for index in skipped..newest {
+        for index in first..newest {
             let segment = self.segments[index];
             let (first, second) = self.runs(segment.start, self.segments[index + 1].start);
             for &row in first.iter().chain(second) {
                 f(row as usize, Some(Tick(segment.tick)));
             }
         }
-        if skipped <= newest && newest < self.segments.len() {
+        if first <= newest && newest < self.segments.len() {
             // Plain loops over the newest segment's one or two runs of the ring: this is
             // a reader's whole work when it runs every frame.
             let (first, second) = self.runs(self.segments[newest].start, end);
@@ -316,7 +316,7 @@ mod tests {
     fn since(list: &ChangeList, last_run: u32, this_run: u32) -> Vec<(usize, u32)> {
         let mut found = Vec::new();
         let newest = list.newest().map_or(0, |tick| tick.0);
-        list.for_each_since(Tick(last_run), Tick(this_run), |row, tick| {
+        list.for_each_from(list.first_since(Tick(last_run), Tick(this_run)), |row, tick| {
             found.push((row, tick.map_or(newest, |tick| tick.0)))
         });
         found

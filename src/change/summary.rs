@@ -366,37 +366,34 @@ impl Summary {
         this_run: Tick,
         f: &mut impl FnMut(usize),
     ) {
-        // SAFETY: `ticks` holds `len` ticks (caller).
-        let rows = unsafe { std::slice::from_raw_parts(ticks, len) };
-        // SAFETY: no concurrent writer (caller), so the list is not being written.
-        let list = unsafe { &*self.list.get() };
-        if list.count_since(last_run, this_run).saturating_mul(SCAN_RATIO) >= len {
+        // SAFETY: `ticks` holds `len` ticks and `stamps` one per leaf of them (caller);
+        // `Tick` is a transparent `u32`; no concurrent writer (caller), so neither they
+        // nor the list are being written.
+        let (rows, raw, stamps, list) = unsafe {
+            (
+                std::slice::from_raw_parts(ticks, len),
+                std::slice::from_raw_parts(ticks.cast::<u32>(), len),
+                std::slice::from_raw_parts(stamps.cast::<u32>(), len.div_ceil(LEAF)),
+                &*self.list.get(),
+            )
+        };
+        let first = list.first_since(last_run, this_run);
+        if list.count_from(first).saturating_mul(SCAN_RATIO) >= len {
             // Many changes: the list's rows come in write order, each a random access
             // (its tick, then the caller's read of its values), where a scan of every
             // row's tick visits them, and lets the caller read them, front to back.
-            // SAFETY: `Tick` is a transparent `u32`; the stamps are one per leaf; no
-            // concurrent writer (caller).
-            unsafe {
-                let raw = std::slice::from_raw_parts(ticks.cast::<u32>(), len);
-                let stamps = std::slice::from_raw_parts(stamps.cast::<u32>(), len.div_ceil(LEAF));
-                for_each_newer_in_order(raw, stamps, last_run, this_run, f);
-            }
+            for_each_newer_in_order(raw, stamps, last_run, this_run, f);
             return;
         }
         let folded = self.folded();
         if last_run.age(this_run) > folded.age(this_run) {
             // The reader ran before `folded`: the tree has the changes up to it.
-            // SAFETY: `Tick` is a transparent `u32`; the stamps are one per leaf; no
-            // concurrent writer (caller).
-            unsafe {
-                let raw = std::slice::from_raw_parts(ticks.cast::<u32>(), len);
-                let stamps = std::slice::from_raw_parts(stamps.cast::<u32>(), len.div_ceil(LEAF));
-                self.tree.for_each_between(raw, stamps, last_run, folded, this_run, f);
-            }
+            // SAFETY: no concurrent writer (caller).
+            unsafe { self.tree.for_each_between(raw, stamps, last_run, folded, this_run, f) };
         }
         // The list's rows have no stamp newer than their own ticks: a whole-leaf write
         // folds the list into the tree.
-        list.for_each_since(last_run, this_run, |row, tick| match tick {
+        list.for_each_from(first, |row, tick| match tick {
             // Only the segment of the row's current tick reports it.
             Some(tick) => {
                 if rows.get(row) == Some(&tick) {

@@ -623,7 +623,6 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         ticks: RunTicks,
     ) -> Result<Q::Item<'w>, QueryEntityError> {
         let (matched, table, row) = self.matched_row(world, entity)?;
-        let does_not_match = QueryEntityError::DoesNotMatch { entity, query: std::any::type_name::<Q>() };
         if !self.sparse && F::IS_ARCHETYPAL {
             // The common case, on a path of its own: the table says everything, and the
             // sparse parts' tests and fetches (which would be `None` here, but tested at
@@ -633,6 +632,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             // uniqueness per the caller.
             return Ok(unsafe { Q::fetch(&Q::fetch_archetype(matched.data, table, ticks), row) });
         }
+        let does_not_match = QueryEntityError::DoesNotMatch { entity, query: std::any::type_name::<Q>() };
         // SAFETY: resolved for this table; `row` is the entity's live row; access and
         // uniqueness per the caller.
         unsafe {
