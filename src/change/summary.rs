@@ -21,6 +21,12 @@
 //! row once: the list reports a row from the segment of its current tick only, and
 //! the tree reports only rows whose tick is not newer than `folded`.
 //!
+//! One exception, the *overflow*: when one tick's writes fill the whole list (at least
+//! one row in [`SCAN_RATIO`], so every reader that has not seen them scans, below), the
+//! rest of that tick's writes are recorded nowhere but in the row ticks, and the tick
+//! is kept as `overflow`: a reader that last ran before it scans. Recording them would
+//! cost each write a step through the tree that no reader would ever use.
+//!
 //! When the list holds one change per [`SCAN_RATIO`] rows or more since a reader's last
 //! run, the reader scans every row's tick instead, in row order: O(N), but sequential,
 //! where the list's rows come in write order and each costs a random access (at a
@@ -32,7 +38,7 @@
 //! `folded` in an atomic.
 
 use std::cell::UnsafeCell;
-use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use super::change_list::{ChangeList, ListCursor};
 use super::tick::Tick;
@@ -50,15 +56,31 @@ const SCAN_RATIO: usize = 12;
 const DENSE: u32 = 8;
 
 /// See the module docs.
-#[derive(Default)]
 pub struct Summary {
     tree: Maxima,
     /// Written only by the column's single writer (the same exclusion that guards the
     /// row ticks), read by readers while no writer runs.
     list: UnsafeCell<ChangeList>,
     /// Every change to a tick not newer than this is in the tree, every newer one in
-    /// the list.
+    /// the list, but for the changes at `overflow`.
     folded: AtomicU32,
+    /// The newest tick whose changes overflowed (see the module docs), in the low 32
+    /// bits; [`NO_OVERFLOW`] if none has.
+    overflow: AtomicU64,
+}
+
+/// `Summary::overflow` when no tick has overflowed.
+const NO_OVERFLOW: u64 = u64::MAX;
+
+impl Default for Summary {
+    fn default() -> Summary {
+        Summary {
+            tree: Maxima::default(),
+            list: UnsafeCell::default(),
+            folded: AtomicU32::new(0),
+            overflow: AtomicU64::new(NO_OVERFLOW),
+        }
+    }
 }
 
 impl Summary {
@@ -104,6 +126,13 @@ impl Summary {
     #[inline]
     fn folded(&self) -> Tick {
         Tick(self.folded.load(Relaxed))
+    }
+
+    /// The newest tick whose changes overflowed, if one has.
+    #[inline]
+    fn overflow(&self) -> Option<Tick> {
+        let overflow = self.overflow.load(Relaxed);
+        (overflow != NO_OVERFLOW).then_some(Tick(overflow as u32))
     }
 
     /// Records that `row` was stamped with `tick`, the newest tick written to the
@@ -175,7 +204,9 @@ impl Summary {
     unsafe fn record_slow(&self, ticks: *const Tick, row: usize, tick: Tick) {
         // `tick` is the newest tick, so it is newer than `folded` unless equal to it.
         if self.folded() == tick {
-            self.tree.stamp(row >> LEAF_SHIFT, tick);
+            if self.overflow() != Some(tick) {
+                self.tree.stamp(row >> LEAF_SHIFT, tick);
+            }
             return;
         }
         // SAFETY: the caller is the column's only writer.
@@ -187,27 +218,37 @@ impl Summary {
     }
 
     /// [`record`](Self::record) when the list is full: folds its oldest segments into
-    /// the tree until `row` fits, or its own tick was folded.
+    /// the tree until `row` fits, or its own tick's segment was folded: then the tick
+    /// overflows (see the module docs).
     ///
     /// # Safety
     /// As [`Summary::record`].
     unsafe fn make_room(&self, ticks: *const Tick, row: usize, tick: Tick) {
         // SAFETY: forwarded from the caller.
         let list = unsafe { self.list() };
+        let mut own = 0;
         while !list.is_empty() {
             // SAFETY: forwarded from the caller.
-            unsafe { self.fold_oldest(ticks) };
+            let folded = unsafe { self.fold_oldest(ticks) };
             if self.folded() == tick {
+                own = folded;
                 break;
             }
             if list.push(row, tick) {
                 return;
             }
         }
-        // No room even in an empty list, or `tick`'s own segment was folded: the tree
-        // takes it, and is then complete up to `tick`.
-        self.tree.stamp(row >> LEAF_SHIFT, tick);
         self.folded.store(tick.0, Relaxed);
+        if own.saturating_mul(SCAN_RATIO) >= self.tree.leaves() * LEAF {
+            // `tick`'s own writes filled the list: enough that every reader that has not
+            // seen them scans the rows, so the rest of them are left to the row ticks.
+            self.overflow.store(u64::from(tick.0), Relaxed);
+            return;
+        }
+        // A list too short for its own tick's rows to mean a scan (not one `grow`
+        // reserves: it holds a fifth of the rows): the tree takes the row, and is then
+        // complete up to `tick`.
+        self.tree.stamp(row >> LEAF_SHIFT, tick);
     }
 
     /// Records that the rows `written` of leaf `leaf` were written at `tick`, the newest
@@ -291,13 +332,16 @@ impl Summary {
     }
 
     /// Folds the oldest segment of the list into the tree: the rows still at its tick
-    /// (a row written again since is listed in a newer segment).
+    /// (a row written again since is listed in a newer segment). Returns how many rows
+    /// the segment listed.
     ///
     /// # Safety
     /// As [`Summary::record`].
-    unsafe fn fold_oldest(&self, ticks: *const Tick) {
+    unsafe fn fold_oldest(&self, ticks: *const Tick) -> usize {
+        let mut listed = 0;
         // SAFETY: forwarded from the caller.
         let folded = unsafe { self.list() }.pop_oldest(|row, tick| {
+            listed += 1;
             // SAFETY: listed rows are rows of the column (a removal folds the list before
             // it moves any row), and the writer may read their ticks (caller).
             if unsafe { *ticks.add(row) } == tick {
@@ -307,6 +351,7 @@ impl Summary {
         if let Some(tick) = folded {
             self.folded.store(tick.0, Relaxed);
         }
+        listed
     }
 
     /// Folds the whole list into the tree and marks the tree complete up to `now`, the
@@ -378,10 +423,13 @@ impl Summary {
             )
         };
         let first = list.first_since(last_run, this_run);
-        if list.count_from(first).saturating_mul(SCAN_RATIO) >= len {
+        let missed_overflow = self.overflow().is_some_and(|overflow| last_run.age(this_run) > overflow.age(this_run));
+        if missed_overflow || list.count_from(first).saturating_mul(SCAN_RATIO) >= len {
             // Many changes: the list's rows come in write order, each a random access
             // (its tick, then the caller's read of its values), where a scan of every
-            // row's tick visits them, and lets the caller read them, front to back.
+            // row's tick visits them, and lets the caller read them, front to back. (A
+            // reader that missed an overflow must scan: the list and tree lack some of
+            // that tick's rows.)
             for_each_newer_in_order(raw, stamps, last_run, this_run, f);
             return;
         }
@@ -412,6 +460,7 @@ impl Summary {
     pub(crate) fn clear(&mut self) {
         self.tree.clear();
         self.list.get_mut().clear();
+        *self.overflow.get_mut() = NO_OVERFLOW;
     }
 
     /// Applies tick maintenance, after folding the list into the tree: `folded` is then
@@ -427,6 +476,10 @@ impl Summary {
         self.tree.remap(remap);
         let folded = self.folded.get_mut();
         *folded = remap.apply(Tick(*folded)).0;
+        let overflow = self.overflow.get_mut();
+        if *overflow != NO_OVERFLOW {
+            *overflow = u64::from(remap.apply(Tick(*overflow as u32)).0);
+        }
     }
 
     /// Bytes held.
@@ -550,11 +603,15 @@ mod tests {
             let want: Vec<usize> =
                 (0..self.ticks.len()).filter(|&r| self.ticks[r].is_newer_than(last_run, this_run)).collect();
             assert_eq!(found, want, "reader that last ran at {last_run:?}, now {this_run:?}");
-            // Every tree entry covers the rows below it that are not newer than `folded`.
+            // Every tree entry covers the rows below it that are not newer than `folded`,
+            // but for those not newer than the last overflow (which only scanning
+            // readers look for).
             let levels = self.summary.tree.levels();
             let folded = self.summary.folded();
+            let overflow = self.summary.overflow();
             for (row, tick) in self.ticks.iter().enumerate() {
-                if !tick.is_newer_than(folded, this_run) {
+                let overflowed = overflow.is_some_and(|overflow| !tick.is_newer_than(overflow, this_run));
+                if !tick.is_newer_than(folded, this_run) && !overflowed {
                     let max = Tick(levels[0][row / LEAF]);
                     assert!(max.age(this_run) <= tick.age(this_run), "row {row}'s leaf");
                 }
@@ -567,6 +624,9 @@ mod tests {
     #[derive(Clone, Debug)]
     enum Op {
         Write(usize),
+        /// `count` writes from a row on, one row in three: enough, at one tick, to
+        /// overflow the list.
+        Burst(usize, usize),
         WriteLeaf(usize, u64),
         Parallel(Vec<usize>),
         Push(u32),
@@ -578,6 +638,7 @@ mod tests {
     fn op() -> impl Strategy<Value = Op> {
         prop_oneof![
             8 => any::<usize>().prop_map(Op::Write),
+            1 => (any::<usize>(), 0usize..200).prop_map(|(start, count)| Op::Burst(start, count)),
             2 => (any::<usize>(), any::<u64>()).prop_map(|(leaf, bits)| Op::WriteLeaf(leaf, bits)),
             1 => prop::collection::vec(any::<usize>(), 0..20).prop_map(Op::Parallel),
             2 => (0u32..6).prop_map(Op::Push),
@@ -602,6 +663,7 @@ mod tests {
                 let len = column.ticks.len();
                 match op {
                     Op::Write(row) if len > 0 => column.write(row % len),
+                    Op::Burst(start, count) if len > 0 => (0..count).for_each(|i| column.write((start + 3 * i) % len)),
                     Op::WriteLeaf(leaf, bits) if len > 0 => column.write_leaf(leaf % len.div_ceil(LEAF), bits),
                     Op::Parallel(rows) if len > 0 => column.parallel(&rows.iter().map(|r| r % len).collect::<Vec<_>>()),
                     Op::Push(age) => column.push(age),
@@ -618,31 +680,38 @@ mod tests {
     }
 
     #[test]
-    fn a_write_that_overflows_its_own_ticks_list_reaches_the_tree() {
-        // One tick writes more rows than the list holds: once the tick's own segment is
-        // folded, the write that found no room goes to the tree. Make that write the
-        // only one of its leaf: nothing else would raise the leaf's maximum.
-        let dense = |column: &mut Column, writes: usize| (0..writes).for_each(|row| column.write(row));
-        let fresh = || {
-            let mut column = Column::new(4096);
-            let last_run = column.read(Tick(9));
-            column.now = Tick(11);
-            (column, last_run)
-        };
-        // How many dense writes the list takes before the tick's own segment is folded.
-        let (mut probe, _) = fresh();
-        let mut taken = 0;
-        while probe.summary.folded() != probe.now {
-            probe.write(taken);
-            taken += 1;
+    fn a_tick_whose_writes_overflow_the_list_is_left_to_the_row_ticks() {
+        // 1,000 rows, a list of 200 entries: a tick that writes 300 rows fills the list
+        // with its own rows, and the rest are recorded only in the row ticks. A reader
+        // that missed the tick scans; one that saw it reads the list.
+        let mut column = Column::new(1000);
+        let mut saw_it = column.read(Tick(9));
+        let missed_it = saw_it;
+        column.now = Tick(11);
+        // The list's 200 in the first leaves, the rest in leaves of their own (which
+        // only the row ticks know of).
+        for row in (0..200).chain(500..600) {
+            column.write(row);
         }
-        assert!(taken < 4096 - LEAF, "the list overflowed within the first rows");
-        let (mut column, last_run) = fresh();
-        dense(&mut column, taken - 1);
-        let lone = 4096 - 1;
-        column.write(lone);
-        assert_eq!(column.summary.folded(), column.now, "the lone write overflowed the list");
-        column.read(last_run);
+        assert_eq!(column.summary.overflow(), Some(column.now), "300 writes of one tick overflowed");
+        assert_eq!(column.summary.folded(), column.now);
+        // The overflow's rows are found (`read` checks against the row ticks).
+        saw_it = column.read(saw_it);
+        for i in 0..5 {
+            column.write(i * 100 + 1);
+        }
+        column.read(saw_it);
+        column.read(missed_it);
+        // A later tick writes a row the overflow wrote, and one it did not, at a tick
+        // that goes to the tree (a removal folds the list): a reader between the two
+        // ticks reads the tree, not the overflowed rows.
+        let between = column.read(saw_it);
+        column.write(7);
+        column.write(8);
+        column.remove(999);
+        column.write(9);
+        column.read(between);
+        column.read(missed_it);
     }
 
     #[test]
