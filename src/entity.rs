@@ -218,7 +218,7 @@ impl Entities {
     /// The handles the next allocations will give, in order, once reserved ones are
     /// flushed (none may be waiting): at most `recycled` from the free list, then
     /// fresh indices.
-    pub(crate) fn upcoming(&self, recycled: usize) -> crate::scene::Upcoming {
+    pub(crate) fn upcoming(&self, recycled: usize) -> crate::entity_upcoming::Upcoming {
         debug_assert!(!self.has_reserved(), "ripple: flush reserved entities first");
         let recycled = self
             .free
@@ -233,7 +233,7 @@ impl Entities {
         } else {
             self.meta.len() as u32
         };
-        crate::scene::Upcoming::new(recycled, fresh_from)
+        crate::entity_upcoming::Upcoming::new(recycled, fresh_from)
     }
 
     /// Hints the processor to load `entity`'s slot.

@@ -58,6 +58,8 @@ mod entity_mut;
 mod entity_ref;
 #[cfg(feature = "persistence")]
 mod entity_serde;
+#[cfg(feature = "persistence")]
+mod entity_upcoming;
 mod error;
 mod event;
 mod hash;

@@ -15,10 +15,10 @@
 use std::ops::Range;
 
 use crate::entity::Entity;
+use crate::entity_serde::rename::{Lent, Rename};
 use crate::hash::IdMap;
 use crate::hierarchy::ChildOf;
 use crate::scene::SceneRegistry;
-use crate::scene::rename::{Lent, Rename};
 use crate::world::World;
 
 use super::error::ReplicateError;

@@ -17,8 +17,8 @@
 use std::num::NonZeroU32;
 
 use crate::entity::Entity;
+use crate::entity_serde::rename::Rename;
 use crate::scene::EntityMap;
-use crate::scene::rename::Rename;
 use crate::world::World;
 
 /// One peer handle slot.

@@ -13,7 +13,8 @@ use crate::world::World;
 use super::entry::{StagedResource, Staging, staged_values};
 use super::error::{LoadError, ValueSite};
 use super::registry::SceneRegistry;
-use super::remap::{EntityRemap, Installed, Mode, NONE, Upcoming};
+use super::remap::{EntityRemap, Installed, Mode, NONE};
+use crate::entity_upcoming::Upcoming;
 
 /// What a load made.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -3,8 +3,9 @@
 //! A scene names its entities by the handles they had when it was saved (its *file
 //! ids*); loading gives them fresh handles. Components refer to entities through
 //! plain `Entity` fields, so the remap happens where serde reads an `Entity`: the
-//! load installs an [`EntityRemap`] for this thread, and `Entity`'s `Deserialize`
-//! passes every handle it reads through [`loaded`].
+//! load installs an [`EntityRemap`] for this thread, with [`loaded`] as the core's
+//! hook ([`load_remap`]), through which `Entity`'s `Deserialize` passes every handle
+//! it reads.
 //!
 //! The new handles are known before anything changes: the world's allocator hands
 //! out slots in a fixed order (its free list, last in first out, then fresh indices),
@@ -12,59 +13,14 @@
 //! id gets its slot `k` the first time it is seen — as a record's id, or inside a
 //! value that refers to it — so one pass over the input suffices.
 
-use std::cell::{Cell, OnceCell, RefCell};
+use std::cell::{Cell, RefCell};
 
 use crate::entity::Entity;
+use crate::entity_serde::load_remap;
+use crate::entity_upcoming::Upcoming;
 use crate::hash::IdMap;
 
 use super::entity_map::EntityMap;
-
-/// The handles a world's next allocations will give, in order.
-pub(crate) struct Upcoming {
-    /// Recycled slots first, in the order the allocator pops them.
-    recycled: Vec<Entity>,
-    /// Then fresh indices from this one on, at generation 1.
-    fresh_from: u32,
-    /// Position in `recycled` by slot index, made on the first [`position`](Self::position).
-    recycled_at: OnceCell<IdMap<u32, u32>>,
-}
-
-impl Upcoming {
-    /// No handles (what a finished load leaves behind).
-    pub(crate) fn none() -> Upcoming {
-        Upcoming::new(Vec::new(), u32::MAX)
-    }
-
-    /// `recycled` handles first, then fresh indices from `fresh_from` on.
-    pub(crate) const fn new(recycled: Vec<Entity>, fresh_from: u32) -> Upcoming {
-        Upcoming { recycled, fresh_from, recycled_at: OnceCell::new() }
-    }
-
-    /// Which allocation gives `entity`, if one does: the inverse of [`get`](Self::get).
-    pub(crate) fn position(&self, entity: Entity) -> Option<usize> {
-        if entity.index() >= self.fresh_from {
-            let k = self.recycled.len() + (entity.index() - self.fresh_from) as usize;
-            return (entity.generation() == 1).then_some(k);
-        }
-        let recycled_at = self
-            .recycled_at
-            .get_or_init(|| self.recycled.iter().enumerate().map(|(k, entity)| (entity.index(), k as u32)).collect());
-        let k = *recycled_at.get(&entity.index())? as usize;
-        (self.recycled[k] == entity).then_some(k)
-    }
-
-    /// The handle of the `k`-th allocation.
-    pub(crate) fn get(&self, k: usize) -> Entity {
-        match self.recycled.get(k) {
-            Some(&entity) => entity,
-            None => {
-                let index = u64::from(self.fresh_from) + (k - self.recycled.len()) as u64;
-                // Past 2^32 slots the allocator panics before handing this out.
-                Entity::from_bits((1u64 << 32) | (index & u64::from(u32::MAX))).expect("generation 1")
-            }
-        }
-    }
-}
 
 /// "None" in the per-slot records and reference sites.
 pub(crate) const NONE: u32 = u32::MAX;
@@ -273,12 +229,15 @@ pub(crate) fn set_site(site: (u32, u32)) {
 /// which restores whatever was installed before and hands `remap` back.
 pub(crate) struct Installed {
     previous: Option<EntityRemap>,
+    /// The core's hook as it was before (see [`load_remap`]).
+    previous_hook: Option<load_remap::Remap>,
 }
 
 impl Installed {
     pub(crate) fn new(remap: EntityRemap) -> Installed {
         let previous = ACTIVE.with(|active| active.borrow_mut().replace(remap));
-        Installed { previous }
+        let previous_hook = load_remap::replace(Some(loaded));
+        Installed { previous, previous_hook }
     }
 
     /// Runs `f` on the installed remap.
@@ -290,6 +249,7 @@ impl Installed {
     pub(crate) fn finish(mut self) -> EntityRemap {
         let previous = self.previous.take();
         let remap = ACTIVE.with(|active| std::mem::replace(&mut *active.borrow_mut(), previous));
+        load_remap::replace(self.previous_hook);
         std::mem::forget(self);
         remap.expect("ripple: remap installed")
     }
@@ -300,6 +260,7 @@ impl Drop for Installed {
         let previous = self.previous.take();
         // `try_with`: during thread teardown the slot may be gone already.
         let _ = ACTIVE.try_with(|active| *active.borrow_mut() = previous);
+        load_remap::replace(self.previous_hook);
     }
 }
 

@@ -7,6 +7,9 @@
 //! the new handle of the entity it named in the file. While replication writes a
 //! peer's delta, every entity written goes through the peer's rename the same way.
 
+pub(crate) mod load_remap;
+pub(crate) mod rename;
+
 use std::fmt;
 
 use serde::de::{self, Deserialize, Deserializer, Visitor};
@@ -18,9 +21,9 @@ use crate::entity::Entity;
 impl Serialize for Entity {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         if serializer.is_human_readable() {
-            serializer.collect_str(&crate::scene::rename::saved(*self))
+            serializer.collect_str(&rename::saved(*self))
         } else {
-            serializer.serialize_u64(crate::scene::rename::saved(*self).to_bits())
+            serializer.serialize_u64(rename::saved(*self).to_bits())
         }
     }
 }
@@ -33,7 +36,7 @@ impl<'de> Deserialize<'de> for Entity {
         } else {
             deserializer.deserialize_u64(EntityVisitor)?
         };
-        Ok(crate::scene::remap::loaded(entity))
+        Ok(load_remap::loaded(entity))
     }
 }
 

@@ -1,4 +1,5 @@
-//! The rename a write runs under: the saving side's counterpart of [`remap`](super::remap).
+//! The rename a write runs under: the saving side's counterpart of the remap a load
+//! runs under ([`load_remap`](super::load_remap)).
 //!
 //! Components refer to entities through plain `Entity` fields, so a writer that must
 //! not show the world's own handles (replication, which names entities to each peer
