@@ -253,18 +253,6 @@ pub enum RunRefused {
     InvalidParams,
 }
 
-impl From<&crate::OneShotError> for RunRefused {
-    fn from(error: &crate::OneShotError) -> Self {
-        use crate::OneShotError as E;
-        match error {
-            E::NoSuchSystem(_) | E::ConflictingParams { .. } | E::CapturesState { .. } => RunRefused::NoSuchSystem,
-            E::AlreadyRunning(_) => RunRefused::AlreadyRunning,
-            E::RecursionLimit { .. } => RunRefused::RecursionLimit,
-            E::InvalidParams { .. } => RunRefused::InvalidParams,
-        }
-    }
-}
-
 impl fmt::Display for CommandFailure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

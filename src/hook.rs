@@ -7,11 +7,11 @@
 //! recurses.)
 
 use crate::bundle::BundleId;
+use crate::commands::{CommandQueue, Commands};
 use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
 use crate::error::CommandError;
 use crate::storage::ArchetypeId;
-use crate::system::{CommandQueue, Commands};
 use crate::world::World;
 
 /// The most rounds of hook commands one structural change runs: each round applies

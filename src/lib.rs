@@ -49,6 +49,7 @@ mod api;
 mod builtin;
 mod bundle;
 mod change;
+mod commands;
 mod component;
 #[cfg(feature = "persistence")]
 mod data;
@@ -68,6 +69,7 @@ mod hint;
 mod hook;
 mod observer;
 mod one_component;
+mod one_shot_id;
 mod query;
 mod reactor;
 mod relation_error;
@@ -96,6 +98,7 @@ pub use bundle::Bundle;
 #[doc(hidden)]
 pub use bundle::BundleRow;
 pub use change::{Mut, Removals, RemovedReader, Tick};
+pub use commands::{Command, CommandQueue, Commands, EntityCommands};
 pub use component::{Component, ComponentId, Storage};
 #[cfg(feature = "persistence")]
 #[doc(hidden)]
@@ -125,12 +128,13 @@ pub use observer::{
     MAX_CHANGE_ROUNDS, MAX_OBSERVER_ERRORS, ObserverError, ObserverEvent, ObserverFunction, ObserverId, OnAdd,
     OnChange, OnDespawn, OnInsert, OnRemove, OnReplace, Trigger,
 };
+pub use one_shot_id::OneShotId;
 pub use query::{
     Added, ArchetypeFilter, Changed, Dirty, EntityComponentsMut, EntityMutExcept, EntityRefExcept, Or, QueryData,
     QueryFilter, QueryIter, QueryState, ReadOnlyQueryData, Ref, With, Without,
 };
-pub use relation_error::HierarchyError;
-pub use relationship::{DespawnPolicy, Related, Relation, RelationError};
+pub use relation_error::{HierarchyError, RelationError};
+pub use relationship::{DespawnPolicy, Related, Relation};
 #[cfg(feature = "persistence")]
 #[cfg_attr(docsrs, doc(cfg(feature = "persistence")))]
 pub use replicate::{
@@ -153,11 +157,10 @@ pub use sparse_mut::SparseMut;
 pub use spawn_batch::SpawnBatch;
 pub use storage::ArchetypeId;
 pub use system::{
-    BoxError, Command, CommandQueue, Commands, Condition, EntityCommands, EntityCounts, ExclusiveSystem,
-    FunctionSystem, In, InMut, InRef, IntoCondition, IntoIoSystem, IntoSystem, IoSystem, Local,
-    ONE_SHOT_RECURSION_LIMIT, OneShotError, OneShotId, ParamSet, Pipe, PlainSystem, Populated, Query, QueryParamIter,
-    ReadOnlySystemParam, Removed, Res, ResMut, ScheduledIo, Single, System, SystemAccess, SystemError, SystemIn,
-    SystemInput, SystemMeta, SystemOutput, SystemParam, SystemParamFunction, SystemParamItem, SystemResult,
+    BoxError, Condition, EntityCounts, ExclusiveSystem, FunctionSystem, In, InMut, InRef, IntoCondition, IntoIoSystem,
+    IntoSystem, IoSystem, Local, ONE_SHOT_RECURSION_LIMIT, OneShotError, ParamSet, Pipe, PlainSystem, Populated, Query,
+    QueryParamIter, ReadOnlySystemParam, Removed, Res, ResMut, ScheduledIo, Single, System, SystemAccess, SystemError,
+    SystemIn, SystemInput, SystemMeta, SystemOutput, SystemParam, SystemParamFunction, SystemParamItem, SystemResult,
     any_component_removed, any_match, condition_changed, condition_changed_to, not, on_event, resource_added,
     resource_changed, resource_changed_or_removed, resource_equals, resource_exists, resource_exists_and_equals,
     resource_removed, run_once,

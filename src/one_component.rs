@@ -1,10 +1,10 @@
 //! One-component forms of insert and remove, taking the component itself instead of a
 //! one-element tuple: `world.insert_one(e, Shield)` for `world.insert(e, (Shield,))`.
 
+use crate::commands::Commands;
 use crate::component::Component;
 use crate::entity::Entity;
 use crate::error::{ComponentError, NoSuchEntity};
-use crate::system::Commands;
 use crate::world::World;
 
 impl World {

@@ -5,6 +5,7 @@ use std::sync::{Arc, Weak};
 
 use crate::bundle::{Bundle, BundleId, BundleRow, Bundles, SPARSE_COLUMN, SpawnTarget};
 use crate::change::{CHECK_TICK_THRESHOLD, EventLog, Move, Mut, Remap, RemovedReader, Tick};
+use crate::commands::CommandQueue;
 use crate::component::{Component, ComponentId, Components};
 use crate::entity::{Entities, Entity, Location};
 use crate::entity_ref::EntityRef;
@@ -18,7 +19,6 @@ use crate::storage::{
     Archetype, ArchetypeId, Archetypes, Registries, RemoveEdge, Row, SparseSets, Transitions, TypedColumn, downcast,
     downcast_mut,
 };
-use crate::system::CommandQueue;
 
 /// Identifies a world, so a [`QueryState`] is never used with another one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

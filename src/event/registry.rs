@@ -6,6 +6,7 @@ use std::hash::Hash;
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::commands::Commands;
 use crate::hash::IdMap;
 use crate::world::{World, WorldId};
 
@@ -361,5 +362,15 @@ impl World {
         for queue in &mut self.events.queues {
             f(queue.name(), queue.stats());
         }
+    }
+}
+
+/// Sending events from a command queue (a system's [`Commands`]).
+impl Commands<'_, '_> {
+    /// Queues sending `event` (see [`World::send_event`]). From a system, it is sent
+    /// when the sync point applies the queue, and delivered at the end of that same
+    /// sync point.
+    pub fn send_event<E: Event>(&mut self, event: E) {
+        self.queue.push(move |world: &mut World| world.send_event(event));
     }
 }

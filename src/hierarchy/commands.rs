@@ -2,9 +2,9 @@
 //! command ([`World::failed_commands`]) and changes nothing.
 
 use crate::bundle::Bundle;
+use crate::commands::{Commands, EntityCommands};
 use crate::entity::Entity;
 use crate::error::{CommandError, CommandFailure};
-use crate::system::{Commands, EntityCommands};
 use crate::world::World;
 
 use super::HierarchyError;

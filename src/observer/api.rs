@@ -3,8 +3,8 @@
 
 use std::any::TypeId;
 
+use crate::commands::{Commands, EntityCommands};
 use crate::entity::Entity;
-use crate::system::{Commands, EntityCommands};
 use crate::world::World;
 
 use super::error::ObserverError;

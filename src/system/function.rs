@@ -11,10 +11,10 @@ use crate::type_name::short_type_name;
 use crate::world::World;
 
 use super::access::SystemAccess;
-use super::commands::CommandQueue;
 use super::input::{SystemIn, SystemInput};
 use super::output::{SystemError, SystemOutput};
 use super::param::{EntityCounts, SystemMeta, SystemParam, SystemParamItem};
+use crate::commands::CommandQueue;
 
 /// Something the schedule can run. Made from functions by [`IntoSystem`]; implement
 /// it directly only for systems that need more control.

@@ -6,13 +6,13 @@ use std::borrow::Cow;
 use crate::world::World;
 
 use super::access::SystemAccess;
-use super::commands::CommandQueue;
 use super::function::{
     ExclusiveSystem, FunctionSystem, IsExclusiveSystem, IsFunctionSystem, System, SystemParamFunction,
 };
 use super::input::{In, SystemIn, SystemInput};
 use super::output::{SystemError, SystemOutput};
 use super::pipe::Pipe;
+use crate::commands::CommandQueue;
 
 /// A system that takes an input and returns an output: a function whose first
 /// parameter is [`In`](crate::In), [`InRef`](crate::InRef) or [`InMut`](crate::InMut),

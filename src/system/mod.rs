@@ -2,9 +2,7 @@
 //! [`Schedule`](crate::Schedule) can order them and run them in parallel.
 
 mod access;
-mod commands;
 mod condition;
-mod entity_commands;
 mod function;
 mod input;
 mod io_system;
@@ -18,19 +16,17 @@ mod res;
 mod single;
 
 pub use access::SystemAccess;
-pub use commands::{Command, CommandQueue, Commands};
 pub use condition::{
     Condition, IntoCondition, ReadOnlySystemParam, any_component_removed, any_match, condition_changed,
     condition_changed_to, not, on_event, resource_added, resource_changed, resource_changed_or_removed,
     resource_equals, resource_exists, resource_exists_and_equals, resource_removed, run_once,
 };
-pub use entity_commands::EntityCommands;
 pub use function::{ExclusiveSystem, FunctionSystem, IntoSystem, System, SystemParamFunction};
 pub(crate) use function::{init_params, short_name};
 pub use input::{In, InMut, InRef, SystemIn, SystemInput};
 pub use io_system::{IntoIoSystem, IoSystem, PlainSystem, ScheduledIo};
 pub(crate) use one_shot::OneShotSystems;
-pub use one_shot::{ONE_SHOT_RECURSION_LIMIT, OneShotError, OneShotId};
+pub use one_shot::{ONE_SHOT_RECURSION_LIMIT, OneShotError};
 pub use output::{BoxError, SystemError, SystemOutput, SystemResult};
 pub use param::{EntityCounts, Local, Removed, Res, ResMut, SystemMeta, SystemParam, SystemParamItem};
 pub use param_set::ParamSet;

@@ -2,15 +2,14 @@
 //! own memory (query caches, change-tracking ticks, event cursors) between calls.
 
 use std::any::Any;
-use std::fmt;
-use std::hash::{Hash, Hasher};
-use std::marker::PhantomData;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::sync::Mutex;
 
+use crate::commands::{CommandQueue, Commands};
+use crate::error::RunRefused;
+use crate::one_shot_id::OneShotId;
 use crate::world::World;
 
-use super::commands::CommandQueue;
 use super::input::{SystemIn, SystemInput};
 use super::io_system::{IntoIoSystem, IoSystem};
 
@@ -19,66 +18,6 @@ use super::io_system::{IntoIoSystem, IoSystem};
 /// [`OneShotError::RecursionLimit`]: deep enough for any design, shallow enough that
 /// a runaway recursion stops long before the stack runs out.
 pub const ONE_SHOT_RECURSION_LIMIT: usize = 64;
-
-/// Identifies a system registered with [`World::register_system`], which takes `I`
-/// ([`In`](crate::In), [`InRef`](crate::InRef), [`InMut`](crate::InMut), or `()` for no
-/// input) and returns `O`. Never reused, so a handle to an unregistered system stays
-/// invalid.
-pub struct OneShotId<I = (), O = ()> {
-    index: u32,
-    _types: PhantomData<fn(I) -> O>,
-}
-
-impl<I, O> OneShotId<I, O> {
-    fn new(index: u32) -> Self {
-        OneShotId { index, _types: PhantomData }
-    }
-
-    /// The same handle without its input and output types, as errors name it.
-    pub fn untyped(self) -> OneShotId {
-        OneShotId::new(self.index)
-    }
-}
-
-impl<I, O> Clone for OneShotId<I, O> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<I, O> Copy for OneShotId<I, O> {}
-
-impl<I, O> PartialEq for OneShotId<I, O> {
-    fn eq(&self, other: &Self) -> bool {
-        self.index == other.index
-    }
-}
-
-impl<I, O> Eq for OneShotId<I, O> {}
-
-impl<I, O> PartialOrd for OneShotId<I, O> {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl<I, O> Ord for OneShotId<I, O> {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.index.cmp(&other.index)
-    }
-}
-
-impl<I, O> Hash for OneShotId<I, O> {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        self.index.hash(state);
-    }
-}
-
-impl<I, O> fmt::Debug for OneShotId<I, O> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "OneShotId({})", self.index)
-    }
-}
 
 /// Why a one-shot system could not be registered or run.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -447,5 +386,33 @@ impl World {
             }
             Entry::Removed => Err(OneShotError::NoSuchSystem(id)),
         }
+    }
+}
+/// The kind of a refusal, as a failed command records it.
+impl From<&OneShotError> for RunRefused {
+    fn from(error: &OneShotError) -> Self {
+        use OneShotError as E;
+        match error {
+            E::NoSuchSystem(_) | E::ConflictingParams { .. } | E::CapturesState { .. } => RunRefused::NoSuchSystem,
+            E::AlreadyRunning(_) => RunRefused::AlreadyRunning,
+            E::RecursionLimit { .. } => RunRefused::RecursionLimit,
+            E::InvalidParams { .. } => RunRefused::InvalidParams,
+        }
+    }
+}
+
+/// Running one-shot systems from a command queue.
+impl Commands<'_, '_> {
+    /// Queues a run of one-shot system `id` ([`World::run_system`]); if it is refused,
+    /// the refusal is recorded as a failed command
+    /// ([`CommandFailure::RunSystem`](crate::CommandFailure::RunSystem)).
+    pub fn run_system<O: 'static>(&mut self, id: OneShotId<(), O>) {
+        self.add(move |world: &mut World| {
+            if let Err(error) = world.run_system(id) {
+                let refused = RunRefused::from(&error);
+                let error = crate::CommandFailure::RunSystem { system: id.untyped(), refused };
+                world.record_failed_command(crate::CommandError { command: "run_system", error });
+            }
+        });
     }
 }

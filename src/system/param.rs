@@ -13,7 +13,7 @@ use crate::storage::ArchetypeId;
 use crate::world::World;
 
 use super::access::SystemAccess;
-use super::commands::{CommandQueue, Commands};
+use crate::commands::{CommandQueue, Commands};
 
 /// What the schedule knows about one system: its name and what it touches.
 #[derive(Debug, Default)]

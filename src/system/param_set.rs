@@ -107,7 +107,7 @@ macro_rules! impl_param_set {
             fn apply(state: &mut Self::State, world: &mut World) {
                 $($param::apply(&mut state.params.$index, world);)*
             }
-            fn queue(state: &mut Self::State, queue: &mut crate::system::CommandQueue) {
+            fn queue(state: &mut Self::State, queue: &mut crate::commands::CommandQueue) {
                 $($param::queue(&mut state.params.$index, queue);)*
             }
             fn count(state: &mut Self::State, world: &World, counts: &mut EntityCounts) {

@@ -5,11 +5,11 @@ use std::borrow::Cow;
 use crate::world::World;
 
 use super::access::SystemAccess;
-use super::commands::CommandQueue;
 use super::function::IntoSystem;
 use super::input::{In, SystemIn};
 use super::io_system::{IntoIoSystem, IoSystem, ScheduledIo};
 use super::output::SystemOutput;
+use crate::commands::CommandQueue;
 
 /// Two systems run one after the other, the first's output the second's input: made
 /// by [`IntoIoSystem::pipe`]. Its name is `first | second`; its access is both

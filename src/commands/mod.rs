@@ -12,6 +12,10 @@ use crate::entity::Entity;
 use crate::error::CommandError;
 use crate::world::World;
 
+mod entity_commands;
+
+pub use entity_commands::EntityCommands;
+
 /// A change to the world, applied later with exclusive access.
 ///
 /// Safe to implement: a command gets the world as `&mut World` at a sync point, when
@@ -316,26 +320,6 @@ impl Commands<'_, '_> {
         self.queue.push(move |world: &mut World| {
             if let Err(error) = world.remove::<B>(entity) {
                 world.record_failed_command(CommandError { command: "remove", error: error.into() });
-            }
-        });
-    }
-
-    /// Queues sending `event` (see [`World::send_event`]). From a system, it is sent
-    /// when the sync point applies the queue, and delivered at the end of that same
-    /// sync point.
-    pub fn send_event<E: crate::Event>(&mut self, event: E) {
-        self.queue.push(move |world: &mut World| world.send_event(event));
-    }
-
-    /// Queues a run of one-shot system `id` ([`World::run_system`]); if it is refused,
-    /// the refusal is recorded as a failed command
-    /// ([`CommandFailure::RunSystem`](crate::CommandFailure::RunSystem)).
-    pub fn run_system<O: 'static>(&mut self, id: crate::OneShotId<(), O>) {
-        self.add(move |world: &mut World| {
-            if let Err(error) = world.run_system(id) {
-                let refused = crate::error::RunRefused::from(&error);
-                let error = crate::CommandFailure::RunSystem { system: id.untyped(), refused };
-                world.record_failed_command(crate::CommandError { command: "run_system", error });
             }
         });
     }

@@ -4,7 +4,7 @@ use crate::bundle::Bundle;
 use crate::component::Component;
 use crate::entity::Entity;
 
-use super::commands::Commands;
+use super::Commands;
 
 /// Queues commands for one entity without repeating its handle; each applies (or is
 /// recorded as failed) exactly as the [`Commands`] call it stands for.
