@@ -90,6 +90,7 @@ mod tuples;
 mod type_name;
 mod world;
 mod world_clear;
+mod world_extension;
 mod world_inspect;
 mod world_memory;
 

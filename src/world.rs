@@ -10,7 +10,6 @@ use crate::component::{Component, ComponentId, Components};
 use crate::entity::{Entities, Entity, Location};
 use crate::entity_ref::EntityRef;
 use crate::error::{ComponentError, MissingComponent, NoSuchEntity};
-use crate::event::Events;
 use crate::hook::{HookFlags, HookKind, RemovedIds};
 use crate::query::{QueryData, QueryFilter, QueryState};
 use crate::resource::Resources;
@@ -19,6 +18,7 @@ use crate::storage::{
     Archetype, ArchetypeId, Archetypes, Registries, RemoveEdge, Row, SparseSets, Transitions, TypedColumn, downcast,
     downcast_mut,
 };
+use crate::world_extension::Extension;
 
 /// Identifies a world, so a [`QueryState`] is never used with another one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,8 +79,8 @@ pub struct World {
     pub(crate) trackers_cleared: Option<Arc<AtomicU32>>,
     /// Deferred commands that failed, the most recent until drained, and their count.
     pub(crate) failed_commands: crate::world_memory::FailedCommands,
-    /// One queue per event type.
-    pub(crate) events: Events,
+    /// One queue per event type: the event floor's `Events`, installed by `World::new`.
+    pub(crate) events: Extension,
     /// Commands queued by hooks, applied when the operation that ran them completes.
     pub(crate) hook_queue: CommandQueue,
     /// Entities reserved for spawn commands that were dropped unapplied; freed at the
@@ -91,8 +91,9 @@ pub struct World {
     /// Set while hook commands are being applied: nested operations leave theirs to
     /// the running loop instead of recursing.
     pub(crate) applying_hook_commands: bool,
-    /// Systems registered to run on demand.
-    pub(crate) one_shot: crate::system::OneShotSystems,
+    /// Systems registered to run on demand: the systems floor's `OneShotSystems`,
+    /// installed by `World::new`.
+    pub(crate) one_shot: Extension,
     /// The link tables of relations (the hierarchy's and the user's): which target's
     /// list holds each source.
     pub(crate) relation_tables: crate::relation_registry::RelationTables,
@@ -131,12 +132,12 @@ impl World {
             observers: Vec::new(),
             trackers_cleared: None,
             failed_commands: Default::default(),
-            events: Events::default(),
+            events: Extension::empty(),
             hook_queue: CommandQueue::default(),
             abandoned_spawns: Default::default(),
             hook_spare: CommandQueue::default(),
             applying_hook_commands: false,
-            one_shot: crate::system::OneShotSystems::default(),
+            one_shot: Extension::empty(),
             relation_tables: Default::default(),
             reactor: Default::default(),
         }

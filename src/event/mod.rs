@@ -16,3 +16,8 @@ mod registry;
 pub use param::{EventReader, EventWriter, ReaderState};
 pub(crate) use registry::Events;
 pub use registry::{Event, EventCursor, EventIter, EventStats};
+
+/// Gives `world` its event queues (none yet: one per event type as types are used).
+pub(crate) fn install(world: &mut crate::World) {
+    world.events = crate::world_extension::Extension::new(Events::default());
+}

@@ -42,11 +42,11 @@ unsafe impl<E: Event> SystemParam for EventWriter<'_, E> {
 
     fn init(world: &mut World, meta: &mut SystemMeta) -> usize {
         meta.add_resource_access::<Sends<E>>(true, std::any::type_name::<Self>());
-        world.events.index_or_register::<E>()
+        world.events.get_mut::<Events>().index_or_register::<E>()
     }
 
     unsafe fn get<'w>(index: &mut usize, world: &'w World, _: &SystemMeta) -> EventWriter<'w, E> {
-        let queue: &EventQueue<E> = world.events.queue(*index);
+        let queue: &EventQueue<E> = world.events.get::<Events>().queue(*index);
         // SAFETY: the declared write of `Sends<E>` makes this the only writer of `E`
         // running (caller), and readers never touch the outbox.
         EventWriter { outbox: unsafe { queue.outbox_unchecked() } }
@@ -154,10 +154,10 @@ unsafe impl<E: Event> SystemParam for EventReader<'_, '_, E> {
     type Item<'w, 's> = EventReader<'w, 's, E>;
 
     fn init(world: &mut World, _: &mut SystemMeta) -> ReaderState {
-        ReaderState::register::<E>(&mut world.events)
+        ReaderState::register::<E>(world.events.get_mut::<Events>())
     }
 
     unsafe fn get<'w, 's>(state: &'s mut ReaderState, world: &'w World, _: &SystemMeta) -> EventReader<'w, 's, E> {
-        EventReader { queue: world.events.queue(state.index), state }
+        EventReader { queue: world.events.get::<Events>().queue(state.index), state }
     }
 }

@@ -218,7 +218,7 @@ pub struct EventStats {
 impl World {
     /// Registers event type `E` (sending or reading does this too).
     pub fn add_event<E: Event>(&mut self) {
-        self.events.index_or_register::<E>();
+        self.events.get_mut::<Events>().index_or_register::<E>();
     }
 
     /// Sends `event`; it becomes readable at the next sync point
@@ -235,18 +235,22 @@ impl World {
     /// assert_eq!(world.read_events(&mut cursor).count(), 0); // read once
     /// ```
     pub fn send_event<E: Event>(&mut self, event: E) {
-        self.events.get_or_register::<E>().outbox().send(event);
+        self.events.get_mut::<Events>().get_or_register::<E>().outbox().send(event);
     }
 
     /// Sends every event of `events`, in order.
     pub fn send_events<E: Event>(&mut self, events: impl IntoIterator<Item = E>) {
-        self.events.get_or_register::<E>().outbox().send_all(events);
+        self.events.get_mut::<Events>().get_or_register::<E>().outbox().send_all(events);
     }
 
     /// A world-level reader of `E`, which reads the events delivered from the next
     /// sync point on.
     pub fn event_cursor<E: Event>(&mut self) -> EventCursor<E> {
-        EventCursor { state: ReaderState::register::<E>(&mut self.events), world: self.id(), _event: PhantomData }
+        EventCursor {
+            state: ReaderState::register::<E>(self.events.get_mut::<Events>()),
+            world: self.id(),
+            _event: PhantomData,
+        }
     }
 
     /// The events `cursor` has not read yet, oldest first. The cursor has read the
@@ -271,14 +275,14 @@ impl World {
             "an EventCursor<{}> was used with another world",
             std::any::type_name::<E>()
         );
-        cursor.state.read(self.events.queue::<E>(cursor.state.index))
+        cursor.state.read(self.events.get::<Events>().queue::<E>(cursor.state.index))
     }
 
     /// The sync point for events: makes every event sent since the last one readable,
     /// and forgets events that every reader has read. Schedules call it at the end of
     /// each phase; call it yourself when driving the world without a schedule.
     pub fn deliver_events(&mut self) {
-        for queue in &mut self.events.queues {
+        for queue in &mut self.events.get_mut::<Events>().queues {
             queue.deliver();
         }
     }
@@ -331,12 +335,12 @@ impl World {
         E: Event,
         K: Hash + Eq + Send + Sync + 'static,
     {
-        self.events.get_or_register::<E>().set_merge(Some(Box::new(MergeBy::new(key, combine))));
+        self.events.get_mut::<Events>().get_or_register::<E>().set_merge(Some(Box::new(MergeBy::new(key, combine))));
     }
 
     /// Stops merging events of type `E`.
     pub fn clear_merge_policy<E: Event>(&mut self) {
-        self.events.get_or_register::<E>().set_merge(None);
+        self.events.get_mut::<Events>().get_or_register::<E>().set_merge(None);
     }
 
     /// Keeps at most `capacity` readable events of type `E` (`None`, the default:
@@ -344,22 +348,22 @@ impl World {
     /// drops the oldest events at the sync point and counts them: see
     /// [`EventStats::dropped`] and each reader's `missed()`.
     pub fn set_event_capacity<E: Event>(&mut self, capacity: Option<usize>) {
-        self.events.get_or_register::<E>().set_capacity(capacity);
+        self.events.get_mut::<Events>().get_or_register::<E>().set_capacity(capacity);
     }
 
     /// Counters of `E`'s queue (all zero if `E` was never used).
     pub fn event_stats<E: Event>(&mut self) -> EventStats {
-        let Some(&index) = self.events.by_type.get(&TypeId::of::<E>()) else {
+        let Some(&index) = self.events.get::<Events>().by_type.get(&TypeId::of::<E>()) else {
             return EventStats::default();
         };
-        self.events.queues[index].stats()
+        self.events.get_mut::<Events>().queues[index].stats()
     }
 
     /// Calls `f` with every event type's name and counters, in the order the types
     /// were first used: for tools that show a world's events without knowing their
     /// types. O(event types).
     pub fn for_each_event_type(&mut self, mut f: impl FnMut(&'static str, EventStats)) {
-        for queue in &mut self.events.queues {
+        for queue in &mut self.events.get_mut::<Events>().queues {
             f(queue.name(), queue.stats());
         }
     }

@@ -46,3 +46,8 @@ pub use pipe::IsPipe;
 pub use query_param::QueryParamState;
 #[doc(hidden)]
 pub use res::ResState;
+
+/// Gives `world` its registry of one-shot systems (empty).
+pub(crate) fn install(world: &mut crate::World) {
+    world.one_shot = crate::world_extension::Extension::new(OneShotSystems::default());
+}

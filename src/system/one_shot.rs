@@ -164,7 +164,7 @@ impl World {
         if let Err(conflicts) = system.initialize(self) {
             return Err(OneShotError::ConflictingParams { system: system.name().to_string(), conflicts });
         }
-        let entries = self.one_shot.entries();
+        let entries = self.one_shot.get_mut::<OneShotSystems>().entries();
         let id = OneShotId::new(u32::try_from(entries.len()).expect("fewer than 2^32 systems registered"));
         entries.push(Entry::Idle(Box::new(Typed::<I, O>(Box::new(system)))));
         Ok(id)
@@ -242,8 +242,13 @@ impl World {
         input: SystemIn<'_, I>,
     ) -> Result<O, OneShotError> {
         let index = id.index as usize;
-        let depth = self.one_shot.depth;
-        let entry = self.one_shot.entries().get_mut(index).ok_or(OneShotError::NoSuchSystem(id.untyped()))?;
+        let depth = self.one_shot.get_mut::<OneShotSystems>().depth;
+        let entry = self
+            .one_shot
+            .get_mut::<OneShotSystems>()
+            .entries()
+            .get_mut(index)
+            .ok_or(OneShotError::NoSuchSystem(id.untyped()))?;
         if matches!(entry, Entry::Idle(_)) && depth >= ONE_SHOT_RECURSION_LIMIT {
             return Err(OneShotError::RecursionLimit { system: id.untyped(), limit: ONE_SHOT_RECURSION_LIMIT });
         }
@@ -261,20 +266,20 @@ impl World {
         // The handle's types are the registered system's: only `register_system` makes
         // a handle, with the types it stored.
         let Some(Typed(system)) = stored.as_any().downcast_mut::<Typed<I, O>>() else {
-            if let Some(entry @ Entry::Running) = self.one_shot.entries().get_mut(index) {
+            if let Some(entry @ Entry::Running) = self.one_shot.get_mut::<OneShotSystems>().entries().get_mut(index) {
                 *entry = Entry::Idle(stored);
             }
             return Err(OneShotError::NoSuchSystem(id.untyped()));
         };
         if let Err(reason) = system.validate(self) {
             let name = system.name().to_string();
-            if let Some(entry @ Entry::Running) = self.one_shot.entries().get_mut(index) {
+            if let Some(entry @ Entry::Running) = self.one_shot.get_mut::<OneShotSystems>().entries().get_mut(index) {
                 *entry = Entry::Idle(stored);
             }
             return Err(OneShotError::InvalidParams { system: name, reason });
         }
-        self.one_shot.depth += 1;
-        let mut commands = self.one_shot.spare_queues.pop().unwrap_or_default();
+        self.one_shot.get_mut::<OneShotSystems>().depth += 1;
+        let mut commands = self.one_shot.get_mut::<OneShotSystems>().spare_queues.pop().unwrap_or_default();
         self.flush_reserved();
         self.maintain_ticks();
         let ran = catch_unwind(AssertUnwindSafe(|| system.run_with(input, self)));
@@ -283,7 +288,7 @@ impl World {
         system.queue_deferred(&mut commands);
         let applied_in_place = catch_unwind(AssertUnwindSafe(|| system.apply_deferred(self)));
         // Put back before any panic continues: a system that panicked stays usable.
-        let entries = self.one_shot.entries();
+        let entries = self.one_shot.get_mut::<OneShotSystems>().entries();
         if let Some(entry @ Entry::Running) = entries.get_mut(index) {
             *entry = Entry::Idle(stored);
         }
@@ -292,8 +297,8 @@ impl World {
             self.flush();
         }));
         // A panicking command dropped the rest: the queue is empty either way.
-        self.one_shot.spare_queues.push(commands);
-        self.one_shot.depth -= 1;
+        self.one_shot.get_mut::<OneShotSystems>().spare_queues.push(commands);
+        self.one_shot.get_mut::<OneShotSystems>().depth -= 1;
         match (ran, applied_in_place.and(applied)) {
             (Ok(out), Ok(())) => Ok(out),
             (Err(panic), _) | (_, Err(panic)) => resume_unwind(panic),
@@ -315,14 +320,17 @@ impl World {
             return Err(OneShotError::CapturesState { system: std::any::type_name::<S>().to_string() });
         }
         let key = std::any::TypeId::of::<S>();
-        if let Some(&id) = self.one_shot.cached.get(&key)
-            && matches!(self.one_shot.entries().get(id.index as usize), Some(Entry::Idle(_) | Entry::Running))
+        if let Some(&id) = self.one_shot.get_mut::<OneShotSystems>().cached.get(&key)
+            && matches!(
+                self.one_shot.get_mut::<OneShotSystems>().entries().get(id.index as usize),
+                Some(Entry::Idle(_) | Entry::Running)
+            )
         {
             // Keyed by the function's type, which fixes its input and output types.
             return Ok(OneShotId::new(id.index));
         }
         let id = self.register_system(system)?;
-        self.one_shot.cached.insert(key, id.untyped());
+        self.one_shot.get_mut::<OneShotSystems>().cached.insert(key, id.untyped());
         Ok(id)
     }
 
@@ -374,7 +382,12 @@ impl World {
     /// [`OneShotError::AlreadyRunning`] if called from the system itself.
     pub fn unregister_system<I, O>(&mut self, id: OneShotId<I, O>) -> Result<(), OneShotError> {
         let id = id.untyped();
-        let entry = self.one_shot.entries().get_mut(id.index as usize).ok_or(OneShotError::NoSuchSystem(id))?;
+        let entry = self
+            .one_shot
+            .get_mut::<OneShotSystems>()
+            .entries()
+            .get_mut(id.index as usize)
+            .ok_or(OneShotError::NoSuchSystem(id))?;
         match std::mem::replace(entry, Entry::Removed) {
             Entry::Idle(mut system) => {
                 system.apply_deferred(self);
