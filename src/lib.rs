@@ -120,7 +120,7 @@ pub use error::{
 };
 #[doc(hidden)]
 pub use event::ReaderState;
-pub use event::{Event, EventCursor, EventIter, EventReader, EventStats, EventWriter};
+pub use event::{Event, EventCursor, EventIter, EventReader, EventStats, EventWriter, on_event};
 pub use hierarchy::{Ancestors, ChildOf, Children, Descendants, Propagation, PropagationStats};
 pub use hook::{HookContext, MAX_HOOK_ROUNDS};
 #[doc(hidden)]
@@ -162,9 +162,9 @@ pub use system::{
     IntoSystem, IoSystem, Local, ONE_SHOT_RECURSION_LIMIT, OneShotError, ParamSet, Pipe, PlainSystem, Populated, Query,
     QueryParamIter, ReadOnlySystemParam, Removed, Res, ResMut, ScheduledIo, Single, System, SystemAccess, SystemError,
     SystemIn, SystemInput, SystemMeta, SystemOutput, SystemParam, SystemParamFunction, SystemParamItem, SystemResult,
-    any_component_removed, any_match, condition_changed, condition_changed_to, not, on_event, resource_added,
-    resource_changed, resource_changed_or_removed, resource_equals, resource_exists, resource_exists_and_equals,
-    resource_removed, run_once,
+    any_component_removed, any_match, condition_changed, condition_changed_to, not, resource_added, resource_changed,
+    resource_changed_or_removed, resource_equals, resource_exists, resource_exists_and_equals, resource_removed,
+    run_once,
 };
 #[doc(hidden)]
 pub use system::{

@@ -50,7 +50,7 @@ fn read_arg<T: DeserializeOwned + 'static>(world: &World, raw: &RawValue, index:
     }
     if let Some(&entity) = (&value as &dyn Any).downcast_ref::<Entity>() {
         // A level's commands are checked before its entities exist.
-        if !world.contains(entity) && !crate::scene::remap::is_upcoming(entity) {
+        if !world.contains(entity) && !crate::entity_serde::load_remap::is_upcoming(entity) {
             return Err(failure(format!("entity {entity} is not alive")));
         }
     }

@@ -13,7 +13,7 @@ mod param;
 mod queue;
 mod registry;
 
-pub use param::{EventReader, EventWriter, ReaderState};
+pub use param::{EventReader, EventWriter, ReaderState, on_event};
 pub(crate) use registry::Events;
 pub use registry::{Event, EventCursor, EventIter, EventStats};
 

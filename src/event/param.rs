@@ -2,7 +2,7 @@
 
 use std::marker::PhantomData;
 
-use crate::system::{SystemMeta, SystemParam};
+use crate::system::{ReadOnlySystemParam, SystemMeta, SystemParam};
 use crate::world::World;
 
 use super::queue::{Cursor, EventQueue, Outbox};
@@ -160,4 +160,17 @@ unsafe impl<E: Event> SystemParam for EventReader<'_, '_, E> {
     unsafe fn get<'w, 's>(state: &'s mut ReaderState, world: &'w World, _: &SystemMeta) -> EventReader<'w, 's, E> {
         EventReader { queue: world.events.get::<Events>().queue(state.index), state }
     }
+}
+
+// Reading events writes nothing in the world (the cursor is the reader's own), so a
+// run condition may take a reader.
+impl<E: Event> ReadOnlySystemParam for EventReader<'_, '_, E> {}
+
+/// A run condition: whether events of type `E` were delivered since this condition
+/// was last evaluated. It reads them (with a reader of its own), so each batch
+/// makes it true once; the system it guards reads them with its own reader.
+pub fn on_event<E: Event>(mut events: EventReader<'_, '_, E>) -> bool {
+    let any = !events.is_empty();
+    events.clear();
+    any
 }

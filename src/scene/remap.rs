@@ -3,9 +3,10 @@
 //! A scene names its entities by the handles they had when it was saved (its *file
 //! ids*); loading gives them fresh handles. Components refer to entities through
 //! plain `Entity` fields, so the remap happens where serde reads an `Entity`: the
-//! load installs an [`EntityRemap`] for this thread, with [`loaded`] as the core's
-//! hook ([`load_remap`]), through which `Entity`'s `Deserialize` passes every handle
-//! it reads.
+//! load installs an [`EntityRemap`] for this thread, with [`loaded`] and
+//! [`is_upcoming`] as the core's hooks ([`load_remap`]): `Entity`'s `Deserialize`
+//! passes every handle it reads through the first, and a data method's check of an
+//! entity asks the second.
 //!
 //! The new handles are known before anything changes: the world's allocator hands
 //! out slots in a fixed order (its free list, last in first out, then fresh indices),
@@ -230,13 +231,13 @@ pub(crate) fn set_site(site: (u32, u32)) {
 pub(crate) struct Installed {
     previous: Option<EntityRemap>,
     /// The core's hook as it was before (see [`load_remap`]).
-    previous_hook: Option<load_remap::Remap>,
+    previous_hook: Option<load_remap::Hooks>,
 }
 
 impl Installed {
     pub(crate) fn new(remap: EntityRemap) -> Installed {
         let previous = ACTIVE.with(|active| active.borrow_mut().replace(remap));
-        let previous_hook = load_remap::replace(Some(loaded));
+        let previous_hook = load_remap::replace(Some(load_remap::Hooks { remap: loaded, is_upcoming }));
         Installed { previous, previous_hook }
     }
 

@@ -5,7 +5,6 @@ use std::borrow::Cow;
 use std::marker::PhantomData;
 
 use crate::component::Component;
-use crate::event::{Event, EventReader};
 use crate::query::{QueryFilter, QueryState, ReadOnlyQueryData};
 use crate::world::World;
 
@@ -17,7 +16,7 @@ use super::res::Res;
 
 /// A system parameter that writes nothing in the world, so that a run condition may
 /// take it: [`Res`], `Option<Res>`, [`Local`], [`Query`] of read-only data,
-/// [`EventReader`], [`Removed`], and tuples of these.
+/// [`EventReader`](crate::EventReader), [`Removed`], and tuples of these.
 ///
 /// (A parameter that only reads may still keep memory of its own, as an event
 /// reader's cursor or a change filter's last run.) A condition's parameters are never
@@ -29,7 +28,6 @@ impl<T: Send + Sync + 'static> ReadOnlySystemParam for Res<'_, T> {}
 impl<T: Send + Sync + 'static> ReadOnlySystemParam for Option<Res<'_, T>> {}
 impl<T: Default + Send + 'static> ReadOnlySystemParam for Local<'_, T> {}
 impl<T: Component> ReadOnlySystemParam for Removed<'_, '_, T> {}
-impl<E: Event> ReadOnlySystemParam for EventReader<'_, '_, E> {}
 impl<Q: ReadOnlyQueryData + 'static, F: QueryFilter + 'static> ReadOnlySystemParam for Query<'_, '_, Q, F> where
     QueryState<Q, F>: Send
 {
@@ -305,15 +303,6 @@ pub fn resource_changed<T: Send + Sync + 'static>(resource: Option<Res<'_, T>>) 
 /// evaluated.
 pub fn resource_added<T: Send + Sync + 'static>(resource: Option<Res<'_, T>>) -> bool {
     resource.is_some_and(|resource| resource.is_added())
-}
-
-/// A run condition: whether events of type `E` were delivered since this condition
-/// was last evaluated. It reads them (with a reader of its own), so each batch
-/// makes it true once; the system it guards reads them with its own reader.
-pub fn on_event<E: Event>(mut events: EventReader<'_, '_, E>) -> bool {
-    let any = !events.is_empty();
-    events.clear();
-    any
 }
 
 /// A run condition: whether any entity matches query `Q` with filter `F` (for

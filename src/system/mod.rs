@@ -18,8 +18,8 @@ mod single;
 pub use access::SystemAccess;
 pub use condition::{
     Condition, IntoCondition, ReadOnlySystemParam, any_component_removed, any_match, condition_changed,
-    condition_changed_to, not, on_event, resource_added, resource_changed, resource_changed_or_removed,
-    resource_equals, resource_exists, resource_exists_and_equals, resource_removed, run_once,
+    condition_changed_to, not, resource_added, resource_changed, resource_changed_or_removed, resource_equals,
+    resource_exists, resource_exists_and_equals, resource_removed, run_once,
 };
 pub use function::{ExclusiveSystem, FunctionSystem, IntoSystem, System, SystemParamFunction};
 pub(crate) use function::{init_params, short_name};
