@@ -1,0 +1,191 @@
+//! The shape of the sources: no file of `src/` over [`MAX_FILE_LINES`] lines and no
+//! function over [`MAX_FN_LINES`], so that each file holds one concept and each
+//! function one step a reader can follow. The test reads the sources; those still over
+//! a limit are listed in [`KNOWN_LONG`], each to be split, and the test fails when a
+//! listed one is short enough (strike it), so the list only shrinks.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// Lines a file may have.
+const MAX_FILE_LINES: usize = 800;
+
+/// Lines a function may have, from its `fn` line to its closing brace.
+const MAX_FN_LINES: usize = 100;
+
+/// Files and functions still over their limit: a file's path, or `path::function`.
+const KNOWN_LONG: &[&str] = &[
+    "src/query/fetch.rs",
+    "src/world.rs",
+    "src/schedule/mod.rs",
+    "src/schedule/mod.rs::add_system",
+    "src/replicate/receiver.rs::commit",
+    "src/scene/load.rs::commit",
+];
+
+#[test]
+fn files_and_functions_stay_short() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut long = Vec::new();
+    for file in rust_files(&root.join("src")) {
+        let shown = file.strip_prefix(root).expect("under the crate").to_string_lossy().replace('\\', "/");
+        let source = fs::read_to_string(&file).expect("a source file");
+        let lines = source.lines().count();
+        if lines > MAX_FILE_LINES {
+            long.push((shown.clone(), format!("{lines} lines")));
+        }
+        for (name, length) in long_functions(&source) {
+            long.push((format!("{shown}::{name}"), format!("{length} lines")));
+        }
+    }
+    let new: Vec<String> = long
+        .iter()
+        .filter(|(what, _)| !KNOWN_LONG.contains(&what.as_str()))
+        .map(|(what, size)| format!("{what}: {size}"))
+        .collect();
+    let cut: Vec<&&str> = KNOWN_LONG.iter().filter(|known| !long.iter().any(|(what, _)| what == **known)).collect();
+    assert!(new.is_empty(), "over {MAX_FILE_LINES} lines a file or {MAX_FN_LINES} a function:\n  {}", new.join("\n  "));
+    assert!(cut.is_empty(), "in KNOWN_LONG but short enough now (strike them): {cut:?}");
+}
+
+/// Every `.rs` file under `dir`, sorted.
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut dirs = vec![dir.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in fs::read_dir(&dir).expect("a source folder") {
+            let path = entry.expect("a folder entry").path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|ext| ext == "rs") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// The functions of `source` longer than [`MAX_FN_LINES`], with their lengths. A
+/// function runs from the line of its `fn` to the line where the brace that opens its
+/// body closes; braces in comments, strings and character literals do not count.
+fn long_functions(source: &str) -> Vec<(String, usize)> {
+    let code = blank_comments_and_literals(source);
+    let lines: Vec<&str> = code.lines().collect();
+    let mut found = Vec::new();
+    let mut line = 0;
+    while line < lines.len() {
+        let Some(name) = fn_name(lines[line]) else {
+            line += 1;
+            continue;
+        };
+        // The body opens at the first `{` from here, unless a `;` ends a declaration
+        // without one first.
+        let (mut depth, mut opened, mut end) = (0usize, false, None);
+        'scan: for (at, text) in lines.iter().enumerate().skip(line) {
+            for c in text.chars() {
+                match c {
+                    ';' if !opened => break 'scan,
+                    '{' => {
+                        depth += 1;
+                        opened = true;
+                    }
+                    '}' if opened => {
+                        depth -= 1;
+                        if depth == 0 {
+                            end = Some(at);
+                            break 'scan;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        match end {
+            Some(end) => {
+                if end - line + 1 > MAX_FN_LINES {
+                    found.push((name, end - line + 1));
+                }
+                // Functions nested in this one are counted within it.
+                line = end + 1;
+            }
+            None => line += 1,
+        }
+    }
+    found
+}
+
+/// The name of the function a line declares, if it does (`fn name`, after any
+/// qualifiers).
+fn fn_name(line: &str) -> Option<String> {
+    let mut words = line.split_whitespace();
+    while let Some(word) = words.next() {
+        match word {
+            "fn" => {
+                let name: String = words.next()?.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+                return (!name.is_empty()).then_some(name);
+            }
+            "pub" | "const" | "async" | "unsafe" | "extern" | "\"C\"" | "default" => {}
+            word if word.starts_with("pub(") => {}
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// `source` with comments removed and the insides of string and character literals
+/// blanked, line breaks kept.
+fn blank_comments_and_literals(source: &str) -> String {
+    let mut out = String::with_capacity(source.len());
+    let chars: Vec<char> = source.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let next = chars.get(i + 1).copied();
+        if c == '/' && next == Some('/') {
+            while i < chars.len() && chars[i] != '\n' {
+                i += 1;
+            }
+        } else if c == '/' && next == Some('*') {
+            i += 2;
+            while i < chars.len() && !(chars[i] == '*' && chars.get(i + 1) == Some(&'/')) {
+                if chars[i] == '\n' {
+                    out.push('\n');
+                }
+                i += 1;
+            }
+            i += 2;
+        } else if c == '"' {
+            // A raw string's `#`s came before: its end is a quote too (this crate's raw
+            // strings hold no quote).
+            out.push('"');
+            i += 1;
+            while i < chars.len() && chars[i] != '"' {
+                if chars[i] == '\\' {
+                    i += 1;
+                } else if chars[i] == '\n' {
+                    out.push('\n');
+                }
+                i += 1;
+            }
+            out.push('"');
+            i += 1;
+        } else if c == '\'' && chars.get(i + 2) == Some(&'\'') {
+            // A one-character literal such as '{' (a lifetime has no closing quote).
+            out.push_str("' '");
+            i += 3;
+        } else if c == '\'' && next == Some('\\') {
+            // An escaped character literal such as '\n' or '\u{7b}'.
+            out.push_str("' '");
+            i += 2;
+            while i < chars.len() && chars[i] != '\'' {
+                i += 1;
+            }
+            i += 1;
+        } else {
+            out.push(c);
+            i += 1;
+        }
+    }
+    out
+}
