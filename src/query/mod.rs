@@ -36,6 +36,8 @@ mod filter;
 mod gather;
 mod get_many;
 mod iter;
+mod mut_fetch;
+mod option_fetch;
 mod parallel;
 mod parallel_run;
 mod ref_fetch;
