@@ -89,10 +89,6 @@ mod system;
 mod tuples;
 mod type_name;
 mod world;
-mod world_clear;
-mod world_extension;
-mod world_inspect;
-mod world_memory;
 
 pub use api::{Api, ApiMut};
 pub use bundle::Bundle;
@@ -173,8 +169,8 @@ pub use system::{
 };
 pub use type_name::short_type_name;
 pub use world::World;
-pub use world_inspect::{ComponentSummary, TableSummary, WorldMemory};
-pub use world_memory::{DEFAULT_CHANGE_LOG_LIMIT, LogMemory, MAX_FAILED_COMMANDS, ObserverMemory};
+pub use world::inspect::{ComponentSummary, TableSummary, WorldMemory};
+pub use world::memory::{DEFAULT_CHANGE_LOG_LIMIT, LogMemory, MAX_FAILED_COMMANDS, ObserverMemory};
 
 /// The types most programs need: `use ripple::prelude::*;`.
 pub mod prelude {

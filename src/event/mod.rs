@@ -19,5 +19,5 @@ pub use registry::{Event, EventCursor, EventIter, EventStats};
 
 /// Gives `world` its event queues (none yet: one per event type as types are used).
 pub(crate) fn install(world: &mut crate::World) {
-    world.events = crate::world_extension::Extension::new(Events::default());
+    world.events = crate::world::extension::Extension::new(Events::default());
 }

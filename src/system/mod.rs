@@ -49,5 +49,5 @@ pub use res::ResState;
 
 /// Gives `world` its registry of one-shot systems (empty).
 pub(crate) fn install(world: &mut crate::World) {
-    world.one_shot = crate::world_extension::Extension::new(OneShotSystems::default());
+    world.one_shot = crate::world::extension::Extension::new(OneShotSystems::default());
 }

@@ -6,7 +6,7 @@ use crate::component::{ComponentId, Storage};
 use crate::entity::Entity;
 use crate::storage::ArchetypeId;
 use crate::world::World;
-use crate::world_memory::ObserverMemory;
+use crate::world::memory::ObserverMemory;
 
 /// One component type of a world ([`World::component_summaries`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
