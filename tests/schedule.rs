@@ -5,7 +5,7 @@
 use std::sync::{Arc, Mutex};
 
 use ripple::prelude::*;
-use ripple::{Changed, POST_UPDATE, PRE_UPDATE, ScheduleError};
+use ripple::{Changed, POST_UPDATE, PRE_UPDATE, ScheduleError, SetConfig};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Pos(i64);
@@ -522,4 +522,30 @@ fn a_systems_query_get_mut_finds_entities_in_tables_made_since_its_last_run() {
     schedule.run(&mut world);
     assert!(world.get::<Tag>(e).is_ok());
     assert_eq!(world.get::<Pos>(e).unwrap().0, 2);
+}
+
+#[test]
+fn a_refused_system_leaves_no_trace_whichever_step_refused_it() {
+    let mut world = world_with_log();
+    let mut schedule = Schedule::new();
+    schedule.add_system(&mut world, log_system("a").named("a")).unwrap();
+    // Refused after its order made a placeholder for a name nothing has: the
+    // placeholder goes with it.
+    assert_eq!(
+        schedule.add_system(&mut world, log_system("x").after("ghost").in_phase("Render")).unwrap_err(),
+        ScheduleError::UnknownPhase("Render".into())
+    );
+    assert!(schedule.unresolved_order_targets().is_empty(), "{:?}", schedule.unresolved_order_targets());
+    // Refused after joining a set it created, for a phase its set contradicts.
+    schedule.configure_set(&mut world, SetConfig::new("late").in_phase(POST_UPDATE)).unwrap();
+    assert!(matches!(
+        schedule
+            .add_system(&mut world, log_system("y").after("ghost2").in_set("late").in_phase(PRE_UPDATE))
+            .unwrap_err(),
+        ScheduleError::SetPhase { .. }
+    ));
+    assert!(schedule.unresolved_order_targets().is_empty(), "{:?}", schedule.unresolved_order_targets());
+    // The schedule runs as before: only `a`.
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Log>().unwrap().0, ["a"]);
 }

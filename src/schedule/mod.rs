@@ -1,6 +1,7 @@
 //! The [`Schedule`]: systems in named phases, ordered explicitly, run in parallel
 //! where their declared access allows, with a sync point after each phase.
 
+mod add_system;
 mod ambiguity;
 mod clock;
 mod config;
@@ -15,6 +16,7 @@ mod profiler;
 mod set_group;
 mod sets;
 mod skipped;
+mod tentative;
 
 use std::borrow::Cow;
 use std::sync::atomic::Ordering;
@@ -344,172 +346,6 @@ impl Schedule {
     /// Event times count from the first call that turns recording on.
     pub fn record_trace(&mut self, enabled: bool) {
         self.profiler.set_tracing(enabled);
-    }
-
-    /// Adds a system (or a configured one) and prepares it for `world`; the schedule
-    /// runs with this world from then on. Calls its `on_added` callback.
-    ///
-    /// # Errors
-    /// [`ScheduleError`] if its phase or an ordering target is unknown, its phase
-    /// differs from one of its sets', its name is taken, an ordering would close a
-    /// cycle (listed) or contradict the phase order, its parameters or its conditions'
-    /// conflict (named), or `world` is not the schedule's world. Nothing is changed
-    /// then.
-    pub fn add_system<M>(
-        &mut self,
-        world: &mut World,
-        system: impl IntoSystemConfig<M>,
-    ) -> Result<SystemId, ScheduleError> {
-        self.check_world(world)?;
-        let mut config = system.into_config();
-        let name = match config.name.take() {
-            Some(name) => {
-                if self.find(&name).is_some() || self.find_set(&name).is_some_and(|set| !self.is_placeholder(set)) {
-                    return Err(ScheduleError::DuplicateName(name.to_string()));
-                }
-                name
-            }
-            None => self.free_name(config.system.name()),
-        };
-        if config.sets.contains(&name) {
-            return Err(ScheduleError::DuplicateName(name.to_string()));
-        }
-        config.system.set_name(name.clone());
-        // From here on, changes are made tentatively and undone on error.
-        let snapshot = self.snapshot_sets();
-        let mut targets = Vec::new();
-        for (target, before) in config.before.iter().map(|t| (t, true)).chain(config.after.iter().map(|t| (t, false))) {
-            match self.order_target(target) {
-                Ok(node) => targets.push((node, before)),
-                Err(error) => {
-                    self.restore_sets(snapshot);
-                    return Err(error);
-                }
-            }
-        }
-        let own_phase = match &config.phase {
-            Some(phase) => Some(
-                self.phases
-                    .iter()
-                    .position(|p| p.name == *phase)
-                    .ok_or_else(|| ScheduleError::UnknownPhase(phase.to_string()))?,
-            ),
-            None => None,
-        };
-        let mut direct_sets = Vec::new();
-        for set_name in &config.sets {
-            let set = match self.set_or_create(set_name.clone()) {
-                Ok(set) => set,
-                Err(error) => {
-                    self.restore_sets(snapshot);
-                    return Err(error);
-                }
-            };
-            if !direct_sets.contains(&set) {
-                direct_sets.push(set);
-            }
-        }
-        let sets = self.sets_closure(&direct_sets);
-        let mut phase = own_phase;
-        let mut phase_from: Option<usize> = None;
-        for &set in &sets {
-            let set_name = &self.sets[set].name;
-            if let Some(set_phase) = self.sets[set].phase {
-                match phase {
-                    Some(phase) if phase != set_phase => {
-                        let other = match phase_from {
-                            Some(other) => format!("set `{}`", self.sets[other].name),
-                            None => format!("system `{name}`"),
-                        };
-                        let error = ScheduleError::SetPhase {
-                            set: set_name.to_string(),
-                            phase: self.phases[set_phase].name.to_string(),
-                            other,
-                            other_phase: self.phases[phase].name.to_string(),
-                        };
-                        self.restore_sets(snapshot);
-                        return Err(error);
-                    }
-                    Some(_) => {}
-                    None => {
-                        phase = Some(set_phase);
-                        phase_from = Some(set);
-                    }
-                }
-            }
-        }
-        let Some(phase) = phase.or_else(|| self.phases.iter().position(|p| p.name == UPDATE)) else {
-            self.restore_sets(snapshot);
-            return Err(ScheduleError::UnknownPhase(UPDATE.to_string()));
-        };
-        let id = SystemId(u32::try_from(self.slots.len()).expect("fewer than 2^32 systems added"));
-        for (target, before) in targets {
-            let node = Node::System(id);
-            self.edges.push(if before { (node, target) } else { (target, node) });
-        }
-        let validates = config.system.validates();
-        let can_fail = config.system.can_fail();
-        self.slots.push(Some(Slot {
-            validates,
-            can_fail,
-            system: config.system,
-            phase,
-            enabled: config.enabled,
-            direct_sets,
-            sets,
-            conditions: Vec::new(),
-            ambiguous_with: config.ambiguous_with,
-            access: SystemAccess::default(),
-            stats: SystemStats::default(),
-            until_measured: 0,
-            trace: Vec::new(),
-            on_removed: config.on_removed,
-            on_enter: config.on_enter,
-            on_exit: config.on_exit,
-            watch: None,
-        }));
-        self.phases[phase].members.push(id);
-        // A placeholder set of this name (made by an order given before the system
-        // existed) is replaced by the system.
-        if let Some(set) = self.find_set(&name) {
-            self.adopt_placeholder(set, id);
-        }
-        let mut snapshot = Some(snapshot);
-        let mut undo = |schedule: &mut Schedule| {
-            schedule.phases[phase].members.pop();
-            schedule.slots.pop();
-            schedule.restore_sets(snapshot.take().expect("undone once"));
-        };
-        if let Err(error) = self.check_redundancy().and_then(|()| self.check_order()) {
-            undo(self);
-            return Err(error);
-        }
-        let slot = self.slots[id.0 as usize].as_mut().expect("just added");
-        if let Err(conflicts) = slot.system.initialize(world) {
-            undo(self);
-            return Err(ScheduleError::ConflictingParams { system: name.to_string(), conflicts });
-        }
-        let mut conditions = config.conditions;
-        for condition in &mut conditions {
-            if let Err(conflicts) = condition.initialize(world) {
-                let error = ScheduleError::ConflictingConditionParams {
-                    target: format!("system `{name}`"),
-                    condition: condition.name().into_owned(),
-                    conflicts,
-                };
-                undo(self);
-                return Err(error);
-            }
-        }
-        slot.conditions = conditions;
-        if slot.on_enter.is_some() || slot.on_exit.is_some() {
-            slot.watch = Some(world.moves.register_exact());
-        }
-        self.plans_stale = true;
-        if let Some(on_added) = config.on_added {
-            on_added(world);
-        }
-        Ok(id)
     }
 
     /// Removes a system: applies the commands it still has queued, then calls its

@@ -1,52 +1,12 @@
 //! Sets inside sets: each system's full list of sets (its own and their ancestors'),
 //! and the checks a change to the set hierarchy must pass (no cycle, no redundant
-//! membership, one phase), with a snapshot to undo a refused change.
+//! membership, one phase).
 
 use crate::system::SystemAccess;
 
-use super::order::Node;
 use super::{Schedule, ScheduleError, SystemId};
 
-/// What a change to sets may alter, to put back if it is refused.
-pub(crate) struct SetsSnapshot {
-    edges: Vec<(Node, Node)>,
-    sets: usize,
-    /// Per set that existed: phase, parents, conditions, enabled, placeholder, gone.
-    kept: Vec<(Option<usize>, usize, usize, bool, bool, bool)>,
-}
-
 impl Schedule {
-    /// Remembers what a change to sets may alter.
-    pub(crate) fn snapshot_sets(&self) -> SetsSnapshot {
-        SetsSnapshot {
-            edges: self.edges.clone(),
-            sets: self.sets.len(),
-            kept: self
-                .sets
-                .iter()
-                .map(|s| (s.phase, s.parents.len(), s.conditions.len(), s.enabled, s.placeholder, s.gone))
-                .collect(),
-        }
-    }
-
-    /// Puts back what `snapshot` remembered (membership lists recomputed).
-    pub(crate) fn restore_sets(&mut self, snapshot: SetsSnapshot) {
-        self.edges = snapshot.edges;
-        self.sets.truncate(snapshot.sets);
-        for (set, (phase, parents, conditions, enabled, placeholder, gone)) in self.sets.iter_mut().zip(snapshot.kept) {
-            set.phase = phase;
-            set.parents.truncate(parents);
-            set.conditions.truncate(conditions);
-            set.enabled = enabled;
-            set.placeholder = placeholder;
-            set.gone = gone;
-        }
-        for slot in self.slots.iter_mut().flatten() {
-            slot.direct_sets.retain(|&set| set < snapshot.sets);
-        }
-        self.refresh_memberships();
-    }
-
     /// The sets `set` is in, directly or through others (not itself), nearest first.
     /// O(ancestors × parents).
     pub(crate) fn set_ancestors(&self, set: usize) -> Vec<usize> {

@@ -86,7 +86,7 @@ impl Schedule {
     pub fn configure_sets(&mut self, world: &mut World, group: impl IntoSetGroup) -> Result<(), ScheduleError> {
         self.check_world(world)?;
         let group = group.into_set_group();
-        let snapshot = self.snapshot_sets();
+        let mut edit = self.tentatively();
         let mut previous: Option<Cow<'static, str>> = None;
         for config in group.configs {
             let name = config.name.clone();
@@ -94,12 +94,10 @@ impl Schedule {
                 Some(previous) if group.chained => config.after(previous.into_owned()),
                 _ => config,
             };
-            if let Err(error) = self.configure_set(world, config) {
-                self.restore_sets(snapshot);
-                return Err(error);
-            }
+            edit.configure_set(world, config)?;
             previous = Some(name);
         }
+        edit.commit();
         Ok(())
     }
 }

@@ -151,21 +151,17 @@ impl Schedule {
     /// not the schedule's. Nothing is changed then.
     pub fn configure_set(&mut self, world: &mut World, config: SetConfig) -> Result<(), ScheduleError> {
         self.check_world(world)?;
-        let snapshot = self.snapshot_sets();
-        match self.configure_set_tentatively(world, config) {
-            Ok(()) => {
-                self.plans_stale = true;
-                Ok(())
-            }
-            Err(error) => {
-                self.restore_sets(snapshot);
-                Err(error)
-            }
-        }
+        let mut edit = self.tentatively();
+        edit.configure_set_tentatively(world, config)?;
+        edit.plans_stale = true;
+        edit.commit();
+        Ok(())
     }
 
-    /// [`configure_set`](Self::configure_set)'s changes; the caller undoes them on
-    /// error.
+    /// [`configure_set`](Self::configure_set)'s changes, made on a [`Tentative`] edit
+    /// (undone if this returns an error).
+    ///
+    /// [`Tentative`]: super::tentative::Tentative
     fn configure_set_tentatively(&mut self, world: &mut World, config: SetConfig) -> Result<(), ScheduleError> {
         let SetConfig { name, parents, phase, before, after, mut conditions, enabled } = config;
         let phase = match phase {
