@@ -45,6 +45,7 @@ pub enum Applied {
 }
 
 /// A record read, waiting for the commit.
+#[derive(Clone, Copy)]
 struct Planned {
     /// The sender's handle.
     sender: Entity,
@@ -393,66 +394,19 @@ impl DeltaReceiver {
     }
 
     /// Applies what [`read_body`](Self::read_body) read; returns how many local
-    /// entities were despawned.
+    /// entities were despawned. O(records + values + the children reordered).
     fn commit(&mut self, world: &mut World, remap: &EntityRemap, snapshot: bool) -> usize {
         self.mentioned.clear();
-        let mut spawned = Vec::with_capacity(remap.slots.len());
-        for (k, slot) in remap.slots.iter().enumerate() {
-            let local = world.spawn(());
-            debug_assert_eq!(local, remap.upcoming.get(k), "ripple: the allocator gave the predicted handles");
-            self.map.insert(slot.id, local);
-            if self.spawns_stand_in(remap, k) {
-                self.stand_ins.insert(slot.id.to_bits(), ());
-            } else {
-                self.stand_ins.remove(&slot.id.to_bits());
-            }
-            spawned.push(local);
-        }
+        let spawned = self.spawn_slots(world, remap);
         for values in &mut self.values {
             values.begin(world);
         }
-        let entries = &self.registry.components;
-        let child_of = self.child_of.map_or(0, |c| 1u64 << c);
-        let plain = |record: &Planned| {
-            record.kind == RecordKind::Diff
-                && record.removed == 0
-                && record.set & child_of == 0
-                && matches!(record.target, Target::Local(_))
-        };
-        if !snapshot && self.orders.is_empty() && self.records.iter().all(plain) {
-            // Only values for entities held here (a frame's changes): each type's
-            // values land in one pass.
-            for (c, values) in self.values.iter_mut().enumerate() {
-                self.targets.clear();
-                self.targets.extend(self.records.iter().filter_map(|record| match record.target {
-                    Target::Local(local) if record.set & (1 << c) != 0 => Some(local),
-                    _ => None,
-                }));
-                if !self.targets.is_empty() {
-                    values.set_all(world, &self.targets);
-                }
-            }
-            self.records.clear();
-            self.unattached.retry(world);
+        if !snapshot && self.commit_values_only(world) {
             return 0;
         }
-        let mut despawned = 0;
-        if let Some(child_of) = self.child_of {
-            // Every child whose parent the delta sets or removes leaves the one it
-            // has first, so that no attachment meets a cycle the delta's others undo
-            // (a child moved away before its old parent becomes its child).
-            let bit = 1u64 << child_of;
-            let moves = |record: &&Planned| {
-                (record.set | record.removed) & bit != 0 || matches!(record.kind, RecordKind::Whole | RecordKind::Hide)
-            };
-            for record in self.records.iter().filter(moves) {
-                if let Target::Local(local) = record.target {
-                    let _ = world.remove_parent(local);
-                    self.unattached.forget_child(local);
-                }
-            }
-        }
-        for record in &self.records {
+        self.detach_moving_children(world);
+        for i in 0..self.records.len() {
+            let record = self.records[i];
             let local = match record.target {
                 Target::Local(local) => local,
                 Target::Slot(k) => spawned[k as usize],
@@ -464,12 +418,7 @@ impl DeltaReceiver {
                 // Not held here (a stand-in made for a value in this delta keeps
                 // standing for it): its values are dropped.
                 Target::None => {
-                    let mut set = record.set;
-                    while set != 0 {
-                        let c = set.trailing_zeros() as usize;
-                        set &= set - 1;
-                        self.values[c].skip_next();
-                    }
+                    self.skip_values(record.set);
                     continue;
                 }
             };
@@ -484,46 +433,137 @@ impl DeltaReceiver {
             if record.kind == RecordKind::Whole {
                 self.stand_ins.remove(&record.sender.to_bits());
             }
-            let mut removed = record.removed;
-            if matches!(record.kind, RecordKind::Whole | RecordKind::Hide) {
-                removed |= !record.set & wire::component_mask(entries.len());
-            }
-            while removed != 0 {
-                let c = removed.trailing_zeros() as usize;
-                removed &= removed - 1;
-                if world.contains(local) && entries[c].has(world, local) {
-                    entries[c].remove_from(world, local);
-                }
-            }
-            let mut set = record.set;
-            while set != 0 {
-                let c = set.trailing_zeros() as usize;
-                set &= set - 1;
-                if world.contains(local) {
-                    let parent = (Some(c) == self.child_of)
-                        .then(|| next_value::<ChildOf>(&*self.values[c]).map(ChildOf::parent))
-                        .flatten();
-                    self.values[c].set_next(world, local);
-                    if let Some(parent) = parent
-                        && world.get::<ChildOf>(local).ok().map(ChildOf::parent) != Some(parent)
-                    {
-                        // Refused (a cycle with a relation a later delta undoes): tried
-                        // again after each delta, within the retries.
-                        self.unattached.push(local, parent, &self.limits);
-                    }
-                } else {
-                    // A hook despawned it meanwhile: the value is dropped.
-                    self.values[c].skip_next();
-                }
-            }
+            self.apply_components(world, record, local);
         }
-        for record in self.records.iter().filter(|record| record.kind == RecordKind::Gone) {
-            if let Target::Local(local) = record.target {
+        let mut despawned = 0;
+        for i in 0..self.records.len() {
+            let record = self.records[i];
+            if let (RecordKind::Gone, Target::Local(local)) = (record.kind, record.target) {
                 self.stand_ins.remove(&record.sender.to_bits());
                 despawned += usize::from(gone(&mut self.map, world, record.sender, local));
             }
         }
         self.unattached.retry(world);
+        self.apply_orders(world);
+        if snapshot {
+            self.hollow_unmentioned(world);
+        }
+        self.records.clear();
+        despawned
+    }
+
+    /// Spawns the commit's new entities (each slot of `remap`, in order, as predicted)
+    /// and returns them; records which are stand-ins.
+    fn spawn_slots(&mut self, world: &mut World, remap: &EntityRemap) -> Vec<Entity> {
+        let mut spawned = Vec::with_capacity(remap.slots.len());
+        for (k, slot) in remap.slots.iter().enumerate() {
+            let local = world.spawn(());
+            debug_assert_eq!(local, remap.upcoming.get(k), "ripple: the allocator gave the predicted handles");
+            self.map.insert(slot.id, local);
+            if self.spawns_stand_in(remap, k) {
+                self.stand_ins.insert(slot.id.to_bits(), ());
+            } else {
+                self.stand_ins.remove(&slot.id.to_bits());
+            }
+            spawned.push(local);
+        }
+        spawned
+    }
+
+    /// The commit of a delta of values only, for entities held here (a frame's
+    /// changes), if this one is: each type's values land in one pass. Returns whether
+    /// it was.
+    fn commit_values_only(&mut self, world: &mut World) -> bool {
+        let child_of = self.child_of.map_or(0, |c| 1u64 << c);
+        let plain = |record: &Planned| {
+            record.kind == RecordKind::Diff
+                && record.removed == 0
+                && record.set & child_of == 0
+                && matches!(record.target, Target::Local(_))
+        };
+        if !self.orders.is_empty() || !self.records.iter().all(plain) {
+            return false;
+        }
+        for (c, values) in self.values.iter_mut().enumerate() {
+            self.targets.clear();
+            self.targets.extend(self.records.iter().filter_map(|record| match record.target {
+                Target::Local(local) if record.set & (1 << c) != 0 => Some(local),
+                _ => None,
+            }));
+            if !self.targets.is_empty() {
+                values.set_all(world, &self.targets);
+            }
+        }
+        self.records.clear();
+        self.unattached.retry(world);
+        true
+    }
+
+    /// Every child whose parent the delta sets or removes leaves the one it has first,
+    /// so that no attachment meets a cycle the delta's others undo (a child moved away
+    /// before its old parent becomes its child).
+    fn detach_moving_children(&mut self, world: &mut World) {
+        let Some(child_of) = self.child_of else { return };
+        let bit = 1u64 << child_of;
+        let moves = |record: &&Planned| {
+            (record.set | record.removed) & bit != 0 || matches!(record.kind, RecordKind::Whole | RecordKind::Hide)
+        };
+        for record in self.records.iter().filter(moves) {
+            if let Target::Local(local) = record.target {
+                let _ = world.remove_parent(local);
+                self.unattached.forget_child(local);
+            }
+        }
+    }
+
+    /// Drops the next value of each component type in `set`.
+    fn skip_values(&mut self, mut set: u64) {
+        while set != 0 {
+            let c = set.trailing_zeros() as usize;
+            set &= set - 1;
+            self.values[c].skip_next();
+        }
+    }
+
+    /// Removes and sets `record`'s components on `local`.
+    fn apply_components(&mut self, world: &mut World, record: Planned, local: Entity) {
+        let entries = &self.registry.components;
+        let mut removed = record.removed;
+        if matches!(record.kind, RecordKind::Whole | RecordKind::Hide) {
+            removed |= !record.set & wire::component_mask(entries.len());
+        }
+        while removed != 0 {
+            let c = removed.trailing_zeros() as usize;
+            removed &= removed - 1;
+            if world.contains(local) && entries[c].has(world, local) {
+                entries[c].remove_from(world, local);
+            }
+        }
+        let mut set = record.set;
+        while set != 0 {
+            let c = set.trailing_zeros() as usize;
+            set &= set - 1;
+            if world.contains(local) {
+                let parent = (Some(c) == self.child_of)
+                    .then(|| next_value::<ChildOf>(&*self.values[c]).map(ChildOf::parent))
+                    .flatten();
+                self.values[c].set_next(world, local);
+                if let Some(parent) = parent
+                    && world.get::<ChildOf>(local).ok().map(ChildOf::parent) != Some(parent)
+                {
+                    // Refused (a cycle with a relation a later delta undoes): tried
+                    // again after each delta, within the retries.
+                    self.unattached.push(local, parent, &self.limits);
+                }
+            } else {
+                // A hook despawned it meanwhile: the value is dropped.
+                self.values[c].skip_next();
+            }
+        }
+    }
+
+    /// Puts the children of each parent the delta orders in the delta's order.
+    fn apply_orders(&mut self, world: &mut World) {
         let mut locals = Vec::new();
         for &(parent, start, end) in &self.orders {
             let Some(parent) = self.map.get(parent).filter(|&local| world.contains(local)) else { continue };
@@ -531,19 +571,19 @@ impl DeltaReceiver {
             locals.extend(self.children[start..end].iter().filter_map(|&child| self.map.get(child)));
             world.reorder_children(parent, &locals);
         }
-        if snapshot {
-            let unnamed: Vec<Entity> = self
-                .map
-                .iter()
-                .filter(|(sender, _)| !self.mentioned.contains_key(&sender.to_bits()))
-                .map(|(_, local)| local)
-                .collect();
-            for local in unnamed {
-                hollow(&self.registry, world, local);
-            }
+    }
+
+    /// After a snapshot: every entity held here that it did not name is emptied.
+    fn hollow_unmentioned(&mut self, world: &mut World) {
+        let unnamed: Vec<Entity> = self
+            .map
+            .iter()
+            .filter(|(sender, _)| !self.mentioned.contains_key(&sender.to_bits()))
+            .map(|(_, local)| local)
+            .collect();
+        for local in unnamed {
+            hollow(&self.registry, world, local);
         }
-        self.records.clear();
-        despawned
     }
 }
 

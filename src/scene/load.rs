@@ -419,18 +419,7 @@ impl<'r> SceneLoad<'r> {
         // otherwise all are allocated first, in slot order, and placed later.
         let in_order = self.records.iter().enumerate().all(|(i, record)| record.slot as usize == i);
         let file_ids = self.file_ids_of_records();
-        let mut entities: Vec<Entity> = self.remap.with(|remap| {
-            if in_order {
-                return Vec::with_capacity(slots);
-            }
-            let mut handles = Vec::with_capacity(slots);
-            for k in 0..slots {
-                let handle = world.entities.alloc(Location::FREE);
-                assert_eq!(handle, remap.upcoming.get(k), "ripple: the allocator gave the predicted handles");
-                handles.push(handle);
-            }
-            self.records.iter().map(|record| handles[record.slot as usize]).collect()
-        });
+        let mut entities = if in_order { Vec::with_capacity(slots) } else { self.allocate_ahead(world, slots) };
         let upcoming = self.remap.with(|remap| std::mem::replace(&mut remap.upcoming, Upcoming::none()));
         let mut ids: Vec<(usize, ComponentId)> = Vec::new();
         // Each entry's id in the world, looked up once (runs repeat entries).
@@ -439,15 +428,8 @@ impl<'r> SceneLoad<'r> {
         let mut placed: Vec<(ArchetypeId, std::ops::Range<usize>, Vec<ComponentId>)> = Vec::new();
         let mut start = 0;
         while start < self.records.len() {
-            let first = self.records[start].entries;
+            let end = self.run_end(start);
             let entries = &self.entries[self.records[start].entries()];
-            let mut end = start + 1;
-            // Records of one binary run share their entries; others compare them.
-            while end < self.records.len()
-                && (self.records[end].entries == first || &self.entries[self.records[end].entries()] == entries)
-            {
-                end += 1;
-            }
             ids.clear();
             table_ids.clear();
             for &entry in entries {
@@ -482,20 +464,7 @@ impl<'r> SceneLoad<'r> {
                 table.entities.push(entity);
                 world.moves.push(Move::between(entity, None, Some(archetype)));
             }
-            let mut sparse_ids = Vec::new();
-            for &(entry, id) in &ids {
-                let staging = self.staging[entry].as_deref_mut().expect("ripple: staged values of a named entry");
-                match table.column_index(id) {
-                    Some(column) => staging.push_into(&mut *table.columns[column], end - start, tick),
-                    None => {
-                        sparse_ids.push(id);
-                        let set = world.sparse.get_mut(id).expect("ripple: a sparse component has a set");
-                        for &entity in &entities[start..end] {
-                            staging.insert_into(set, entity, tick);
-                        }
-                    }
-                }
-            }
+            let sparse_ids = self.place_values(world, archetype, &ids, &entities[start..end], tick);
             placed.push((archetype, start..end, sparse_ids));
             start = end;
         }
@@ -511,6 +480,63 @@ impl<'r> SceneLoad<'r> {
             by_file_id.sort_unstable_by_key(|&i| file_ids[i as usize]);
         }
         Loaded { entities, file_ids, by_file_id, resources }
+    }
+
+    /// Allocates every slot's entity in slot order (a value referred to an entity
+    /// before its record), placed later; returns them in record order.
+    fn allocate_ahead(&self, world: &mut World, slots: usize) -> Vec<Entity> {
+        self.remap.with(|remap| {
+            let mut handles = Vec::with_capacity(slots);
+            for k in 0..slots {
+                let handle = world.entities.alloc(Location::FREE);
+                assert_eq!(handle, remap.upcoming.get(k), "ripple: the allocator gave the predicted handles");
+                handles.push(handle);
+            }
+            self.records.iter().map(|record| handles[record.slot as usize]).collect()
+        })
+    }
+
+    /// The end of the run of records from `start` with the same components. Records
+    /// of one binary run share their entries; others compare them.
+    fn run_end(&self, start: usize) -> usize {
+        let first = self.records[start].entries;
+        let entries = &self.entries[self.records[start].entries()];
+        let mut end = start + 1;
+        while end < self.records.len()
+            && (self.records[end].entries == first || &self.entries[self.records[end].entries()] == entries)
+        {
+            end += 1;
+        }
+        end
+    }
+
+    /// Moves a run's staged values (of the entries and world ids in `ids`) into its
+    /// table `archetype`, whose rows `entities` hold, or into the sparse sets; returns
+    /// the sparse components' ids.
+    fn place_values(
+        &mut self,
+        world: &mut World,
+        archetype: ArchetypeId,
+        ids: &[(usize, ComponentId)],
+        entities: &[Entity],
+        tick: crate::change::Tick,
+    ) -> Vec<ComponentId> {
+        let table = world.archetypes.get_mut(archetype);
+        let mut sparse_ids = Vec::new();
+        for &(entry, id) in ids {
+            let staging = self.staging[entry].as_deref_mut().expect("ripple: staged values of a named entry");
+            match table.column_index(id) {
+                Some(column) => staging.push_into(&mut *table.columns[column], entities.len(), tick),
+                None => {
+                    sparse_ids.push(id);
+                    let set = world.sparse.get_mut(id).expect("ripple: a sparse component has a set");
+                    for &entity in entities {
+                        staging.insert_into(set, entity, tick);
+                    }
+                }
+            }
+        }
+        sparse_ids
     }
 }
 
