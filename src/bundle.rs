@@ -6,7 +6,7 @@
 
 use std::any::TypeId;
 
-use crate::change::log::EventLog;
+use crate::change::log::ChangeLog;
 use crate::change::{Move, Tick};
 use crate::component::{Component, ComponentId, Components};
 use crate::entity::Entity;
@@ -117,7 +117,7 @@ pub struct BundleRow<'a> {
     /// Where each sparse element added is logged as it is placed (before any replaced
     /// value is dropped, so a panicking `Drop` loses no record), and whether the next
     /// record joins the operation's earlier ones.
-    log: Option<(&'a mut EventLog<Move>, bool)>,
+    log: Option<(&'a mut ChangeLog<Move>, bool)>,
 }
 
 impl<'a> BundleRow<'a> {
@@ -138,7 +138,7 @@ impl<'a> BundleRow<'a> {
     /// Logs each sparse element added in `log`, joined to a move logged just before
     /// if `joined`.
     #[inline]
-    pub(crate) fn logging(self, log: &'a mut EventLog<Move>, joined: bool) -> Self {
+    pub(crate) fn logging(self, log: &'a mut ChangeLog<Move>, joined: bool) -> Self {
         BundleRow { log: Some((log, joined)), ..self }
     }
 

@@ -170,7 +170,9 @@ pub use system::{
 pub use type_name::short_type_name;
 pub use world::World;
 pub use world::inspect::{ComponentSummary, TableSummary, WorldMemory};
-pub use world::memory::{DEFAULT_CHANGE_LOG_LIMIT, LogMemory, MAX_FAILED_COMMANDS, ObserverMemory};
+#[allow(deprecated, reason = "the former name stays one release")]
+pub use world::memory::ObserverMemory;
+pub use world::memory::{BacklogMemory, DEFAULT_CHANGE_LOG_LIMIT, LogMemory, MAX_FAILED_COMMANDS};
 
 /// The types most programs need: `use ripple::prelude::*;`.
 pub mod prelude {

@@ -248,7 +248,7 @@ impl World {
         match &self.trackers_cleared {
             Some(mark) => mark.store(now.0, std::sync::atomic::Ordering::Relaxed),
             None => {
-                let mark = self.register_observer();
+                let mark = self.register_change_reader();
                 mark.store(now.0, std::sync::atomic::Ordering::Relaxed);
                 self.trackers_cleared = Some(mark);
             }

@@ -1,7 +1,7 @@
 //! [`SparseMut`]: adds and removes one sparse-stored component type with the per-type
 //! work done once, for loops that toggle a marker on many entities.
 
-use crate::change::{EventLog, Move, Tick};
+use crate::change::{ChangeLog, Move, Tick};
 use crate::component::{Component, ComponentId};
 use crate::entity::{Entities, Entity};
 use crate::error::{ComponentError, MissingComponent, NoSuchEntity, NotSparse};
@@ -52,9 +52,9 @@ struct Direct<'w, T> {
     set: TypedSet<'w, T>,
     /// The structural-change log, if a `Dirty` observer reads it. No reader can
     /// register while the view borrows the world, so this is decided once.
-    moves: Option<&'w mut EventLog<Move>>,
+    moves: Option<&'w mut ChangeLog<Move>>,
     /// `T`'s removal stream, if anyone reads it (decided once, as `moves`).
-    removals: Option<&'w mut EventLog<(Entity, Tick)>>,
+    removals: Option<&'w mut ChangeLog<(Entity, Tick)>>,
     id: ComponentId,
     now: Tick,
 }

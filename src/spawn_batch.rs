@@ -1,7 +1,7 @@
 //! The iterator returned by [`World::spawn_batch`](crate::World::spawn_batch).
 
 use crate::bundle::Bundle;
-use crate::change::{EventLog, Move, Tick};
+use crate::change::{ChangeLog, Move, Tick};
 use crate::entity::{Entities, Entity, Location};
 use crate::storage::{ArchetypeId, Row};
 use crate::world::World;
@@ -43,7 +43,7 @@ struct FastBatch<'w, B: Bundle, I: Iterator<Item = B>> {
     writer: B::Writer<'w>,
     table_entities: &'w mut Vec<Entity>,
     entities: &'w mut Entities,
-    moves: &'w mut EventLog<Move>,
+    moves: &'w mut ChangeLog<Move>,
     archetype: ArchetypeId,
     tick: Tick,
 }
@@ -54,7 +54,7 @@ impl<'w, B: Bundle, I: Iterator<Item = B>> SpawnBatch<'w, B, I> {
         writer: B::Writer<'w>,
         table_entities: &'w mut Vec<Entity>,
         entities: &'w mut Entities,
-        moves: &'w mut EventLog<Move>,
+        moves: &'w mut ChangeLog<Move>,
         archetype: ArchetypeId,
         tick: Tick,
     ) -> Self {

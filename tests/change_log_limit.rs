@@ -34,7 +34,7 @@ fn dirty_past_the_limit(storage: Storage) {
             world.insert_one(e, Moving).unwrap();
         }
     }
-    assert!(world.observer_memory().structural_changes.records <= LIMIT);
+    assert!(world.backlog_memory().structural_changes.records <= LIMIT);
     let mut reported = dirty.iter(&world).collect::<Vec<_>>();
     reported.sort();
     let mut expected = all.clone();

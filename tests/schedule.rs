@@ -458,7 +458,7 @@ fn enter_and_exit_callbacks_stay_exact_past_the_change_log_limit() {
     for &e in &spawned[..2_500] {
         world.despawn(e).unwrap();
     }
-    assert!(world.observer_memory().structural_changes.records >= 12_500, "kept for the callbacks");
+    assert!(world.backlog_memory().structural_changes.records >= 12_500, "kept for the callbacks");
     schedule.run(&mut world);
     assert_eq!(*entered.lock().unwrap(), spawned, "every spawn entered, in order");
     assert_eq!(*exited.lock().unwrap(), 2_500);

@@ -199,7 +199,7 @@ function renderOverview(ov) {
   renderTables();
   const m = obj(ov.memory);
   for (const [id, key] of [['mem-values', 'values_bytes'], ['mem-tracking', 'tracking_bytes'], ['mem-entities', 'entities_bytes'],
-    ['mem-observers', 'observer_bytes'], ['mem-total', 'total_bytes']]) {
+    ['mem-backlog', 'backlog_bytes'], ['mem-total', 'total_bytes']]) {
     setText($(id), fmtBytes(m[key]));
     $(id).title = isNum(m[key]) ? fmtInt(m[key]) + ' bytes' : '';
   }

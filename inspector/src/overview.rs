@@ -44,7 +44,7 @@ pub(crate) fn overview(world: &mut World, frame: u64, writes: bool, sampler: &Sa
             "values_bytes": memory.values,
             "tracking_bytes": memory.tracking,
             "entities_bytes": memory.entities,
-            "observer_bytes": memory.observers.bytes(),
+            "backlog_bytes": memory.backlog.bytes(),
             "total_bytes": memory.total(),
         },
         "cost": { "per_frame_ns": per_frame, "samples": sampler.samples(), "watched_frames": sampler.watched_frames },

@@ -1,6 +1,6 @@
-//! One entity's structural history, judged an operation at a time: for observers that
+//! One entity's structural history, judged an operation at a time: for readers that
 //! must know whether an entity matched a query before and after each of its recent
-//! structural changes (a `Dirty` observer's "started matching", a schedule's entity
+//! structural changes (a `Dirty` reader's "started matching", a schedule's entity
 //! enter and exit callbacks).
 //!
 //! A table move alone does not tell, once a query names sparse components: whether an

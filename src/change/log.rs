@@ -1,5 +1,7 @@
-//! [`EventLog`]: an append-only log read by registered readers, each through its own
-//! cursor, and trimmed once every live reader has read past an entry.
+//! [`ChangeLog`]: the log of structural changes (the world's entity moves between
+//! tables, and each component's removals), append-only, read by registered readers,
+//! each through its own cursor, and trimmed once every live reader has read past an
+//! entry.
 //!
 //! Readers hold an `Arc` cursor (an absolute position); the log keeps `Weak`s, so a
 //! reader that is dropped stops holding entries back. Nothing is recorded while no
@@ -9,8 +11,8 @@
 //! while nothing is appended do not pile up.
 //!
 //! A log holds at most its *limit* of entries for readers that may fall behind (a
-//! `Dirty` observer, a removal reader): past it, the older half is dropped and such a
-//! reader learns at its next read how many entries it missed, so that an observer that
+//! `Dirty` reader, a removal reader): past it, the older half is dropped and such a
+//! reader learns at its next read how many entries it missed, so that a reader that
 //! never runs costs bounded memory. Exact readers (a schedule's watch, read at every
 //! run of its schedule) keep their entries whatever the limit.
 
@@ -19,7 +21,7 @@ use std::iter::Copied;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 
-/// A reader's position in an [`EventLog`].
+/// A reader's position in a [`ChangeLog`].
 pub(crate) type Cursor = Arc<AtomicU64>;
 
 /// How many entries a log keeps for readers that may fall behind, unless the world is
@@ -36,7 +38,7 @@ struct Reader {
     exact: bool,
 }
 
-pub(crate) struct EventLog<E> {
+pub(crate) struct ChangeLog<E> {
     events: VecDeque<E>,
     /// Absolute position of `events[0]`.
     base: u64,
@@ -45,17 +47,17 @@ pub(crate) struct EventLog<E> {
     limit: usize,
 }
 
-impl<E> Default for EventLog<E> {
+impl<E> Default for ChangeLog<E> {
     fn default() -> Self {
-        EventLog::with_limit(DEFAULT_LIMIT)
+        ChangeLog::with_limit(DEFAULT_LIMIT)
     }
 }
 
-impl<E> EventLog<E> {
+impl<E> ChangeLog<E> {
     /// An empty log that keeps at most `limit` entries for readers that may fall
     /// behind (at least [`MIN_LIMIT`]).
     pub(crate) fn with_limit(limit: usize) -> Self {
-        EventLog { events: VecDeque::new(), base: 0, readers: Vec::new(), limit: limit.max(MIN_LIMIT) }
+        ChangeLog { events: VecDeque::new(), base: 0, readers: Vec::new(), limit: limit.max(MIN_LIMIT) }
     }
 
     /// Changes the limit; applies from the next append that would grow the log.
@@ -82,7 +84,7 @@ pub(crate) struct Read<I> {
     pub(crate) entries: I,
 }
 
-impl<E: Copy> EventLog<E> {
+impl<E: Copy> ChangeLog<E> {
     /// Whether anyone may still read what is appended now.
     #[inline]
     pub(crate) fn is_observed(&self) -> bool {
@@ -216,7 +218,7 @@ mod tests {
 
     #[test]
     fn each_reader_reads_each_event_once_and_trim_waits_for_all() {
-        let mut log = EventLog::default();
+        let mut log = ChangeLog::default();
         log.push(0u32); // nobody reads yet: not kept
         let a = log.register();
         log.push(1);
@@ -238,7 +240,7 @@ mod tests {
 
     #[test]
     fn a_lagging_reader_misses_the_shed_half_and_is_told_how_much() {
-        let mut log = EventLog::with_limit(MIN_LIMIT);
+        let mut log = ChangeLog::with_limit(MIN_LIMIT);
         let idle = log.register();
         let busy = log.register();
         for event in 0..1_000u32 {
@@ -258,7 +260,7 @@ mod tests {
 
     #[test]
     fn an_exact_reader_keeps_its_entries_past_the_limit() {
-        let mut log = EventLog::with_limit(MIN_LIMIT);
+        let mut log = ChangeLog::with_limit(MIN_LIMIT);
         let exact = log.register_exact();
         let idle = log.register();
         for event in 0..1_000u32 {

@@ -2,13 +2,13 @@
 //! rows, the [`Mut`] handle that marks on write, and logs of structural events and
 //! removals.
 //!
-//! The world owns a *change tick* that advances once per observer run (each iteration
+//! The world owns a *change tick* that advances once per reader run (each iteration
 //! of a [`QueryState`](crate::QueryState) with a change filter or a
 //! [`Ref`](crate::Ref) fetch). A tracked column
 //! stores, per row, the tick at which the value was added and last changed; beside the
 //! rows, a summary lists the rows written recently, one segment per tick, and keeps a
 //! tree of per-block maxima (64 rows per leaf, 16 entries per parent, …) for what the
-//! list no longer holds. An observer that runs often reads the list: finding `K`
+//! list no longer holds. A reader that runs often reads the list: finding `K`
 //! changed rows costs about `K`; one that lags walks the tree, about `K · log₁₆ N`; a
 //! frame with no changes costs one comparison per matched table.
 //!
@@ -28,7 +28,7 @@ mod tree;
 
 #[doc(hidden)]
 pub use change_list::ListCursor;
-pub(crate) use log::EventLog;
+pub(crate) use log::ChangeLog;
 pub use mut_ref::Mut;
 pub(crate) use mut_ref::TickSlot;
 pub use removals::{Removals, RemovedReader};
@@ -41,7 +41,7 @@ pub(crate) use tree::LEAF;
 use crate::entity::Entity;
 use crate::storage::ArchetypeId;
 
-/// A structural change of one entity, for [`Dirty`](crate::Dirty) observers and entity
+/// A structural change of one entity, for [`Dirty`](crate::Dirty) readers and entity
 /// callbacks: it left `from` (`None` when spawned) for `to` (`None` when despawned), or
 /// it gained or lost the sparse component `sparse` (then `from` and `to` are `None`:
 /// its row stayed put).
@@ -53,7 +53,7 @@ pub(crate) struct Move {
     sparse: SparseChange,
 }
 
-impl log::EventLog<Move> {
+impl log::ChangeLog<Move> {
     /// Logs that `entity` gained or lost each sparse component of `ids` in one
     /// operation: the first joined to the move logged just before it if `joined`, the
     /// others to the first.
@@ -69,7 +69,7 @@ impl log::EventLog<Move> {
     }
 }
 
-// The world's memory budget for idle observers counts 32 bytes per structural change.
+// The world's memory budget for idle readers counts 32 bytes per structural change.
 const _: () = assert!(std::mem::size_of::<Move>() == 32);
 
 /// The sparse part of a [`Move`], in one word (the log holds up to a million moves).
@@ -106,7 +106,7 @@ impl Move {
 
     /// Made by the same operation as the move logged just before it (of the same
     /// entity): one insert, remove or despawn that changes table and sparse components
-    /// logs the table move first, then each sparse component joined to it. Observers
+    /// logs the table move first, then each sparse component joined to it. Readers
     /// judge an operation as a whole; the states between its moves never existed.
     #[inline]
     pub(crate) fn joined(&self) -> bool {

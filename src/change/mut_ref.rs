@@ -27,7 +27,7 @@ pub(crate) struct TickSlot {
     bit_or_row: u64,
     /// Immediate: the row's change tick; null otherwise.
     changed: *mut Tick,
-    /// Immediate: the column's summary, or null if it keeps none (no observer yet).
+    /// Immediate: the column's summary, or null if it keeps none (no reader yet).
     summary: *const Summary,
     tick: Tick,
 }
@@ -168,7 +168,7 @@ impl<'w, T: ?Sized> Mut<'w, T> {
         true
     }
 
-    /// Mutable access that does not mark the component changed. Observers will not
+    /// Mutable access that does not mark the component changed. Readers will not
     /// learn of writes made through it.
     #[inline]
     pub fn bypass_change_detection(&mut self) -> &mut T {

@@ -1,12 +1,12 @@
 //! [`Summary`]: what a tracked column keeps, besides its per-row change ticks, so that
-//! an observer finds the rows changed since its last run in time that follows what
+//! a reader finds the rows changed since its last run in time that follows what
 //! changed, not the column's length.
 //!
 //! Two structures, split at one tick, `folded`:
 //!
 //! - the [`ChangeList`] holds every change newer than `folded`: the rows written, one
 //!   segment per tick. Scattered writes (a few rows here and there, the usual frame of
-//!   a game) cost one append each, and an observer that ran after `folded` — one that
+//!   a game) cost one append each, and a reader that ran after `folded` — one that
 //!   runs every frame — reads only the list: per changed row, one entry and the row's
 //!   tick.
 //! - the tree of [`Maxima`] holds every change up to `folded`. Changes reach it when
@@ -14,10 +14,10 @@
 //!   skipped), when a row moves (a removal folds the whole list, whose rows would
 //!   otherwise name the wrong rows), and when a run writes dense leaves (a leaf of 64
 //!   rows at once costs one update of the tree, where the list would take 64 entries).
-//!   An observer that last ran before `folded` walks the tree for ticks up to `folded`
+//!   A reader that last ran before `folded` walks the tree for ticks up to `folded`
 //!   and reads the whole list for the rest.
 //!
-//! So each change is in exactly one of the two, and an observer visits each changed
+//! So each change is in exactly one of the two, and a reader visits each changed
 //! row once: the list reports a row from the segment of its current tick only, and
 //! the tree reports only rows whose tick is not newer than `folded`.
 //!

@@ -17,12 +17,12 @@ pub struct Tick(pub(crate) u32);
 pub(crate) const CHECK_TICK_THRESHOLD: u32 = 1 << 29;
 
 /// Ages just past [`Tick::MAX_AGE`] into which maintenance compresses ancient ticks,
-/// preserving their order relative to idle observers.
+/// preserving their order relative to idle readers.
 pub(crate) const ANCIENT_BAND: u32 = 1 << 20;
 
 impl Tick {
     /// The oldest age a tick keeps exactly. Older ticks are compressed into a narrow
-    /// band of older ages that keeps their order relative to every observer's last
+    /// band of older ages that keeps their order relative to every reader's last
     /// run; two thresholds of slack keep every live age below `u32::MAX`.
     pub const MAX_AGE: u32 = u32::MAX - 2 * CHECK_TICK_THRESHOLD - 1 - ANCIENT_BAND;
 
@@ -60,14 +60,14 @@ impl Tick {
 
 /// The order-preserving compression of ancient ticks that tick maintenance applies.
 ///
-/// `anchors` are the ages of idle observers' last runs older than [`Tick::MAX_AGE`].
+/// `anchors` are the ages of idle readers' last runs older than [`Tick::MAX_AGE`].
 /// Every tick older than `MAX_AGE` maps to a slot: below every anchor, equal to one,
 /// or between two. Slots map to ages in `(MAX_AGE, MAX_AGE + ANCIENT_BAND]`, so a
-/// remapped tick compares with every remapped observer exactly as before, and stays
+/// remapped tick compares with every remapped reader exactly as before, and stays
 /// older than every tick that was not remapped.
 pub struct Remap {
     now: Tick,
-    /// Ancient observer ages, oldest first, distinct.
+    /// Ancient reader ages, oldest first, distinct.
     anchors: Vec<u32>,
 }
 
@@ -76,7 +76,7 @@ impl Remap {
         anchors.retain(|&age| age > Tick::MAX_AGE);
         anchors.sort_unstable_by(|a, b| b.cmp(a));
         anchors.dedup();
-        // More idle observers than the band has slots for: the oldest share slots,
+        // More idle readers than the band has slots for: the oldest share slots,
         // which can only make them see old changes again, never miss one.
         let slots = (ANCIENT_BAND as usize - 1) / 2;
         if anchors.len() > slots {
@@ -109,10 +109,10 @@ impl fmt::Debug for Tick {
     }
 }
 
-/// The ticks an observer run compares against, and the world it runs on.
+/// The ticks a reader run compares against, and the world it runs on.
 #[derive(Clone, Copy, Debug)]
 pub struct RunTicks {
-    /// When the observer last ran; `None` on its first run, when everything is new.
+    /// When the reader last ran; `None` on its first run, when everything is new.
     pub(crate) last_run: Option<Tick>,
     /// This run's tick; writes made during the run are stamped with it.
     pub(crate) this_run: Tick,

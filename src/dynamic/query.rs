@@ -203,7 +203,7 @@ impl<'w> DynamicQueryBuilder<'w> {
             seen: 0,
             tables: Vec::new(),
             table_of: Vec::new(),
-            last_run: world.register_observer(),
+            last_run: world.register_change_reader(),
             has_run: false,
             rows: Vec::new(),
             candidates: Vec::new(),

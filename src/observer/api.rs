@@ -127,7 +127,7 @@ impl World {
         // A change observer hears the changes made from now on: a tick registered with
         // the world (so maintenance keeps it ordered), the world's advanced past it.
         let since = key.watch.is_some().then(|| {
-            let since = self.register_observer();
+            let since = self.register_change_reader();
             self.increment_change_tick();
             since
         });

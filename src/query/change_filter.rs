@@ -1,6 +1,6 @@
 //! Change filters: [`Added<T>`], [`Changed<T>`] and [`Dirty<(A, B, ..)>`](Dirty).
 //!
-//! Each is relative to the query state's own last run ("Each observer remembers its
+//! Each is relative to the query state's own last run ("Each reader remembers its
 //! own last run" in docs/design.md). `Added` and `Changed` *drive* iteration: the
 //! query descends the column's summary of change ticks and visits only rows changed
 //! since its last run. `Dirty` is gathered by the query
@@ -253,7 +253,7 @@ pub struct DirtyState {
 
 impl DirtyState {
     /// Whether a run with `last_run` takes every matching entity as dirty — a first
-    /// run, or one after the observer fell further behind than the world's log keeps
+    /// run, or one after the reader fell further behind than the world's log keeps
     /// — and if so, skips the log so far.
     pub(crate) fn starts_over(&self, world: &World, last_run: Option<Tick>) -> bool {
         let starts_over = last_run.is_none() || world.moves.has_missed(&self.cursor);

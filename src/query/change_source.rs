@@ -1,6 +1,6 @@
 //! [`ChangeSource`]: "which entities' `T` changed since I last looked", with `T`
 //! erased, for the readers outside queries that follow one component's changes
-//! (change observers, replication). Each is a `Changed<T>` query of its own, so a look
+//! (change readers, replication). Each is a `Changed<T>` query of its own, so a look
 //! costs what changed (`O(changed · log N)` to find the rows), never what exists.
 
 use crate::component::Component;

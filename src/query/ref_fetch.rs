@@ -22,7 +22,7 @@ use super::sparse_fetch::SparseFetch;
 /// [`is_added`](Ref::is_added) and [`is_changed`](Ref::is_changed) are relative to
 /// the query's previous run — for a [`Query`](crate::Query) parameter, the system's
 /// previous run — exactly as the change filters are: on a query's first run every
-/// value counts as added and changed. A query that fetches `Ref` is an observer, so
+/// value counts as added and changed. A query that fetches `Ref` is a reader, so
 /// each of its runs takes a tick of its own.
 ///
 /// Using `Ref<T>` turns on tracking for `T` ([`World::track`]): ripple keeps change

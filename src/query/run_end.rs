@@ -6,7 +6,7 @@
 //! body, a parallel worker), the changes it had not reached yet must be reported again:
 //! so the state's last-run tick moves to the run's tick only when the run ends normally,
 //! and a panicking run puts the `Dirty` cursor back where it was. Across a panic an
-//! observer sees changes at least once (the ones the failed run already handed out come
+//! reader sees changes at least once (the ones the failed run already handed out come
 //! again); otherwise exactly once.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};

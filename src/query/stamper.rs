@@ -6,7 +6,7 @@
 //! and, through this stamper, stamps each leaf's written rows — their ticks, and the
 //! summary in one update per leaf — when it moves on to another leaf, when it is done
 //! with the table, and when a closure panics part-way: every write made before a panic
-//! stays visible to observers.
+//! stays visible to readers.
 //!
 //! A parallel run's participants stamp only the row ticks (several of them may write
 //! rows of one leaf); the run folds the summaries once they are all done.

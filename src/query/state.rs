@@ -85,7 +85,7 @@ pub(crate) struct QueryMemory {
 ///
 /// Build one with [`World::query`] or [`World::query_filtered`] and keep it: it
 /// remembers which archetype tables match and catches up with new ones
-/// incrementally. It is also an *observer* of changes: every iteration (`iter`,
+/// incrementally. It is also a *reader* of changes: every iteration (`iter`,
 /// `iter_mut`, `for_each`, `for_each_mut`, `par_for_each`, `par_for_each_mut`,
 /// `despawn_where`) is one run, and change filters ([`Changed`](crate::Changed),
 /// [`Added`](crate::Added), [`Dirty`](crate::Dirty)) report what happened since this
@@ -183,7 +183,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             matched: Vec::new(),
             position: Vec::new(),
             seen: 0,
-            last_run: world.register_observer(),
+            last_run: world.register_change_reader(),
             has_run: AtomicBool::new(false),
             candidates: Vec::new(),
             replay: Default::default(),
@@ -292,12 +292,12 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     fn begin_run(&mut self, world: &World, kind: RunKind) -> (RunTicks, Mode, PendingRun) {
         self.update_archetypes(world);
         let dirty_from = F::dirty_state(&self.filter).map(|dirty| dirty.cursor.load(Ordering::Relaxed));
-        // Only an observer (a query with a change filter, or whose items compare
+        // Only a reader (a query with a change filter, or whose items compare
         // ticks) needs a tick of its own; a query without one stamps its writes with the current tick, like a write
-        // outside any run, which is still newer than every observer's last run.
+        // outside any run, which is still newer than every reader's last run.
         let this_run =
             if F::IS_ARCHETYPAL && !Q::OBSERVES { world.change_tick() } else { world.increment_change_tick() };
-        // Tick maintenance keeps an idle observer's last run ordered against every
+        // Tick maintenance keeps an idle reader's last run ordered against every
         // stored tick, however long it idles.
         let last_run = self.last_run();
         let dirty = F::dirty_state(&self.filter);
@@ -400,7 +400,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     ///
     /// Items cannot outlive the call to `f` that receives them: writes made through
     /// them are folded into the change summaries as the run leaves each table, so a
-    /// write after the run would go unseen by observers.
+    /// write after the run would go unseen by readers.
     ///
     /// ```compile_fail
     /// # use ripple::{Mut, World};

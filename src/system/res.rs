@@ -27,7 +27,7 @@ pub struct ResState {
 impl ResState {
     fn new<T: Send + Sync + 'static>(world: &mut World) -> Self {
         let index = world.resources.index_of::<T>();
-        ResState { index, last_run: world.register_observer(), has_run: false, run_base: None }
+        ResState { index, last_run: world.register_change_reader(), has_run: false, run_base: None }
     }
 
     /// Records a look at `this_run`; returns the previous one (`None` on the first), or,

@@ -6,7 +6,7 @@ use crate::component::{ComponentId, Storage};
 use crate::entity::Entity;
 use crate::storage::ArchetypeId;
 use crate::world::World;
-use crate::world::memory::ObserverMemory;
+use crate::world::memory::BacklogMemory;
 
 /// One component type of a world ([`World::component_summaries`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,15 +49,15 @@ pub struct WorldMemory {
     pub tracking: usize,
     /// The entity records and free list (reserved).
     pub entities: usize,
-    /// What the world keeps for observers and readers that have not caught up, and
-    /// for failed commands ([`World::observer_memory`]).
-    pub observers: ObserverMemory,
+    /// What the world keeps for change readers that have not caught up, and
+    /// for failed commands ([`World::backlog_memory`]).
+    pub backlog: BacklogMemory,
 }
 
 impl WorldMemory {
     /// All of it.
     pub fn total(&self) -> usize {
-        self.values + self.tracking + self.entities + self.observers.bytes()
+        self.values + self.tracking + self.entities + self.backlog.bytes()
     }
 }
 
@@ -102,7 +102,7 @@ impl World {
             values: self.component_summaries().map(|c| c.size * c.entities).sum(),
             tracking: self.tracking_bytes(),
             entities: self.entities.heap_bytes(),
-            observers: self.observer_memory(),
+            backlog: self.backlog_memory(),
         }
     }
 }
@@ -134,6 +134,6 @@ mod tests {
         let memory = world.memory();
         assert_eq!(memory.values, 80);
         assert!(memory.tracking > 0 && memory.entities >= 10 * 8);
-        assert_eq!(memory.total(), memory.values + memory.tracking + memory.entities + memory.observers.bytes());
+        assert_eq!(memory.total(), memory.values + memory.tracking + memory.entities + memory.backlog.bytes());
     }
 }

@@ -1,12 +1,12 @@
-//! What a world keeps on behalf of observers, readers and callers that may never come
-//! back for it — the log of structural changes, the removal logs, failed commands —
-//! the limits that bound it, and [`ObserverMemory`], which reports it.
+//! What a world keeps on behalf of change readers and callers that may never come back
+//! for it — the log of structural changes, the removal logs, failed commands — the
+//! limits that bound it, and [`BacklogMemory`], which reports it.
 //!
-//! Exactness for an observer that keeps up costs nothing beyond what it has not read
-//! yet. An observer that never runs would otherwise make the world keep every
-//! structural change and removal forever; past the limit the world forgets the oldest
-//! and tells the observer, which then falls back on what it can still see (a `Dirty`
-//! observer takes every matching entity as dirty, as on its first run).
+//! Exactness for a reader that keeps up costs nothing beyond what it has not read yet.
+//! A reader that never runs would otherwise make the world keep every structural
+//! change and removal forever; past the limit the world forgets the oldest and tells
+//! the reader, which then falls back on what it can still see (a `Dirty` query takes
+//! every matching entity as dirty, as on its first run).
 
 use crate::error::CommandError;
 use crate::world::World;
@@ -15,7 +15,7 @@ use crate::world::World;
 /// [`World::failed_commands`]).
 pub const MAX_FAILED_COMMANDS: usize = 1024;
 
-/// How many records the world's logs keep, by default, for observers that fall behind
+/// How many records the world's logs keep, by default, for readers that fall behind
 /// (see [`World::set_change_log_limit`]).
 pub const DEFAULT_CHANGE_LOG_LIMIT: usize = crate::change::log::DEFAULT_LIMIT;
 
@@ -35,12 +35,12 @@ pub struct LogMemory {
     pub bytes: usize,
 }
 
-/// What a world holds for observers and readers that have not caught up, and for
-/// failed commands nobody drained ([`World::observer_memory`]).
+/// What a world holds for change readers that have not caught up (its backlog), and
+/// for failed commands nobody drained ([`World::backlog_memory`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ObserverMemory {
+pub struct BacklogMemory {
     /// Structural changes (spawns, despawns, components added or removed) kept for
-    /// [`Dirty`](crate::Dirty) observers and for schedules' entity enter and exit
+    /// [`Dirty`](crate::Dirty) readers and for schedules' entity enter and exit
     /// callbacks.
     pub structural_changes: LogMemory,
     /// Removals kept for [`RemovedReader`](crate::RemovedReader)s, all component
@@ -50,7 +50,7 @@ pub struct ObserverMemory {
     pub failed_commands: LogMemory,
 }
 
-impl ObserverMemory {
+impl BacklogMemory {
     /// The bytes of all of it.
     pub fn bytes(&self) -> usize {
         self.structural_changes.bytes + self.removals.bytes + self.failed_commands.bytes
@@ -58,15 +58,15 @@ impl ObserverMemory {
 }
 
 impl World {
-    /// Bounds what the world keeps for observers that fall behind: at most `records`
-    /// structural changes for [`Dirty`](crate::Dirty) observers, and at most `records`
+    /// Bounds what the world keeps for readers that fall behind: at most `records`
+    /// structural changes for [`Dirty`](crate::Dirty) readers, and at most `records`
     /// removals per component type for [`RemovedReader`](crate::RemovedReader)s
     /// (default [`DEFAULT_CHANGE_LOG_LIMIT`]; at least 64). A structural change takes 32
-    /// bytes and a removal 12, so at the default limit an idle `Dirty` observer holds at
+    /// bytes and a removal 12, so at the default limit an idle `Dirty` reader holds at
     /// most 32 MiB and an idle removal reader 12 MiB per component type.
     ///
-    /// An observer that keeps up never meets the limit. One that falls further behind
-    /// misses the oldest records, and knows it: a `Dirty` observer's next run takes
+    /// A reader that keeps up never meets the limit. One that falls further behind
+    /// misses the oldest records, and knows it: a `Dirty` reader's next run takes
     /// every matching entity as dirty (as its first run does), so it still reports
     /// every entity it must, and more; a removal reader's next read reports how many it
     /// missed ([`Removals::missed`](crate::Removals::missed)). A schedule's entity
@@ -83,7 +83,7 @@ impl World {
     ///     let e = world.spawn((Hp(i),));
     ///     world.despawn(e).unwrap();
     /// }
-    /// assert!(world.observer_memory().removals.records <= 1_000);
+    /// assert!(world.backlog_memory().removals.records <= 1_000);
     /// let removals = idle.read(&world);
     /// assert_eq!(removals.missed() + removals.len() as u64, 10_000);
     /// ```
@@ -100,12 +100,12 @@ impl World {
         self.moves.limit()
     }
 
-    /// What the world holds for observers and readers that have not caught up yet, and
-    /// for failed commands not drained: records and bytes. It stays within the
+    /// What the world holds for change readers that have not caught up yet, and for
+    /// failed commands not drained: records and bytes. It stays within the
     /// [change-log limit](Self::set_change_log_limit) and
-    /// [`MAX_FAILED_COMMANDS`] however long an observer idles, except for the changes
-    /// a schedule's enter and exit callbacks wait for.
-    pub fn observer_memory(&self) -> ObserverMemory {
+    /// [`MAX_FAILED_COMMANDS`] however long a reader idles, except for the changes a
+    /// schedule's enter and exit callbacks wait for.
+    pub fn backlog_memory(&self) -> BacklogMemory {
         let (records, bytes) = self.moves.held();
         let structural_changes = LogMemory { records, bytes };
         let removals =
@@ -115,7 +115,7 @@ impl World {
             });
         let failed = &self.failed_commands.records;
         let failed_commands = LogMemory { records: failed.len(), bytes: failed.capacity() * size_of::<CommandError>() };
-        ObserverMemory { structural_changes, removals, failed_commands }
+        BacklogMemory { structural_changes, removals, failed_commands }
     }
 
     /// Records a deferred command that could not be applied (commands call this
@@ -149,5 +149,17 @@ impl World {
     /// Takes the recorded failures out, oldest first, keeping the buffer's capacity.
     pub fn drain_failed_commands(&mut self) -> impl Iterator<Item = CommandError> + '_ {
         self.failed_commands.records.drain(..)
+    }
+}
+
+/// The former name of [`BacklogMemory`].
+#[deprecated(note = "renamed `BacklogMemory`: it reports what change readers have not read, not observers")]
+pub type ObserverMemory = BacklogMemory;
+
+impl World {
+    /// The former name of [`backlog_memory`](Self::backlog_memory).
+    #[deprecated(note = "renamed `backlog_memory`")]
+    pub fn observer_memory(&self) -> BacklogMemory {
+        self.backlog_memory()
     }
 }

@@ -4,7 +4,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 
 use crate::bundle::Bundles;
-use crate::change::{CHECK_TICK_THRESHOLD, EventLog, Move, Remap, Tick};
+use crate::change::{CHECK_TICK_THRESHOLD, ChangeLog, Move, Remap, Tick};
 use crate::commands::CommandQueue;
 use crate::component::{ComponentId, Components};
 use crate::entity::{Entities, Entity};
@@ -67,16 +67,17 @@ pub struct World {
     /// Cached insert and remove transitions between archetypes.
     pub(crate) transitions: Transitions,
     pub(crate) resources: Resources,
-    /// Advances once per observer run; writes outside runs are stamped with it.
+    /// Advances once per reader run; writes outside runs are stamped with it.
     change_tick: AtomicU32,
     /// When stored ticks were last clamped.
     last_check_tick: Tick,
-    /// Structural changes, for `Dirty` observers.
-    pub(crate) moves: EventLog<Move>,
+    /// Structural changes, for `Dirty` readers.
+    pub(crate) moves: ChangeLog<Move>,
     /// Per component id: the removal stream.
-    pub(crate) removals: Vec<EventLog<(Entity, Tick)>>,
-    /// Last-run ticks of live observers, clamped with the stored ticks.
-    observers: Vec<Weak<AtomicU32>>,
+    pub(crate) removals: Vec<ChangeLog<(Entity, Tick)>>,
+    /// Last-run ticks of live change readers (queries with change filters, `Ref`,
+    /// resource readers, `OnChange` observers), clamped with the stored ticks.
+    change_readers: Vec<Weak<AtomicU32>>,
     /// The tick of the last [`clear_trackers`](World::clear_trackers), once called: what
     /// [`is_resource_changed`](World::is_resource_changed) compares with.
     pub(crate) trackers_cleared: Option<Arc<AtomicU32>>,
@@ -130,9 +131,9 @@ impl World {
             resources: Resources::default(),
             change_tick: AtomicU32::new(1),
             last_check_tick: Tick(1),
-            moves: EventLog::default(),
+            moves: ChangeLog::default(),
             removals: Vec::new(),
-            observers: Vec::new(),
+            change_readers: Vec::new(),
             trackers_cleared: None,
             failed_commands: Default::default(),
             events: Extension::empty(),
@@ -146,13 +147,13 @@ impl World {
         }
     }
 
-    /// Registers an observer's last-run tick so tick maintenance can clamp it.
-    pub(crate) fn register_observer(&mut self) -> Arc<AtomicU32> {
-        if self.observers.len() == self.observers.capacity() {
-            self.observers.retain(|o| o.strong_count() > 0);
+    /// Registers a change reader's last-run tick so tick maintenance can clamp it.
+    pub(crate) fn register_change_reader(&mut self) -> Arc<AtomicU32> {
+        if self.change_readers.len() == self.change_readers.capacity() {
+            self.change_readers.retain(|reader| reader.strong_count() > 0);
         }
         let tick = Arc::new(AtomicU32::new(self.change_tick().0));
-        self.observers.push(Arc::downgrade(&tick));
+        self.change_readers.push(Arc::downgrade(&tick));
         tick
     }
 
@@ -171,7 +172,7 @@ impl World {
         Tick(self.change_tick.fetch_add(1, Ordering::Relaxed).wrapping_add(1))
     }
 
-    /// Starts an observer run: returns the run's tick and advances the world's, so
+    /// Starts a reader run: returns the run's tick and advances the world's, so
     /// that later writes are newer than the run.
     #[inline]
     pub(crate) fn increment_change_tick(&self) -> Tick {
@@ -190,15 +191,15 @@ impl World {
     }
 
     /// Compresses ticks older than [`Tick::MAX_AGE`] into a narrow band, keeping their
-    /// order relative to every live observer's last run, so comparisons stay exact.
+    /// order relative to every live change reader's last run, so comparisons stay exact.
     #[cold]
     fn clamp_ticks(&mut self, now: Tick) {
-        self.observers.retain(|observer| observer.strong_count() > 0);
+        self.change_readers.retain(|reader| reader.strong_count() > 0);
         let anchors = self
-            .observers
+            .change_readers
             .iter()
             .filter_map(Weak::upgrade)
-            .map(|observer| Tick(observer.load(Ordering::Relaxed)).age(now))
+            .map(|reader| Tick(reader.load(Ordering::Relaxed)).age(now))
             .collect();
         let remap = Remap::new(now, anchors);
         for table in self.archetypes.iter_mut() {
@@ -213,14 +214,14 @@ impl World {
             log.for_each_mut(|(_, tick)| *tick = remap.apply(*tick));
         }
         self.resources.remap_ticks(&remap);
-        for observer in self.observers.iter().filter_map(Weak::upgrade) {
+        for observer in self.change_readers.iter().filter_map(Weak::upgrade) {
             let last = Tick(observer.load(Ordering::Relaxed));
             observer.store(remap.apply(last).0, Ordering::Relaxed);
         }
         self.last_check_tick = now;
     }
 
-    /// Advances the change tick by `by` as if that many observer runs had happened,
+    /// Advances the change tick by `by` as if that many reader runs had happened,
     /// running tick maintenance on the way. For ripple's own tests of tick wraparound
     /// (the internal `internal-test-support` feature; not part of the API).
     #[cfg(feature = "internal-test-support")]

@@ -147,7 +147,7 @@ impl World {
         Self::record_removals(&mut self.removals, table.components(), entity, now);
         Self::record_removals(&mut self.removals, &self.sparse_scratch, entity, now);
         self.moves.push(Move::between(entity, Some(location.archetype), None));
-        // The sparse components it loses are logged too: an observer replaying the
+        // The sparse components it loses are logged too: a reader replaying the
         // entity's moves needs them to know what it had before.
         self.moves.push_sparse(entity, self.sparse_scratch.iter().copied(), true);
         if self.sparse_scratch.is_empty() {
@@ -184,7 +184,7 @@ impl World {
         let location = self.locate(entity)?;
         self.maintain_ticks();
         if self.reactor.replaces && self.replacing::<B>(entity, location) {
-            // Observers of the values about to be overwritten ran; the row has not
+            // Readers of the values about to be overwritten ran; the row has not
             // moved (they cannot change the world's structure), and their commands
             // apply once the insert is done.
             let inserted = self.insert_located(entity, location, bundle);
@@ -195,7 +195,7 @@ impl World {
     }
 
     /// Reports the values of `B`'s components that `entity` has and an insert is about
-    /// to overwrite, if some observer watches them. Whether it reported any.
+    /// to overwrite, if some reader watches them. Whether it reported any.
     #[cold]
     fn replacing<B: Bundle>(&mut self, entity: Entity, location: Location) -> bool {
         let bundle = self.bundles.id_or_register::<B>(&mut self.components);

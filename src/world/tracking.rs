@@ -1,7 +1,7 @@
 //! The world's change tracking: which component types are tracked and observed, what
 //! tracking costs, marking a change by hand, and the removal streams.
 
-use crate::change::{EventLog, RemovedReader, Tick};
+use crate::change::{ChangeLog, RemovedReader, Tick};
 use crate::component::{Component, ComponentId};
 use crate::entity::{Entities, Entity, Location};
 use crate::error::ComponentError;
@@ -42,7 +42,7 @@ impl World {
     }
 
     /// Starts maintaining change summaries for component `id` (tracking it first):
-    /// called when an observer of it (a change filter) is created. Until then tracked
+    /// called when a reader of it (a change filter) is created. Until then tracked
     /// writes only stamp row ticks; the summaries are built from them here.
     pub(crate) fn observe_id(&mut self, id: ComponentId) {
         self.track_id(id);
@@ -91,12 +91,12 @@ impl World {
         if self.removals.len() <= id.index() {
             // The structural-change log holds the world's limit for all logs.
             let limit = self.moves.limit();
-            self.removals.resize_with(self.components.len(), || EventLog::with_limit(limit));
+            self.removals.resize_with(self.components.len(), || ChangeLog::with_limit(limit));
         }
         self.removals[id.index()].register()
     }
 
-    pub(crate) fn removal_log(&self, id: ComponentId) -> &EventLog<(Entity, Tick)> {
+    pub(crate) fn removal_log(&self, id: ComponentId) -> &ChangeLog<(Entity, Tick)> {
         &self.removals[id.index()]
     }
 
@@ -123,7 +123,7 @@ impl World {
     /// Records that `entity` lost the components `ids` at `now`, for readers.
     #[inline]
     pub(crate) fn record_removals(
-        removals: &mut [EventLog<(Entity, Tick)>],
+        removals: &mut [ChangeLog<(Entity, Tick)>],
         ids: &[ComponentId],
         entity: Entity,
         now: Tick,

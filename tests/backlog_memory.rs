@@ -121,7 +121,7 @@ fn an_idle_dirty_observer_and_removal_reader_hold_a_bounded_log_and_still_report
     let mut dirty = world.query_filtered::<Entity, Dirty<(Hp,)>>();
     let mut removed = world.removal_reader::<Hp>();
     assert_eq!(dirty.iter(&world).count(), 100, "a first run takes everything");
-    let start = world.observer_memory();
+    let start = world.backlog_memory();
     let before = held();
     // Churn: each round spawns an entity with Hp and despawns the one spawned before
     // (two structural changes, one removal), and every 1,000th round damages an
@@ -141,7 +141,7 @@ fn an_idle_dirty_observer_and_removal_reader_hold_a_bounded_log_and_still_report
             damaged.push(keeper);
         }
     }
-    let memory = world.observer_memory();
+    let memory = world.backlog_memory();
     let grown = held() - before;
     // A structural change is an entity, two table ids and an optional component id;
     // a removal an entity and a tick.
