@@ -9,7 +9,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+mod sources;
+
+use sources::{blank_comments_and_literals, rust_files};
 
 /// The floors, bottom first, and the top-level modules (files or folders of `src/`) on
 /// each. `lib` and the modules that assemble a world from every floor (`builtin`, `api`)
@@ -128,24 +132,6 @@ fn loops_of(graph: &BTreeMap<String, BTreeSet<String>>) -> BTreeSet<Vec<String>>
     loops
 }
 
-/// Every `.rs` file under `dir`, sorted.
-fn rust_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    let mut dirs = vec![dir.to_path_buf()];
-    while let Some(dir) = dirs.pop() {
-        for entry in fs::read_dir(&dir).expect("a source folder") {
-            let path = entry.expect("a folder entry").path();
-            if path.is_dir() {
-                dirs.push(path);
-            } else if path.extension().is_some_and(|ext| ext == "rs") {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
-    files
-}
-
 /// The top-level module `file` belongs to: its folder under `src/`, or its own name.
 fn top_module(src: &Path, file: &Path) -> String {
     let relative = file.strip_prefix(src).expect("under src");
@@ -153,51 +139,15 @@ fn top_module(src: &Path, file: &Path) -> String {
     first.strip_suffix(".rs").unwrap_or(&first).to_string()
 }
 
-/// The source without comments (line and block; doc comments included) and without
-/// the unit tests (`#[cfg(test)]` and all after it: the crate keeps them last), line
-/// breaks kept.
+/// The source without comments (doc comments included) and string contents, and
+/// without the unit tests (`#[cfg(test)]` and all after it: the crate keeps them last),
+/// line breaks kept.
 fn code_of(source: &str) -> String {
     let source = match source.find("#[cfg(test)]") {
         Some(tests) => &source[..tests],
         None => source,
     };
-    let mut code = String::with_capacity(source.len());
-    let mut chars = source.chars().peekable();
-    let mut in_string = false;
-    while let Some(c) = chars.next() {
-        match c {
-            '"' => {
-                in_string = !in_string;
-                code.push(c);
-            }
-            '\\' if in_string => {
-                code.push(c);
-                code.extend(chars.next());
-            }
-            '/' if !in_string && chars.peek() == Some(&'/') => {
-                for c in chars.by_ref() {
-                    if c == '\n' {
-                        code.push('\n');
-                        break;
-                    }
-                }
-            }
-            '/' if !in_string && chars.peek() == Some(&'*') => {
-                let mut last = ' ';
-                for c in chars.by_ref() {
-                    if c == '\n' {
-                        code.push('\n');
-                    }
-                    if last == '*' && c == '/' {
-                        break;
-                    }
-                    last = c;
-                }
-            }
-            _ => code.push(c),
-        }
-    }
-    code
+    blank_comments_and_literals(source)
 }
 
 /// The first segment of every `crate::` path in `code`, with its line: `crate::a::b`

@@ -39,8 +39,8 @@ struct Reader {
 }
 
 pub(crate) struct ChangeLog<E> {
-    events: VecDeque<E>,
-    /// Absolute position of `events[0]`.
+    entries: VecDeque<E>,
+    /// Absolute position of `entries[0]`.
     base: u64,
     readers: Vec<Reader>,
     /// Entries kept for readers that may fall behind (see the module docs).
@@ -57,7 +57,7 @@ impl<E> ChangeLog<E> {
     /// An empty log that keeps at most `limit` entries for readers that may fall
     /// behind (at least [`MIN_LIMIT`]).
     pub(crate) fn with_limit(limit: usize) -> Self {
-        ChangeLog { events: VecDeque::new(), base: 0, readers: Vec::new(), limit: limit.max(MIN_LIMIT) }
+        ChangeLog { entries: VecDeque::new(), base: 0, readers: Vec::new(), limit: limit.max(MIN_LIMIT) }
     }
 
     /// Changes the limit; applies from the next append that would grow the log.
@@ -72,8 +72,8 @@ impl<E> ChangeLog<E> {
 
     /// What the log holds: entries kept, and the bytes its buffers reserve.
     pub(crate) fn held(&self) -> (usize, usize) {
-        let bytes = self.events.capacity() * size_of::<E>() + self.readers.capacity() * size_of::<Reader>();
-        (self.events.len(), bytes)
+        let bytes = self.entries.capacity() * size_of::<E>() + self.readers.capacity() * size_of::<Reader>();
+        (self.entries.len(), bytes)
     }
 }
 
@@ -116,22 +116,22 @@ impl<E: Copy> ChangeLog<E> {
     }
 
     fn end(&self) -> u64 {
-        self.base + self.events.len() as u64
+        self.base + self.entries.len() as u64
     }
 
-    /// Appends `event` if anyone is reading.
+    /// Appends `entry` if anyone is reading.
     #[inline]
-    pub(crate) fn push(&mut self, event: E) {
+    pub(crate) fn push(&mut self, entry: E) {
         if !self.is_observed() {
             return;
         }
-        if self.events.len() == self.events.capacity() {
+        if self.entries.len() == self.entries.capacity() {
             self.make_room();
             if !self.is_observed() {
                 return;
             }
         }
-        self.events.push_back(event);
+        self.entries.push_back(entry);
     }
 
     /// Before the buffer would grow: trims what every reader has read and, at the
@@ -141,11 +141,11 @@ impl<E: Copy> ChangeLog<E> {
     #[cold]
     fn make_room(&mut self) {
         self.trim();
-        let len = self.events.len();
+        let len = self.entries.len();
         if len >= self.limit {
             self.shed();
-        } else if len == self.events.capacity() && len * 2 > self.limit {
-            self.events.reserve_exact(self.limit - len);
+        } else if len == self.entries.capacity() && len * 2 > self.limit {
+            self.entries.reserve_exact(self.limit - len);
         }
     }
 
@@ -160,29 +160,29 @@ impl<E: Copy> ChangeLog<E> {
             }
         }
         let dropped = (keep_from.max(self.base) - self.base) as usize;
-        self.events.drain(..dropped);
+        self.entries.drain(..dropped);
         self.base += dropped as u64;
     }
 
-    /// Reserves room for `additional` events (a batch is coming), within the limit.
+    /// Reserves room for `additional` entries (a batch is coming), within the limit.
     pub(crate) fn reserve(&mut self, additional: usize) {
         if self.is_observed() {
             self.trim();
-            let len = self.events.len();
+            let len = self.entries.len();
             if len + additional >= self.limit {
-                self.events.reserve_exact(self.limit.saturating_sub(len));
+                self.entries.reserve_exact(self.limit.saturating_sub(len));
             } else {
-                self.events.reserve(additional);
+                self.entries.reserve(additional);
             }
         }
     }
 
-    /// The events `cursor` has not read, and moves the cursor to the end.
+    /// The entries `cursor` has not read, and moves the cursor to the end.
     pub(crate) fn read<'a>(&'a self, cursor: &Cursor) -> Read<Copied<vec_deque::Iter<'a, E>>> {
         let position = cursor.swap(self.end(), Ordering::Relaxed);
         let missed = self.base.saturating_sub(position);
         let skip = (position.max(self.base) - self.base) as usize;
-        Read { missed, entries: self.events.range(skip..).copied() }
+        Read { missed, entries: self.entries.range(skip..).copied() }
     }
 
     /// Whether the reader at `cursor` has missed entries it has not been told about.
@@ -202,13 +202,13 @@ impl<E: Copy> ChangeLog<E> {
         });
         // A reader that missed entries may stand before the start.
         let consumed = (oldest.max(self.base) - self.base) as usize;
-        self.events.drain(..consumed);
+        self.entries.drain(..consumed);
         self.base += consumed as u64;
     }
 
-    /// Calls `f` on every stored event (for tick maintenance).
+    /// Calls `f` on every stored entry (for tick maintenance).
     pub(crate) fn for_each_mut(&mut self, f: impl FnMut(&mut E)) {
-        self.events.iter_mut().for_each(f);
+        self.entries.iter_mut().for_each(f);
     }
 }
 
@@ -227,11 +227,11 @@ mod tests {
         assert_eq!(log.read(&a).entries.collect::<Vec<_>>(), [1, 2]);
         assert_eq!(log.read(&a).entries.count(), 0);
         log.trim();
-        assert_eq!(log.events.len(), 1, "b has not read 2 yet");
+        assert_eq!(log.entries.len(), 1, "b has not read 2 yet");
         assert_eq!(log.read(&b).entries.collect::<Vec<_>>(), [2]);
         drop(a);
         log.trim();
-        assert!(log.events.is_empty());
+        assert!(log.entries.is_empty());
         assert_eq!(log.readers.len(), 1);
         drop(b);
         log.trim();
@@ -248,7 +248,7 @@ mod tests {
             assert!(log.read(&busy).entries.eq([event]), "a reader that keeps up misses nothing");
         }
         assert!(log.held().0 <= MIN_LIMIT, "the idle reader holds at most the limit");
-        assert!(log.events.capacity() <= MIN_LIMIT, "the buffer never grows past the limit");
+        assert!(log.entries.capacity() <= MIN_LIMIT, "the buffer never grows past the limit");
         assert!(log.has_missed(&idle));
         let read = log.read(&idle);
         let kept: Vec<u32> = read.entries.collect();

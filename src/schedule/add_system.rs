@@ -7,7 +7,9 @@ use crate::system::SystemAccess;
 use crate::world::World;
 
 use super::order::Node;
-use super::{IntoSystemConfig, Schedule, ScheduleError, Slot, SystemConfig, SystemId, SystemStats, UPDATE};
+use super::{
+    IntoSystemConfig, Schedule, ScheduleError, Slot, SystemConfig, SystemId, SystemStats, UPDATE, initialize_conditions,
+};
 
 impl Schedule {
     /// Adds a system (or a configured one) and prepares it for `world`; the schedule
@@ -118,15 +120,7 @@ impl Schedule {
             return Err(ScheduleError::ConflictingParams { system: name.to_string(), conflicts });
         }
         let mut conditions = config.conditions;
-        for condition in &mut conditions {
-            if let Err(conflicts) = condition.initialize(world) {
-                return Err(ScheduleError::ConflictingConditionParams {
-                    target: format!("system `{name}`"),
-                    condition: condition.name().into_owned(),
-                    conflicts,
-                });
-            }
-        }
+        initialize_conditions(&mut conditions, world, || format!("system `{name}`"))?;
         slot.conditions = conditions;
         if slot.on_enter.is_some() || slot.on_exit.is_some() {
             slot.watch = Some(world.moves.register_exact());

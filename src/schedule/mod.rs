@@ -653,6 +653,25 @@ fn should_run(slot: &mut Slot, sets: &mut [SetSlot], world: &World) -> bool {
     run && own
 }
 
+/// Prepares `conditions` for `world`; names `target` (made only on a refusal) and the
+/// first condition whose parameters conflict.
+fn initialize_conditions(
+    conditions: &mut [Condition],
+    world: &mut World,
+    target: impl FnOnce() -> String,
+) -> Result<(), ScheduleError> {
+    for condition in conditions {
+        if let Err(conflicts) = condition.initialize(world) {
+            return Err(ScheduleError::ConflictingConditionParams {
+                target: target(),
+                condition: condition.name().into_owned(),
+                conflicts,
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Evaluates every one of `conditions` (none is skipped after one fails); whether all
 /// hold.
 ///

@@ -200,15 +200,7 @@ impl Schedule {
             self.edges.push(if is_before { (Node::Set(set), target) } else { (target, Node::Set(set)) });
         }
         self.check_order()?;
-        for condition in &mut conditions {
-            if let Err(conflicts) = condition.initialize(world) {
-                return Err(ScheduleError::ConflictingConditionParams {
-                    target: format!("set `{name}`"),
-                    condition: condition.name().into_owned(),
-                    conflicts,
-                });
-            }
-        }
+        super::initialize_conditions(&mut conditions, world, || format!("set `{name}`"))?;
         let slot = &mut self.sets[set];
         slot.conditions.extend(conditions);
         if let Some(enabled) = enabled {

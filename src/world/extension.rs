@@ -22,6 +22,16 @@ impl Extension {
         Extension::new(())
     }
 
+    /// Panics unless the slot holds a `T`.
+    #[inline]
+    fn expect<T: Any>(&self) {
+        assert!(
+            self.type_id == TypeId::of::<T>(),
+            "ripple: the world's {} was not installed",
+            std::any::type_name::<T>()
+        );
+    }
+
     /// The value, which is a `T`.
     ///
     /// # Panics
@@ -29,11 +39,7 @@ impl Extension {
     /// ripple's, since `World::new` installs every extension).
     #[inline]
     pub(crate) fn get<T: Any>(&self) -> &T {
-        assert!(
-            self.type_id == TypeId::of::<T>(),
-            "ripple: the world's {} was not installed",
-            std::any::type_name::<T>()
-        );
+        self.expect::<T>();
         let value: *const (dyn Any + Send + Sync) = &*self.value;
         // SAFETY: `type_id` is the id of the boxed value's type (set with it in `new`,
         // never changed apart from it), so the value is a `T`; the thin pointer is its
@@ -47,11 +53,7 @@ impl Extension {
     /// As [`get`](Self::get).
     #[inline]
     pub(crate) fn get_mut<T: Any>(&mut self) -> &mut T {
-        assert!(
-            self.type_id == TypeId::of::<T>(),
-            "ripple: the world's {} was not installed",
-            std::any::type_name::<T>()
-        );
+        self.expect::<T>();
         let value: *mut (dyn Any + Send + Sync) = &mut *self.value;
         // SAFETY: as in `get`; borrowed exclusively through `self`.
         unsafe { &mut *value.cast::<T>() }
