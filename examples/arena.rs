@@ -2,7 +2,7 @@
 //! damage event carrying the sum; the health plugin publishes an API that systems
 //! call directly and that the level file calls by name.
 //!
-//! - `Damage` events merge by target (`World::merge_events_by`);
+//! - `Damage` events merge by target (`World::merge_messages_by`);
 //! - the health system owns `HealthApi` (published when the system is added) and
 //!   applies both the merged damage events and the API's requests;
 //! - the level file is a batch of data commands: `["gui", "set_level_complete", false]`,
@@ -11,8 +11,9 @@
 //! Run with `cargo run --example arena`.
 #![allow(elided_lifetimes_in_paths, reason = "system signatures read better without them")]
 
+use ripple::data::DataCommands;
 use ripple::prelude::*;
-use ripple::{DataCommands, PRE_UPDATE};
+use ripple::schedule::PRE_UPDATE;
 
 /// Hit points.
 #[derive(Debug, PartialEq)]
@@ -59,10 +60,10 @@ impl Gui {
 }
 
 /// Twenty explosions on the first enemy, every frame.
-fn explosions(mut enemies: Query<Entity, With<Health>>, mut damage: EventWriter<Damage>) {
+fn explosions(mut enemies: Query<Entity, With<Health>>, mut damage: MessageWriter<Damage>) {
     if let Some(target) = enemies.iter().next() {
         for _ in 0..20 {
-            damage.send(Damage { target, amount: 1 });
+            damage.write(Damage { target, amount: 1 });
         }
     }
 }
@@ -70,9 +71,9 @@ fn explosions(mut enemies: Query<Entity, With<Health>>, mut damage: EventWriter<
 /// Applies merged damage events and API requests; reports deaths.
 fn health(
     mut api: ApiMut<HealthApi>,
-    mut damage: EventReader<Damage>,
+    mut damage: MessageReader<Damage>,
     mut health: Query<&mut Health>,
-    mut died: EventWriter<Died>,
+    mut died: MessageWriter<Died>,
     mut log: ResMut<Log>,
 ) {
     let requests = api.requests.drain(..).map(|(target, amount)| Damage { target, amount });
@@ -81,14 +82,14 @@ fn health(
         if let Ok(mut hp) = health.get_mut(hit.target) {
             hp.0 = hp.0.saturating_sub(hit.amount);
             if hp.0 == 0 {
-                died.send(Died(hit.target));
+                died.write(Died(hit.target));
             }
         }
     }
 }
 
 /// Removes the dead; completes the level when no enemy is left.
-fn referee(mut deaths: EventReader<Died>, mut commands: Commands, mut gui: ApiMut<Gui>, mut enemies: Query<&Health>) {
+fn referee(mut deaths: MessageReader<Died>, mut commands: Commands, mut gui: ApiMut<Gui>, mut enemies: Query<&Health>) {
     let mut dead = 0;
     for death in deaths.read() {
         commands.despawn(death.0);
@@ -108,7 +109,7 @@ pub fn run(frames: usize) -> (World, Vec<String>) {
     let mut world = World::new();
     world.insert_resource(Log::default());
     world.publish_api(Gui::default());
-    world.merge_events_by(|d: &Damage| d.target, |sum: &mut Damage, d| sum.amount += d.amount);
+    world.merge_messages_by(|d: &Damage| d.target, |sum: &mut Damage, d| sum.amount += d.amount);
     let enemies: Vec<Entity> = (0..2).map(|_| world.spawn((Health(50),))).collect();
 
     let mut schedule = Schedule::new();
@@ -121,7 +122,7 @@ pub fn run(frames: usize) -> (World, Vec<String>) {
             }),
         )
         .unwrap();
-    schedule.add_system(&mut world, referee.in_phase(ripple::POST_UPDATE)).unwrap();
+    schedule.add_system(&mut world, referee.in_phase(ripple::schedule::POST_UPDATE)).unwrap();
 
     let mut registry = DataCommands::new();
     registry.target::<HealthApi>("health").method("apply_damage", HealthApi::apply_damage);

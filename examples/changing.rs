@@ -27,7 +27,8 @@
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use ripple::{Changed, Entity, Storage, With, World};
+use ripple::query::{Changed, With};
+use ripple::{Entity, Storage, World};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Position {

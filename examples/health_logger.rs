@@ -7,7 +7,8 @@
 //!
 //! Run with `cargo run --example health_logger`.
 
-use ripple::{Dirty, QueryState, World};
+use ripple::World;
+use ripple::query::{Dirty, QueryState};
 
 /// Current and maximum health.
 #[derive(Debug)]

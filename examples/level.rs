@@ -12,8 +12,9 @@
 use std::collections::HashMap;
 use std::process::ExitCode;
 
+use ripple::data::DataCommands;
 use ripple::prelude::*;
-use ripple::{DataCommands, SceneRegistry};
+use ripple::scene::SceneRegistry;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 

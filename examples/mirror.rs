@@ -48,7 +48,7 @@ pub fn install(world: &mut World, schedule: &mut Schedule) -> PhysicsHandle {
         destroyed.0.lock().unwrap().actors.remove(&ctx.entity);
     });
     world.insert_resource(physics.clone());
-    schedule.add_system(world, move_actors.named("move_actors").in_phase(ripple::POST_UPDATE)).unwrap();
+    schedule.add_system(world, move_actors.named("move_actors").in_phase(ripple::schedule::POST_UPDATE)).unwrap();
     physics
 }
 

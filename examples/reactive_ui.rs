@@ -17,7 +17,9 @@
 
 use std::collections::BTreeMap;
 
-use ripple::{Entity, OnAdd, OnChange, OnRemove, Query, ResMut, Trigger, World};
+use ripple::observer::{OnAdd, OnChange, OnRemove, Trigger};
+use ripple::system::{Query, ResMut};
+use ripple::{Entity, World};
 
 /// A player's name.
 #[derive(Clone, Debug)]

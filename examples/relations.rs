@@ -12,7 +12,8 @@
 //!
 //! Run with `cargo run --example relations`.
 
-use ripple::{DespawnPolicy, Entity, Related, Relation, World};
+use ripple::relation::{DespawnPolicy, Related, Relation};
+use ripple::{Entity, World};
 
 /// An item in a container; despawning the container despawns its contents.
 pub struct ContainedIn(pub Entity);

@@ -28,9 +28,10 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use game::{Activity, Animatable, Body, CollisionShape, Game, Health, Mode, Position, Velocity};
-use ripple::{
-    Applied, DeltaReceiver, Entity, PeerConfig, PeerId, QueryState, Replicated, Replicator, SceneRegistry, With, World,
-};
+use ripple::query::{QueryState, With};
+use ripple::replicate::{Applied, DeltaReceiver, PeerConfig, PeerId, Replicated, Replicator};
+use ripple::scene::SceneRegistry;
+use ripple::{Entity, World};
 
 /// The components both sides replicate, in the same order.
 fn registry() -> SceneRegistry {

@@ -6,7 +6,8 @@
 //!
 //! Run with `cargo run --release --example scene_tree`.
 
-use ripple::{Entity, Propagation, World};
+use ripple::hierarchy::Propagation;
+use ripple::{Entity, World};
 
 /// Where a body sits relative to its parent: a rotation and an offset.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -78,7 +79,8 @@ fn main() {
 
 /// Whether every body's global equals a walk from the roots.
 fn matches_full_recomputation(world: &mut World) -> bool {
-    let roots: Vec<Entity> = world.query_filtered::<Entity, ripple::Without<ripple::ChildOf>>().iter(world).collect();
+    let roots: Vec<Entity> =
+        world.query_filtered::<Entity, ripple::query::Without<ripple::hierarchy::ChildOf>>().iter(world).collect();
     let mut stack: Vec<(Entity, Global)> = roots.into_iter().map(|root| (root, ORIGIN)).collect();
     while let Some((entity, parent)) = stack.pop() {
         let expected = combine(&parent, world.get::<Local>(entity).unwrap());

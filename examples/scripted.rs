@@ -14,10 +14,11 @@
 
 use std::collections::HashMap;
 
-use ripple::{
-    ComponentDescriptor, ComponentId, DynamicQuery, Moment, OnComponent, Query, Res, ResMut, RuntimeCodec,
-    SceneRegistry, Storage, Trigger, World,
-};
+use ripple::dynamic::{ComponentDescriptor, DynamicQuery, Moment, OnComponent};
+use ripple::observer::Trigger;
+use ripple::scene::{RuntimeCodec, SceneRegistry};
+use ripple::system::{Query, Res, ResMut};
+use ripple::{ComponentId, Storage, World};
 use serde_json::{Map, Value};
 
 /// The script the example runs unless given another.

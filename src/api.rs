@@ -1,7 +1,7 @@
 //! System APIs: a system or plugin publishes a typed object on the world whose
 //! methods other systems call directly — `health.apply_damage(enemy, 10)`, with
 //! go-to-definition landing on the method — through the [`Api`] and [`ApiMut`]
-//! parameters. The same methods can be named in [`DataCommands`](crate::DataCommands)
+//! parameters. The same methods can be named in [`DataCommands`](crate::data::DataCommands)
 //! so data can call them too.
 //!
 //! An API is stored as a resource of its own type; the names below say what it is for.
@@ -24,7 +24,8 @@ impl World {
     /// its API from its `on_added` callback and withdraws it from `on_removed`.
     ///
     /// ```
-    /// use ripple::{ApiMut, IntoSystemConfig, Schedule, World};
+    /// use ripple::{ApiMut, World};
+    /// use ripple::schedule::{IntoSystemConfig, Schedule};
     /// #[derive(Default)]
     /// struct Score { points: u32 }
     /// impl Score {

@@ -8,7 +8,7 @@ impl World {
     /// An empty world (with the hierarchy's components registered, as in every world).
     pub fn new() -> World {
         let mut world = World::bare();
-        crate::event::install(&mut world);
+        crate::message::install(&mut world);
         crate::system::install(&mut world);
         crate::hierarchy::install(&mut world);
         world

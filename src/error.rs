@@ -120,7 +120,7 @@ impl fmt::Display for NotSparse {
 
 impl Error for NotSparse {}
 
-/// Why [`QueryState::get`](crate::QueryState::get) (or `get_mut`, `get_many`,
+/// Why [`QueryState::get`](crate::query::QueryState::get) (or `get_mut`, `get_many`,
 /// `get_many_mut`) found nothing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum QueryEntityError {
@@ -134,7 +134,7 @@ pub enum QueryEntityError {
         query: &'static str,
     },
     /// The same entity was asked for twice in one call that hands out mutable items
-    /// ([`QueryState::get_many_mut`](crate::QueryState::get_many_mut)): two items
+    /// ([`QueryState::get_many_mut`](crate::query::QueryState::get_many_mut)): two items
     /// would alias.
     Duplicate(Entity),
 }
@@ -222,14 +222,14 @@ pub enum CommandFailure {
         dropped: usize,
     },
     /// A relation change was refused: a dead parent, an entity as its own parent, or
-    /// a cycle (see [`HierarchyError`](crate::HierarchyError)).
-    Hierarchy(crate::HierarchyError),
+    /// a cycle (see [`HierarchyError`](crate::relation_error::HierarchyError)).
+    Hierarchy(crate::relation_error::HierarchyError),
     /// A user relation's change was refused: a dead target, an entity related to
     /// itself, or a cycle in an acyclic relation (see
-    /// [`RelationError`](crate::RelationError)).
-    Relation(crate::RelationError),
+    /// [`RelationError`](crate::relation_error::RelationError)).
+    Relation(crate::relation_error::RelationError),
     /// A queued one-shot run ([`Commands::run_system`](crate::Commands::run_system))
-    /// was refused: the [`OneShotError`](crate::OneShotError) `World::run_system`
+    /// was refused: the [`OneShotError`](crate::system::OneShotError) `World::run_system`
     /// returned, by kind.
     RunSystem {
         /// The system.
@@ -240,7 +240,7 @@ pub enum CommandFailure {
 }
 
 /// Why a queued one-shot run did not happen (the kinds of
-/// [`OneShotError`](crate::OneShotError) a run can return).
+/// [`OneShotError`](crate::system::OneShotError) a run can return).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RunRefused {
     /// Not registered.

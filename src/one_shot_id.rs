@@ -8,7 +8,7 @@ use std::marker::PhantomData;
 
 /// Identifies a system registered with
 /// [`World::register_system`](crate::World::register_system), which takes `I`
-/// ([`In`](crate::In), [`InRef`](crate::InRef), [`InMut`](crate::InMut), or `()` for no
+/// ([`In`](crate::system::In), [`InRef`](crate::system::InRef), [`InMut`](crate::system::InMut), or `()` for no
 /// input) and returns `O`. Never reused, so a handle to an unregistered system stays
 /// invalid.
 pub struct OneShotId<I = (), O = ()> {

@@ -162,8 +162,8 @@ impl World {
     /// assert_eq!(world.resource::<Gravity>().unwrap().0, 1.6);
     /// ```
     ///
-    /// For change detection ([`Res::is_added`](crate::Res::is_added),
-    /// [`Res::is_changed`](crate::Res::is_changed)) a new resource counts as added and
+    /// For change detection ([`Res::is_added`](crate::system::Res::is_added),
+    /// [`Res::is_changed`](crate::system::Res::is_changed)) a new resource counts as added and
     /// changed; replacing one counts as a change.
     pub fn insert_resource<R: Send + Sync + 'static>(&mut self, value: R) -> Option<R> {
         let now = self.fresh_tick();
@@ -242,7 +242,7 @@ impl World {
     /// [`is_resource_added`](Self::is_resource_added) compare with, as bevy_ecs's
     /// `World::clear_trackers` (which a bevy app calls once per frame; a ripple game
     /// loop calls it where it wants its frame to start). Systems do not need it: their
-    /// [`Res`](crate::Res) compares with their own last run.
+    /// [`Res`](crate::system::Res) compares with their own last run.
     pub fn clear_trackers(&mut self) {
         let now = self.increment_change_tick();
         match &self.trackers_cleared {
@@ -257,7 +257,7 @@ impl World {
 
     /// Whether the world's `R` was inserted or written (through
     /// [`resource_mut`](Self::resource_mut), [`resource_mut_tracked`](Self::resource_mut_tracked)
-    /// written through, a [`ResMut`](crate::ResMut) written through, or
+    /// written through, a [`ResMut`](crate::system::ResMut) written through, or
     /// [`insert_resource`](Self::insert_resource)) since the last
     /// [`clear_trackers`](Self::clear_trackers); before the first, whether it exists.
     /// False if there is none. O(1).

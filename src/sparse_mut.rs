@@ -16,10 +16,11 @@ use crate::world::World;
 ///
 /// Every call does what [`World::insert`] and [`World::remove`] do with a one-component
 /// bundle of `T`: hooks run, change tracking stamps the value, removal streams and
-/// [`Dirty`](crate::Dirty) observers see the change. Only the per-call lookups are gone.
+/// [`Dirty`](crate::query::Dirty) observers see the change. Only the per-call lookups are gone.
 ///
 /// ```
-/// use ripple::{Storage, With, World};
+/// use ripple::{Storage, World};
+/// use ripple::query::With;
 /// struct Position(f32);
 /// struct Moving;
 ///

@@ -19,7 +19,8 @@ impl World {
     /// changed.
     ///
     /// ```
-    /// use ripple::{Storage, With, World};
+    /// use ripple::{Storage, World};
+    /// use ripple::query::With;
     /// struct Position(f32);
     /// struct Moving;
     ///

@@ -1,6 +1,7 @@
 //! Queries that would alias are refused when built, with messages naming the type.
 
-use ripple::{Entity, With, World};
+use ripple::query::With;
+use ripple::{Entity, World};
 
 struct A;
 struct B;

@@ -3,7 +3,8 @@
 //! Only allocations made by the test's own thread while counting is on are counted,
 //! so the test harness's threads do not disturb the figure.
 
-use ripple::{Changed, Dirty, Entity, World};
+use ripple::query::{Changed, Dirty};
+use ripple::{Entity, World};
 
 #[path = "support/counting_alloc.rs"]
 mod counting_alloc;
@@ -133,8 +134,8 @@ fn toggle_frames_allocate_nothing(storage: ripple::Storage, view: bool) {
     for &e in &groups[0] {
         world.insert(e, (Moving,)).unwrap();
     }
-    let mut marked = world.query_filtered::<&Pos, ripple::With<Moving>>();
-    let mut toggled = world.query_filtered::<Entity, ripple::Dirty<(Moving,)>>();
+    let mut marked = world.query_filtered::<&Pos, ripple::query::With<Moving>>();
+    let mut toggled = world.query_filtered::<Entity, ripple::query::Dirty<(Moving,)>>();
     let mut frame = |world: &mut World, f: usize| {
         if view {
             let mut moving = world.sparse_mut::<Moving>().unwrap();

@@ -101,7 +101,7 @@ fn dropped_change_observers_release_their_memory() {
 fn dropped_readers_release_their_memory() {
     let mut world = world();
     let removals = growth(&mut world, |w| drop(w.removal_reader::<Hp>()));
-    let events = growth(&mut world, |w| drop(w.event_cursor::<Hit>()));
+    let events = growth(&mut world, |w| drop(w.message_cursor::<Hit>()));
     for (kind, bytes) in [("removal readers", removals), ("event cursors", events)] {
         assert!(bytes < LIMIT, "{} {kind} made and dropped kept {bytes} bytes", rounds());
     }

@@ -3,8 +3,9 @@
 //! reports every matching entity (a superset of what it must), whatever the storage of
 //! its components; a removal reader, in a system or stand-alone, counts what it missed.
 
+use ripple::Storage;
 use ripple::prelude::*;
-use ripple::{Dirty, Storage};
+use ripple::query::Dirty;
 
 #[derive(Debug, PartialEq)]
 struct Pos(u32);

@@ -13,7 +13,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use proptest::prelude::*;
-use ripple::{Added, Changed, Dirty, Entity, Or, QueryState, RemovedReader, Storage, With, Without, World};
+use ripple::query::{Added, Changed, Dirty, Or, QueryState, With, Without};
+use ripple::{Entity, RemovedReader, Storage, World};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct A(u8);

@@ -3,7 +3,8 @@
 
 use std::collections::BTreeSet;
 
-use ripple::{Added, Changed, Dirty, Entity, QueryFilter, QueryState, ReadOnlyQueryData, With, Without, World};
+use ripple::query::{Added, Changed, Dirty, QueryFilter, QueryState, ReadOnlyQueryData, With, Without};
+use ripple::{Entity, World};
 
 #[derive(Debug, PartialEq, Clone, Copy)]
 struct Pos(i32);

@@ -6,10 +6,12 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use ripple::{
-    IntoCondition, IntoSystemConfig, ParamSet, Res, ResMut, Schedule, World, any_component_removed, condition_changed,
-    condition_changed_to, not, resource_changed, resource_changed_or_removed, resource_equals, resource_exists,
-    resource_exists_and_equals, resource_removed, run_once,
+use ripple::World;
+use ripple::schedule::{IntoSystemConfig, Schedule};
+use ripple::system::{
+    IntoCondition, ParamSet, Res, ResMut, any_component_removed, condition_changed, condition_changed_to, not,
+    resource_changed, resource_changed_or_removed, resource_equals, resource_exists, resource_exists_and_equals,
+    resource_removed, run_once,
 };
 
 #[derive(Default)]
@@ -61,7 +63,7 @@ fn set_conditions_and_system_conditions_are_all_evaluated() {
     world.insert_resource(Gate(false));
     world.insert_resource(Score(0));
     let mut schedule = Schedule::new();
-    schedule.configure_set(&mut world, ripple::SetConfig::new("gated").run_if(gate_open)).unwrap();
+    schedule.configure_set(&mut world, ripple::schedule::SetConfig::new("gated").run_if(gate_open)).unwrap();
     let (count, system) = counter();
     schedule.add_system(&mut world, system.in_set("gated").run_if(resource_changed::<Score>)).unwrap();
     schedule.run(&mut world);
@@ -272,7 +274,7 @@ fn run_system_with_invalid_params_is_a_typed_error() {
     let mut world = World::new();
     let id = world.register_system(|mut score: ResMut<Score>| score.0 += 1).unwrap();
     match world.run_system(id) {
-        Err(ripple::OneShotError::InvalidParams { reason, .. }) => assert!(reason.contains("Score")),
+        Err(ripple::system::OneShotError::InvalidParams { reason, .. }) => assert!(reason.contains("Score")),
         other => panic!("expected InvalidParams, got {other:?}"),
     }
     world.insert_resource(Score(0));

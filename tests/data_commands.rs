@@ -2,8 +2,8 @@
 //! applies entirely or not at all; system APIs are called from systems and from data.
 #![allow(elided_lifetimes_in_paths, reason = "system signatures read better without them")]
 
+use ripple::data::{BatchError, DataCommandError, DataCommands};
 use ripple::prelude::*;
-use ripple::{BatchError, DataCommandError, DataCommands};
 
 /// Hit points.
 #[derive(Debug, PartialEq)]

@@ -2,7 +2,9 @@
 //! deep leaf, and a scene load of a deep chain in any record order, walk no ancestors.
 //! The work is counted (ancestors visited by cycle checks), not timed.
 
-use ripple::{ChildOf, Entity, SceneRegistry, World};
+use ripple::hierarchy::ChildOf;
+use ripple::scene::SceneRegistry;
+use ripple::{Entity, World};
 use serde::{Deserialize, Serialize};
 
 #[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq)]

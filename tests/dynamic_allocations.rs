@@ -2,7 +2,9 @@
 //! user relations allocate nothing: inserts and removals by id, queries over ids (with
 //! change and dirty filters), and relation churn with despawn cascades.
 
-use ripple::{ComponentDescriptor, DespawnPolicy, Entity, Relation, Storage, World};
+use ripple::dynamic::ComponentDescriptor;
+use ripple::relation::{DespawnPolicy, Relation};
+use ripple::{Entity, Storage, World};
 
 #[path = "support/counting_alloc.rs"]
 mod counting_alloc;

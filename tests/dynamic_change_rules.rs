@@ -4,7 +4,8 @@
 
 use std::collections::BTreeSet;
 
-use ripple::{ComponentDescriptor, ComponentId, DynamicQuery, Entity, Storage, World};
+use ripple::dynamic::{ComponentDescriptor, DynamicQuery};
+use ripple::{ComponentId, Entity, Storage, World};
 
 /// A world with two runtime components of 4 bytes, `pos` and `vel`, stored in `storage`.
 fn world(storage: Storage) -> (World, ComponentId, ComponentId) {

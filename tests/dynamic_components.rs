@@ -5,7 +5,8 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use ripple::{ComponentDescriptor, ComponentId, DynamicError, Entity, Storage, World};
+use ripple::dynamic::{ComponentDescriptor, DynamicError};
+use ripple::{ComponentId, Entity, Storage, World};
 
 fn hp(world: &mut World, storage: Storage) -> ComponentId {
     world.register_component(ComponentDescriptor::new("hp", 4, 4).unwrap().with_storage(storage))
@@ -247,7 +248,8 @@ fn table_runs_hand_out_whole_columns() {
 
 #[test]
 fn observers_by_id_see_every_moment() {
-    use ripple::{Moment, OnComponent, Trigger};
+    use ripple::dynamic::{Moment, OnComponent};
+    use ripple::observer::Trigger;
     both(|storage| {
         let mut world = World::new();
         let hp = hp(&mut world, storage);
@@ -279,7 +281,7 @@ fn observers_by_id_see_every_moment() {
         let far = far.unwrap();
         assert_eq!(
             world.observe_by_id(far, Moment::Add, |_: Trigger<'_, OnComponent>| {}).unwrap_err(),
-            ripple::ObserverError::UnknownComponent(far)
+            ripple::observer::ObserverError::UnknownComponent(far)
         );
     });
 }

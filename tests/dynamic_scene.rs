@@ -1,7 +1,9 @@
 //! Runtime components in scenes: saved and loaded through a user's codec, in JSON and
 //! binary, in table and sparse storage; refused values leave the world as it was.
 
-use ripple::{ComponentDescriptor, LoadError, RuntimeCodec, SceneRegistry, Storage, World};
+use ripple::dynamic::ComponentDescriptor;
+use ripple::scene::{LoadError, RuntimeCodec, SceneRegistry};
+use ripple::{Storage, World};
 use serde_json::Value;
 
 /// A value of two little-endian i32s, written as `[a, b]`; `b` must not be negative.
@@ -126,7 +128,7 @@ fn a_world_component_of_the_same_name_but_another_layout_is_not_saved_as_it() {
 
 #[test]
 fn runtime_values_replicate_changes_and_removals() {
-    use ripple::{Applied, DeltaReceiver, PeerConfig, Replicated, Replicator};
+    use ripple::replicate::{Applied, DeltaReceiver, PeerConfig, Replicated, Replicator};
     let (registry, descriptor) = setup(Storage::Table);
     let (client_registry, _) = setup(Storage::Table);
     let mut server = World::new();
@@ -146,7 +148,7 @@ fn runtime_values_replicate_changes_and_removals() {
         receiver.entity_map().get(handle).unwrap()
     };
     fn server_entity(world: &mut World) -> ripple::Entity {
-        let mut replicated = world.query_filtered::<ripple::Entity, ripple::With<Replicated>>();
+        let mut replicated = world.query_filtered::<ripple::Entity, ripple::query::With<Replicated>>();
         replicated.iter(world).next().unwrap()
     }
     let e = server.spawn(("a".to_string(), Replicated));

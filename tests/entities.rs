@@ -1,6 +1,7 @@
 //! Entity lifecycle: stale handles, tags, many archetypes, errors, resources.
 
-use ripple::{ComponentError, Entity, MissingComponent, MissingResource, NoSuchEntity, QueryEntityError, With, World};
+use ripple::query::With;
+use ripple::{ComponentError, Entity, MissingComponent, MissingResource, NoSuchEntity, QueryEntityError, World};
 
 #[derive(Debug, PartialEq, Clone, Copy)]
 struct Pos(i32);

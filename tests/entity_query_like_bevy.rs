@@ -3,10 +3,11 @@
 //! `EntityRefExcept`, with their accesses kept apart from other queries'.
 #![allow(elided_lifetimes_in_paths, reason = "system signatures read better without them")]
 
-use ripple::{
-    Changed, ChildOf, EntityMutExcept, EntityRef, EntityRefExcept, OneShotError, Query, Schedule, Storage, With,
-    Without, World,
-};
+use ripple::hierarchy::ChildOf;
+use ripple::query::{Changed, EntityMutExcept, EntityRefExcept, With, Without};
+use ripple::schedule::Schedule;
+use ripple::system::{OneShotError, Query};
+use ripple::{EntityRef, Storage, World};
 
 #[derive(Debug, PartialEq)]
 struct A(u32);

@@ -5,8 +5,9 @@
 //! file holds a single test and the harness's main thread only waits meanwhile.
 #![allow(elided_lifetimes_in_paths, reason = "system signatures read better without them")]
 
+use ripple::data::DataCommands;
 use ripple::prelude::*;
-use ripple::{DataCommands, POST_UPDATE, PRE_UPDATE};
+use ripple::schedule::{POST_UPDATE, PRE_UPDATE};
 
 #[path = "support/counting_alloc.rs"]
 mod counting_alloc;
@@ -60,8 +61,8 @@ impl Gui {
 fn build(world: &mut World) -> Schedule {
     world.insert_resource(Totals::default());
     world.publish_api(Gui::default());
-    world.merge_events_by(|d: &Damage| d.target, |sum: &mut Damage, d| sum.amount += d.amount);
-    world.merge_events_by(|s: &Splash| s.target, |sum: &mut Splash, s| sum.amount += s.amount);
+    world.merge_messages_by(|d: &Damage| d.target, |sum: &mut Damage, d| sum.amount += d.amount);
+    world.merge_messages_by(|s: &Splash| s.target, |sum: &mut Splash, s| sum.amount += s.amount);
     world.on_add::<Shell>(|ctx| {
         let entity = ctx.entity;
         ctx.commands.insert(entity, (Tagged,));
@@ -82,21 +83,21 @@ fn build(world: &mut World) -> Schedule {
     schedule
         .add_system(
             world,
-            (|mut pings: EventWriter<Ping>,
-              mut hits: EventWriter<Damage>,
-              mut splashes: EventWriter<Splash>,
+            (|mut pings: MessageWriter<Ping>,
+              mut hits: MessageWriter<Damage>,
+              mut splashes: MessageWriter<Splash>,
               mut frame: Local<u32>| {
-                pings.send_batch((0..200).map(Ping));
+                pings.write_batch((0..200).map(Ping));
                 for i in 0..1000 {
-                    hits.send(Damage { target: i % 50, amount: 1 });
+                    hits.write(Damage { target: i % 50, amount: 1 });
                 }
                 if *frame % SPLASH_EVERY == 0 {
                     for i in 0..SPLASH_SENDS {
-                        splashes.send(Splash { target: i % SPLASH_KEYS, amount: 1 });
+                        splashes.write(Splash { target: i % SPLASH_KEYS, amount: 1 });
                     }
                 } else {
                     for i in 0..SPLASH_FEW {
-                        splashes.send(Splash { target: i, amount: 1 });
+                        splashes.write(Splash { target: i, amount: 1 });
                     }
                 }
                 *frame += 1;
@@ -108,9 +109,9 @@ fn build(world: &mut World) -> Schedule {
         schedule
             .add_system(
                 world,
-                |mut pings: EventReader<Ping>,
-                 mut hits: EventReader<Damage>,
-                 mut splashes: EventReader<Splash>,
+                |mut pings: MessageReader<Ping>,
+                 mut hits: MessageReader<Damage>,
+                 mut splashes: MessageReader<Splash>,
                  mut totals: ResMut<Totals>| {
                     totals.pings += pings.read().map(|p| p.0).sum::<u64>();
                     totals.damage += hits.read().map(|d| d.amount).sum::<u64>();
@@ -168,7 +169,7 @@ fn steady_frames_with_events_merges_hooks_and_data_commands_allocate_nothing() {
             }
         })
     });
-    assert_eq!(world.event_stats::<Damage>().sent, 1000 * 250);
+    assert_eq!(world.message_stats::<Damage>().sent, 1000 * 250);
     let totals = world.resource::<Totals>().unwrap();
     assert_eq!(totals.damage, 4 * 1000 * 250, "every merged hit arrives, summed");
     // Bursts in frames 0, 50, .., 200: one before counting, four while counting.

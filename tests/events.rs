@@ -5,7 +5,7 @@
 use std::sync::{Arc, Mutex};
 
 use ripple::prelude::*;
-use ripple::{POST_UPDATE, PRE_UPDATE};
+use ripple::schedule::{POST_UPDATE, PRE_UPDATE};
 
 /// A numbered event.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,8 +17,8 @@ struct Pong(u32);
 type Seen<T> = Arc<Mutex<Vec<T>>>;
 
 /// A system that records every `E` it reads, tagged with the frame it read it in.
-fn recorder<E: Copy + Send + Sync + 'static>(seen: Seen<(u32, E)>) -> impl FnMut(EventReader<E>, Res<Frame>) + Send {
-    move |mut events: EventReader<E>, frame: Res<Frame>| {
+fn recorder<E: Copy + Send + Sync + 'static>(seen: Seen<(u32, E)>) -> impl FnMut(MessageReader<E>, Res<Frame>) + Send {
+    move |mut events: MessageReader<E>, frame: Res<Frame>| {
         seen.lock().unwrap().extend(events.read().map(|&e| (frame.0, e)));
     }
 }
@@ -43,7 +43,10 @@ fn an_event_sent_in_a_phase_is_readable_from_the_next_sync_point_on() {
     let next_phase = Seen::default();
     schedule.add_system(&mut world, count_frames.in_phase(PRE_UPDATE)).unwrap();
     schedule
-        .add_system(&mut world, (|mut out: EventWriter<Ping>, frame: Res<Frame>| out.send(Ping(frame.0))).named("send"))
+        .add_system(
+            &mut world,
+            (|mut out: MessageWriter<Ping>, frame: Res<Frame>| out.write(Ping(frame.0))).named("send"),
+        )
         .unwrap();
     schedule.add_system(&mut world, recorder::<Ping>(same_phase.clone()).named("same").after("send")).unwrap();
     schedule.add_system(&mut world, recorder::<Ping>(next_phase.clone()).in_phase(POST_UPDATE)).unwrap();
@@ -62,10 +65,10 @@ fn events_sent_while_handling_events_arrive_at_the_following_sync_point() {
     let mut schedule = Schedule::new();
     let pongs = Seen::default();
     schedule.add_system(&mut world, count_frames.in_phase(PRE_UPDATE)).unwrap();
-    schedule.add_system(&mut world, (|mut out: EventWriter<Ping>| out.send(Ping(7))).in_phase(PRE_UPDATE)).unwrap();
+    schedule.add_system(&mut world, (|mut out: MessageWriter<Ping>| out.write(Ping(7))).in_phase(PRE_UPDATE)).unwrap();
     schedule
-        .add_system(&mut world, |mut pings: EventReader<Ping>, mut out: EventWriter<Pong>| {
-            out.send_batch(pings.read().map(|p| Pong(p.0)));
+        .add_system(&mut world, |mut pings: MessageReader<Ping>, mut out: MessageWriter<Pong>| {
+            out.write_batch(pings.read().map(|p| Pong(p.0)));
         })
         .unwrap();
     // Same phase as the answering system: the pong is delivered at this phase's end.
@@ -83,8 +86,8 @@ fn every_reader_reads_each_event_exactly_once_in_send_order() {
     schedule
         .add_system(
             &mut world,
-            (|mut out: EventWriter<Ping>, frame: Res<Frame>| {
-                out.send_batch((0..frame.0).map(|i| Ping(frame.0 * 100 + i)));
+            (|mut out: MessageWriter<Ping>, frame: Res<Frame>| {
+                out.write_batch((0..frame.0).map(|i| Ping(frame.0 * 100 + i)));
             })
             .in_phase(PRE_UPDATE),
         )
@@ -112,7 +115,7 @@ fn a_disabled_reader_reads_what_it_missed_once_when_enabled_again() {
     schedule
         .add_system(
             &mut world,
-            (|mut out: EventWriter<Ping>, frame: Res<Frame>| out.send(Ping(frame.0))).in_phase(PRE_UPDATE),
+            (|mut out: MessageWriter<Ping>, frame: Res<Frame>| out.write(Ping(frame.0))).in_phase(PRE_UPDATE),
         )
         .unwrap();
     let reader = schedule.add_system(&mut world, recorder::<Ping>(seen.clone())).unwrap();
@@ -122,30 +125,30 @@ fn a_disabled_reader_reads_what_it_missed_once_when_enabled_again() {
     for _ in 0..4 {
         schedule.run(&mut world);
     }
-    assert_eq!(world.event_stats::<Ping>().readable, 4, "pings 2 to 5 are kept for the disabled reader");
+    assert_eq!(world.message_stats::<Ping>().readable, 4, "pings 2 to 5 are kept for the disabled reader");
     schedule.set_enabled(reader, true).unwrap();
     schedule.run(&mut world);
     schedule.run(&mut world);
     let got: Vec<_> = seen.lock().unwrap().clone();
     assert_eq!(got, [(1, Ping(1)), (6, Ping(2)), (6, Ping(3)), (6, Ping(4)), (6, Ping(5)), (6, Ping(6)), (7, Ping(7))]);
     assert_eq!(always.lock().unwrap().len(), 7);
-    assert_eq!(world.event_stats::<Ping>().readable, 0, "events every reader has read are forgotten");
+    assert_eq!(world.message_stats::<Ping>().readable, 0, "events every reader has read are forgotten");
 }
 
 #[test]
 fn a_removed_reader_stops_holding_events_back() {
     let mut world = world();
     let mut schedule = Schedule::new();
-    schedule.add_system(&mut world, (|mut out: EventWriter<Ping>| out.send(Ping(0))).in_phase(PRE_UPDATE)).unwrap();
+    schedule.add_system(&mut world, (|mut out: MessageWriter<Ping>| out.write(Ping(0))).in_phase(PRE_UPDATE)).unwrap();
     let reader = schedule.add_system(&mut world, recorder::<Ping>(Seen::default())).unwrap();
     schedule.set_enabled(reader, false).unwrap();
     for _ in 0..3 {
         schedule.run(&mut world);
     }
-    assert_eq!(world.event_stats::<Ping>().readable, 3);
+    assert_eq!(world.message_stats::<Ping>().readable, 3);
     schedule.remove_system(&mut world, reader).unwrap();
     schedule.run(&mut world);
-    assert_eq!(world.event_stats::<Ping>().readable, 0, "with no reader left, nothing is held back");
+    assert_eq!(world.message_stats::<Ping>().readable, 0, "with no reader left, nothing is held back");
 }
 
 /// Several writers and readers of several types, some able to run in parallel.
@@ -157,8 +160,8 @@ fn busy_schedule(world: &mut World, single_threaded: bool) -> (Schedule, Vec<See
         schedule
             .add_system(
                 world,
-                (move |mut out: EventWriter<Ping>, frame: Res<Frame>| {
-                    out.send_batch((0..50).map(|i| Ping(w * 1_000_000 + frame.0 * 1000 + i)));
+                (move |mut out: MessageWriter<Ping>, frame: Res<Frame>| {
+                    out.write_batch((0..50).map(|i| Ping(w * 1_000_000 + frame.0 * 1000 + i)));
                 })
                 .in_phase(PRE_UPDATE),
             )
@@ -167,8 +170,8 @@ fn busy_schedule(world: &mut World, single_threaded: bool) -> (Schedule, Vec<See
     let mut seen = Vec::new();
     for r in 0..4u32 {
         schedule
-            .add_system(world, move |mut pings: EventReader<Ping>, mut out: EventWriter<Pong>| {
-                out.send_batch(pings.read().filter(|p| p.0 % 4 == r).map(|p| Pong(p.0 + r)));
+            .add_system(world, move |mut pings: MessageReader<Ping>, mut out: MessageWriter<Pong>| {
+                out.write_batch(pings.read().filter(|p| p.0 % 4 == r).map(|p| Pong(p.0 + r)));
             })
             .unwrap();
         let pongs = Seen::default();
@@ -207,18 +210,18 @@ struct Damage {
 #[test]
 fn twenty_hits_on_one_enemy_in_one_frame_become_one_damage_event_with_the_sum() {
     let mut world = world();
-    world.merge_events_by(|d: &Damage| d.target, |sum: &mut Damage, hit| sum.amount += hit.amount);
+    world.merge_messages_by(|d: &Damage| d.target, |sum: &mut Damage, hit| sum.amount += hit.amount);
     let enemy = world.spawn(("enemy",));
     let other = world.spawn(("other",));
     let mut schedule = Schedule::new();
     schedule
         .add_system(
             &mut world,
-            (move |mut hits: EventWriter<Damage>| {
+            (move |mut hits: MessageWriter<Damage>| {
                 for i in 0..20 {
-                    hits.send(Damage { target: enemy, amount: i + 1 });
+                    hits.write(Damage { target: enemy, amount: i + 1 });
                 }
-                hits.send(Damage { target: other, amount: 4 });
+                hits.write(Damage { target: other, amount: 4 });
             })
             .in_phase(PRE_UPDATE),
         )
@@ -230,7 +233,7 @@ fn twenty_hits_on_one_enemy_in_one_frame_become_one_damage_event_with_the_sum() 
     let got: Vec<Damage> = seen.lock().unwrap().iter().map(|&(_, d)| d).collect();
     let frame = [Damage { target: enemy, amount: 210 }, Damage { target: other, amount: 4 }];
     assert_eq!(got, [frame, frame].concat(), "merged per frame, never across frames");
-    let stats = world.event_stats::<Damage>();
+    let stats = world.message_stats::<Damage>();
     assert_eq!(stats.sent, 42);
 }
 
@@ -247,11 +250,11 @@ fn merging_over_many_keys_keeps_first_send_order_and_sums_in_send_order() {
     }
     let mut world = World::new();
     // An order-sensitive fold: combining out of send order would change the trail.
-    world.merge_events_by(
+    world.merge_messages_by(
         |m: &Mark| m.key,
         |acc: &mut Mark, m| acc.trail = acc.trail.wrapping_mul(1_000_003).wrapping_add(m.trail),
     );
-    let mut cursor = world.event_cursor::<Mark>();
+    let mut cursor = world.message_cursor::<Mark>();
     let sends: Vec<(u32, u64)> =
         (0..3 * u64::from(KEYS)).map(|i| ((i.wrapping_mul(2_654_435_761) % u64::from(KEYS)) as u32, i)).collect();
     let mut expected: Vec<Mark> = Vec::new();
@@ -266,17 +269,17 @@ fn merging_over_many_keys_keeps_first_send_order_and_sums_in_send_order() {
         }
     }
     for frame in 0..2 {
-        world.send_events(sends.iter().map(|&(key, trail)| Mark { key, trail }));
-        assert_eq!(world.event_stats::<Mark>().waiting, KEYS as usize, "frame {frame}: merged ones count once");
-        world.deliver_events();
-        let got: Vec<&Mark> = world.read_events(&mut cursor).collect();
+        world.write_message_batch(sends.iter().map(|&(key, trail)| Mark { key, trail }));
+        assert_eq!(world.message_stats::<Mark>().waiting, KEYS as usize, "frame {frame}: merged ones count once");
+        world.deliver_messages();
+        let got: Vec<&Mark> = world.read_messages(&mut cursor).collect();
         assert!(got.len() == expected.len() && got.iter().zip(&expected).all(|(g, e)| *g == e), "frame {frame}");
     }
     // After delivery every key is forgotten.
-    world.send_event(Mark { key: 1, trail: 1 });
-    world.send_event(Mark { key: 1, trail: 2 });
-    world.deliver_events();
-    assert_eq!(world.read_events(&mut cursor).collect::<Vec<_>>(), [&Mark { key: 1, trail: 1_000_005 }]);
+    world.write_message(Mark { key: 1, trail: 1 });
+    world.write_message(Mark { key: 1, trail: 2 });
+    world.deliver_messages();
+    assert_eq!(world.read_messages(&mut cursor).collect::<Vec<_>>(), [&Mark { key: 1, trail: 1_000_005 }]);
 }
 
 #[test]
@@ -291,8 +294,8 @@ fn merging_past_the_late_lookup_threshold_gives_what_merging_at_once_gives() {
     }
     let fold = |acc: &mut Mark, m: Mark| acc.trail = acc.trail.wrapping_mul(1_000_003).wrapping_add(m.trail);
     let mut world = World::new();
-    world.merge_events_by(|m: &Mark| m.key, fold);
-    let mut cursor = world.event_cursor::<Mark>();
+    world.merge_messages_by(|m: &Mark| m.key, fold);
+    let mut cursor = world.message_cursor::<Mark>();
     // Every key twice, scrambled (the multiplier is coprime with KEYS).
     let sends = || (0..2 * KEYS).map(|i| Mark { key: i.wrapping_mul(2_654_435_761) % KEYS, trail: i });
     let mut expected: Vec<Mark> = Vec::new();
@@ -309,11 +312,11 @@ fn merging_past_the_late_lookup_threshold_gives_what_merging_at_once_gives() {
     for frame in 0..2 {
         let mut writer = sends();
         // One by one, then the rest as a batch: both paths hold sends back alike.
-        writer.by_ref().take(1_000).for_each(|mark| world.send_event(mark));
-        world.send_events(writer);
-        assert_eq!(world.event_stats::<Mark>().waiting, KEYS as usize, "frame {frame}");
-        world.deliver_events();
-        let got: Vec<&Mark> = world.read_events(&mut cursor).collect();
+        writer.by_ref().take(1_000).for_each(|mark| world.write_message(mark));
+        world.write_message_batch(writer);
+        assert_eq!(world.message_stats::<Mark>().waiting, KEYS as usize, "frame {frame}");
+        world.deliver_messages();
+        let got: Vec<&Mark> = world.read_messages(&mut cursor).collect();
         assert!(got.len() == expected.len() && got.iter().zip(&expected).all(|(g, e)| *g == e), "frame {frame}");
     }
 }
@@ -321,12 +324,12 @@ fn merging_past_the_late_lookup_threshold_gives_what_merging_at_once_gives() {
 #[test]
 fn a_bounded_queue_drops_the_oldest_and_says_so() {
     let mut world = World::new();
-    world.set_event_capacity::<Ping>(Some(3));
-    let mut cursor = world.event_cursor::<Ping>();
-    world.send_events((0..5).map(Ping));
-    world.deliver_events();
-    assert_eq!(world.event_stats::<Ping>().dropped, 2);
-    let got: Vec<_> = world.read_events(&mut cursor).copied().collect();
+    world.set_message_capacity::<Ping>(Some(3));
+    let mut cursor = world.message_cursor::<Ping>();
+    world.write_message_batch((0..5).map(Ping));
+    world.deliver_messages();
+    assert_eq!(world.message_stats::<Ping>().dropped, 2);
+    let got: Vec<_> = world.read_messages(&mut cursor).copied().collect();
     assert_eq!(got, [Ping(2), Ping(3), Ping(4)]);
     assert_eq!(cursor.missed(), 2);
 }
@@ -336,7 +339,7 @@ fn commands_can_send_events_and_they_are_delivered_at_that_sync_point() {
     let mut world = world();
     let mut schedule = Schedule::new();
     schedule
-        .add_system(&mut world, (|mut commands: Commands| commands.send_event(Ping(9))).in_phase(PRE_UPDATE))
+        .add_system(&mut world, (|mut commands: Commands| commands.write_message(Ping(9))).in_phase(PRE_UPDATE))
         .unwrap();
     let seen = Seen::default();
     schedule.add_system(&mut world, recorder::<Ping>(seen.clone())).unwrap();
@@ -348,26 +351,26 @@ fn commands_can_send_events_and_they_are_delivered_at_that_sync_point() {
 fn a_cursor_from_another_world_is_refused() {
     let mut first = World::new();
     let second = World::new();
-    let mut cursor = first.event_cursor::<Ping>();
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| second.read_events(&mut cursor).count()));
+    let mut cursor = first.message_cursor::<Ping>();
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| second.read_messages(&mut cursor).count()));
     let message = *result.unwrap_err().downcast::<String>().unwrap();
-    assert!(message.contains("EventCursor<events::Ping> was used with another world"), "{message}");
+    assert!(message.contains("MessageCursor<events::Ping> was used with another world"), "{message}");
 }
 
 #[test]
 fn a_bounded_queue_without_readers_reports_no_drops() {
     let mut world = World::new();
-    world.set_event_capacity::<Ping>(Some(1));
-    world.send_events((0..5).map(Ping));
-    world.deliver_events();
-    assert_eq!(world.event_stats::<Ping>().dropped, 0, "no reader would have read them");
+    world.set_message_capacity::<Ping>(Some(1));
+    world.write_message_batch((0..5).map(Ping));
+    world.deliver_messages();
+    assert_eq!(world.message_stats::<Ping>().dropped, 0, "no reader would have read them");
 }
 
 #[test]
 fn a_read_that_stops_early_leaves_the_rest_for_the_next_read() {
     // Each reader system stops part-way in its own way on the first frame and reads
     // everything on the second: it must get every event exactly once, in order.
-    type Stop = fn(&mut EventReader<Ping>) -> Vec<Ping>;
+    type Stop = fn(&mut MessageReader<Ping>) -> Vec<Ping>;
     let stops: [(&str, Stop); 5] = [
         ("break", |reader| {
             let mut got = Vec::new();
@@ -390,9 +393,9 @@ fn a_read_that_stops_early_leaves_the_rest_for_the_next_read() {
     schedule
         .add_system(
             &mut world,
-            (|mut out: EventWriter<Ping>, frame: Res<Frame>| {
+            (|mut out: MessageWriter<Ping>, frame: Res<Frame>| {
                 if frame.0 == 1 {
-                    out.send_batch((0..8).map(Ping));
+                    out.write_batch((0..8).map(Ping));
                 }
             })
             .in_phase(PRE_UPDATE),
@@ -403,7 +406,7 @@ fn a_read_that_stops_early_leaves_the_rest_for_the_next_read() {
         let seen = Seen::default();
         let record = seen.clone();
         schedule
-            .add_system(&mut world, move |mut reader: EventReader<Ping>, frame: Res<Frame>| {
+            .add_system(&mut world, move |mut reader: MessageReader<Ping>, frame: Res<Frame>| {
                 let got = if frame.0 == 1 { stop(&mut reader) } else { reader.read().copied().collect() };
                 record.lock().unwrap().extend(got.into_iter().map(|p| (frame.0, p)));
             })
@@ -425,41 +428,41 @@ fn a_read_that_stops_early_leaves_the_rest_for_the_next_read() {
     for ((name, seen), want) in records.iter().zip(want) {
         assert_eq!(*seen.lock().unwrap(), want, "{name}");
     }
-    assert_eq!(world.event_stats::<Ping>().readable, 0, "every reader is past every event");
+    assert_eq!(world.message_stats::<Ping>().readable, 0, "every reader is past every event");
 }
 
 #[test]
 fn a_world_cursor_reads_past_what_it_yielded_and_a_panicking_fold_loses_nothing_after() {
     let mut world = World::new();
-    let mut cursor = world.event_cursor::<Ping>();
-    world.send_events((0..10).map(Ping));
-    world.deliver_events();
-    assert_eq!(world.read_events(&mut cursor).take(2).count(), 2);
-    let mut events = world.read_events(&mut cursor);
+    let mut cursor = world.message_cursor::<Ping>();
+    world.write_message_batch((0..10).map(Ping));
+    world.deliver_messages();
+    assert_eq!(world.read_messages(&mut cursor).take(2).count(), 2);
+    let mut events = world.read_messages(&mut cursor);
     assert_eq!(events.len(), 8);
     assert_eq!(events.next(), Some(&Ping(2)));
-    assert_eq!(world.read_events(&mut cursor).len(), 7, "asking the length reads nothing");
+    assert_eq!(world.read_messages(&mut cursor).len(), 7, "asking the length reads nothing");
     // A fold whose closure panics at Ping(5): 3, 4 and 5 were handed to it, and count.
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        world.read_events(&mut cursor).fold(0, |sum, p| if p.0 == 5 { panic!("at 5") } else { sum + p.0 })
+        world.read_messages(&mut cursor).fold(0, |sum, p| if p.0 == 5 { panic!("at 5") } else { sum + p.0 })
     }));
     assert!(result.is_err());
-    let rest: Vec<Ping> = world.read_events(&mut cursor).copied().collect();
+    let rest: Vec<Ping> = world.read_messages(&mut cursor).copied().collect();
     assert_eq!(rest, (6..10).map(Ping).collect::<Vec<_>>());
-    assert_eq!(world.read_events(&mut cursor).count(), 0);
+    assert_eq!(world.read_messages(&mut cursor).count(), 0);
     // Counting reads everything.
-    world.send_events((10..13).map(Ping));
-    world.deliver_events();
-    let mut events = world.read_events(&mut cursor);
+    world.write_message_batch((10..13).map(Ping));
+    world.deliver_messages();
+    let mut events = world.read_messages(&mut cursor);
     events.next();
     assert_eq!(events.count(), 2);
-    assert_eq!(world.read_events(&mut cursor).len(), 0);
+    assert_eq!(world.read_messages(&mut cursor).len(), 0);
     // An iterator that is left has read what it yielded, and nothing more.
-    world.send_events((13..16).map(Ping));
-    world.deliver_events();
-    let mut events = world.read_events(&mut cursor);
+    world.write_message_batch((13..16).map(Ping));
+    world.deliver_messages();
+    let mut events = world.read_messages(&mut cursor);
     assert_eq!(events.next(), Some(&Ping(13)));
-    assert_eq!(world.read_events(&mut cursor).copied().collect::<Vec<_>>(), [Ping(14), Ping(15)]);
+    assert_eq!(world.read_messages(&mut cursor).copied().collect::<Vec<_>>(), [Ping(14), Ping(15)]);
 }
 
 /// The iterator's borrow of its reader ends at its last use (it commits as it goes,
@@ -469,12 +472,12 @@ fn a_reader_is_free_again_after_the_iterators_last_use() {
     let mut world = World::new();
     let mut schedule = Schedule::new();
     schedule
-        .add_system(&mut world, (|mut out: EventWriter<Ping>| out.send_batch((0..3).map(Ping))).in_phase(PRE_UPDATE))
+        .add_system(&mut world, (|mut out: MessageWriter<Ping>| out.write_batch((0..3).map(Ping))).in_phase(PRE_UPDATE))
         .unwrap();
     let seen = Seen::default();
     let record = seen.clone();
     schedule
-        .add_system(&mut world, move |mut reader: EventReader<Ping>| {
+        .add_system(&mut world, move |mut reader: MessageReader<Ping>| {
             let mut events = reader.read();
             let first = events.next().copied();
             // `events` is not used again: the reader can be asked at once.
@@ -493,16 +496,16 @@ fn a_reader_is_free_again_after_the_iterators_last_use() {
 #[test]
 fn a_partial_read_of_a_bounded_queue_counts_drops_once() {
     let mut world = World::new();
-    world.set_event_capacity::<Ping>(Some(4));
-    let mut cursor = world.event_cursor::<Ping>();
-    world.send_events((0..4).map(Ping));
-    world.deliver_events();
-    assert_eq!(world.read_events(&mut cursor).next(), Some(&Ping(0)));
-    world.send_events((4..7).map(Ping)); // the queue keeps 3 to 6: 1 and 2 are dropped unread
-    world.deliver_events();
-    assert_eq!(world.read_events(&mut cursor).next(), Some(&Ping(3)));
+    world.set_message_capacity::<Ping>(Some(4));
+    let mut cursor = world.message_cursor::<Ping>();
+    world.write_message_batch((0..4).map(Ping));
+    world.deliver_messages();
+    assert_eq!(world.read_messages(&mut cursor).next(), Some(&Ping(0)));
+    world.write_message_batch((4..7).map(Ping)); // the queue keeps 3 to 6: 1 and 2 are dropped unread
+    world.deliver_messages();
+    assert_eq!(world.read_messages(&mut cursor).next(), Some(&Ping(3)));
     assert_eq!(cursor.missed(), 2);
-    assert_eq!(world.read_events(&mut cursor).copied().collect::<Vec<_>>(), [Ping(4), Ping(5), Ping(6)]);
+    assert_eq!(world.read_messages(&mut cursor).copied().collect::<Vec<_>>(), [Ping(4), Ping(5), Ping(6)]);
     assert_eq!(cursor.missed(), 2, "the drops were counted once");
 }
 
@@ -521,14 +524,14 @@ fn merge_keys_crafted_to_collide_still_merge_exactly_frame_after_frame() {
     // each key was first sent (the time bound is the `merge_flood` benchmark's).
     let crafted: Vec<u64> = (0..20_000u64).map(|i| i.wrapping_mul(0xf1de_83e1_9937_733d)).collect();
     let mut world = World::new();
-    world.merge_events_by(|k: &Keyed| k.key, |sum: &mut Keyed, k| sum.amount += k.amount);
-    let mut cursor = world.event_cursor::<Keyed>();
+    world.merge_messages_by(|k: &Keyed| k.key, |sum: &mut Keyed, k| sum.amount += k.amount);
+    let mut cursor = world.message_cursor::<Keyed>();
     for frame in 0..3u32 {
         // Each frame sends every key twice, and a third time for every seventh key.
         let thrice = crafted.iter().step_by(7);
-        world.send_events(crafted.iter().chain(&crafted).chain(thrice).map(|&key| Keyed { key, amount: 1 }));
-        world.deliver_events();
-        let got: Vec<Keyed> = world.read_events(&mut cursor).copied().collect();
+        world.write_message_batch(crafted.iter().chain(&crafted).chain(thrice).map(|&key| Keyed { key, amount: 1 }));
+        world.deliver_messages();
+        let got: Vec<Keyed> = world.read_messages(&mut cursor).copied().collect();
         assert_eq!(got.len(), crafted.len(), "frame {frame}: one event per key");
         for (i, (event, &key)) in got.iter().zip(&crafted).enumerate() {
             let expected = if i % 7 == 0 { 3 } else { 2 };

@@ -9,8 +9,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use ripple::Storage;
 use ripple::prelude::*;
-use ripple::{ScheduleError, Storage};
+use ripple::schedule::ScheduleError;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Hp(i32);

@@ -6,7 +6,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use ripple::{Changed, Entity, World};
+use ripple::query::Changed;
+use ripple::{Entity, World};
 
 #[derive(Debug, PartialEq, Clone, Copy)]
 struct Pos(u32);
@@ -40,7 +41,7 @@ fn scrambled(entities: &[Entity], len: usize, seed: u64) -> Vec<Entity> {
 }
 
 /// The entities whose `Pos` the observer reports changed.
-fn changed(world: &World, observer: &mut ripple::QueryState<Entity, Changed<Pos>>) -> BTreeSet<Entity> {
+fn changed(world: &World, observer: &mut ripple::query::QueryState<Entity, Changed<Pos>>) -> BTreeSet<Entity> {
     observer.iter(world).collect()
 }
 

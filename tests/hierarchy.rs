@@ -2,7 +2,8 @@
 
 use std::sync::{Arc, Mutex};
 
-use ripple::{ChildOf, Children, HierarchyError, World};
+use ripple::World;
+use ripple::hierarchy::{ChildOf, Children, HierarchyError};
 
 #[test]
 fn refused_relations_name_the_problem_and_change_nothing() {

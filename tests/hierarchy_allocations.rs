@@ -5,7 +5,8 @@
 mod counting_alloc;
 
 use counting_alloc::allocations_on_this_thread as allocations_in;
-use ripple::{Entity, Propagation, World};
+use ripple::hierarchy::Propagation;
+use ripple::{Entity, World};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Local(f32);

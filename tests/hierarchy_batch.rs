@@ -2,7 +2,9 @@
 //! `insert_children`, `replace_children`, `despawn_descendants`) and the user
 //! relations' same calls.
 
-use ripple::{DespawnPolicy, Entity, HierarchyError, Relation, RelationError, World};
+use ripple::hierarchy::HierarchyError;
+use ripple::relation::{DespawnPolicy, Relation, RelationError};
+use ripple::{Entity, World};
 
 #[test]
 fn add_and_insert_children_place_them_in_order() {

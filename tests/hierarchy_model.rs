@@ -5,7 +5,8 @@
 use std::collections::HashMap;
 
 use proptest::prelude::*;
-use ripple::{ChildOf, Children, CommandQueue, Entity, HierarchyError, World};
+use ripple::hierarchy::{ChildOf, Children, HierarchyError};
+use ripple::{CommandQueue, Entity, World};
 
 #[derive(Clone, Copy, Debug)]
 enum Op {

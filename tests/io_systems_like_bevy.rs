@@ -5,9 +5,9 @@
 
 use std::sync::{Arc, Mutex};
 
-use ripple::{
-    Commands, In, InMut, InRef, IntoIoSystem, OneShotError, Query, Res, ResMut, Schedule, SystemResult, World,
-};
+use ripple::schedule::Schedule;
+use ripple::system::{In, InMut, InRef, IntoIoSystem, OneShotError, Query, Res, ResMut, SystemResult};
+use ripple::{Commands, World};
 
 #[derive(Default, Debug, PartialEq)]
 struct Counter(u8);

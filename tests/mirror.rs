@@ -6,7 +6,8 @@
 mod mirror;
 
 use mirror::{Body, Position, Rng, install, mirror_matches, play};
-use ripple::{Schedule, World};
+use ripple::World;
+use ripple::schedule::Schedule;
 
 #[test]
 fn the_mirror_equals_the_ecs_after_random_runs() {

@@ -5,7 +5,8 @@ use std::any::type_name;
 use std::collections::HashMap;
 
 use proptest::prelude::*;
-use ripple::{ComponentError, Entity, MissingComponent, NoSuchEntity, Or, Storage, With, Without, World};
+use ripple::query::{Or, With, Without};
+use ripple::{ComponentError, Entity, MissingComponent, NoSuchEntity, Storage, World};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct A(u32);

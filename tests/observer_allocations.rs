@@ -1,9 +1,10 @@
 //! Steady frames with observers of every kind allocate nothing: lifecycle observers
 //! through churn, custom triggers with bubbling, and change deliveries at sync points.
 
-use ripple::{
-    ChildOf, Commands, Entity, ObserverEvent, OnAdd, OnChange, OnDespawn, OnRemove, Query, ResMut, Trigger, World,
-};
+use ripple::hierarchy::ChildOf;
+use ripple::observer::{ObserverEvent, OnAdd, OnChange, OnDespawn, OnRemove, Trigger};
+use ripple::system::{Query, ResMut};
+use ripple::{Commands, Entity, World};
 
 #[path = "support/counting_alloc.rs"]
 mod counting_alloc;

@@ -10,10 +10,8 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
 
 use proptest::prelude::*;
-use ripple::{
-    CommandQueue, Entity, ObserverEvent, OnAdd, OnChange, OnDespawn, OnInsert, OnRemove, OnReplace, Storage, Trigger,
-    World,
-};
+use ripple::observer::{ObserverEvent, OnAdd, OnChange, OnDespawn, OnInsert, OnRemove, OnReplace, Trigger};
+use ripple::{CommandQueue, Entity, Storage, World};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Hp(u32);

@@ -4,10 +4,13 @@
 
 use std::sync::{Arc, Mutex};
 
-use ripple::{
-    ChildOf, Commands, Entity, MAX_CHANGE_ROUNDS, ObserverError, ObserverEvent, OnAdd, OnChange, OnDespawn, OnInsert,
-    OnRemove, OnReplace, Query, ResMut, Schedule, Storage, Trigger, World,
+use ripple::hierarchy::ChildOf;
+use ripple::observer::{
+    MAX_CHANGE_ROUNDS, ObserverError, ObserverEvent, OnAdd, OnChange, OnDespawn, OnInsert, OnRemove, OnReplace, Trigger,
 };
+use ripple::schedule::Schedule;
+use ripple::system::{Query, ResMut};
+use ripple::{Commands, Entity, Storage, World};
 
 #[derive(Debug, PartialEq, Clone, Copy)]
 struct Hp(i32);
@@ -401,7 +404,7 @@ fn scene_loads_report_adds_and_inserts_in_file_order() {
     use serde::{Deserialize, Serialize};
     #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq)]
     struct Saved(u32);
-    let mut registry = ripple::SceneRegistry::new();
+    let mut registry = ripple::scene::SceneRegistry::new();
     registry.component::<Saved>("saved").unwrap();
     let mut world = World::new();
     world.spawn((Saved(1),));

@@ -2,7 +2,8 @@
 //! commands. Named after the bevy_ecs 0.20 behaviour each mirrors.
 #![allow(elided_lifetimes_in_paths, reason = "system signatures read better without them")]
 
-use ripple::{CommandFailure, Commands, OneShotError, ResMut, RunRefused, World};
+use ripple::system::{OneShotError, ResMut};
+use ripple::{CommandFailure, Commands, RunRefused, World};
 
 #[derive(Default)]
 struct Counter(u32);

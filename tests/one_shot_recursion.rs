@@ -2,8 +2,9 @@
 //! may run it again (bevy_ecs's behaviour); runaway recursion stops at a bound with a
 //! typed error, and nothing the runs under way did is lost.
 
+use ripple::OneShotId;
 use ripple::prelude::*;
-use ripple::{IntoIoSystem, ONE_SHOT_RECURSION_LIMIT, OneShotError, OneShotId};
+use ripple::system::{IntoIoSystem, ONE_SHOT_RECURSION_LIMIT, OneShotError};
 
 struct Me(OneShotId);
 struct Left(u32);

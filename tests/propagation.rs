@@ -5,7 +5,8 @@
 use std::collections::HashSet;
 
 use proptest::prelude::*;
-use ripple::{Entity, Propagation, World};
+use ripple::hierarchy::Propagation;
+use ripple::{Entity, World};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Local(i64);
@@ -198,7 +199,7 @@ fn a_still_frame_recomputes_nothing_and_a_moved_leaf_only_itself() {
 
 #[test]
 fn a_disabled_propagation_catches_up_when_it_runs_again() {
-    use ripple::Schedule;
+    use ripple::schedule::Schedule;
     let mut world = World::new();
     let root = world.spawn((Local(1), Global(0)));
     let child = world.spawn_child(root, (Local(2), Global(0))).unwrap();
@@ -296,7 +297,7 @@ fn parallel_runs() {
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     // Shallow trees, so that 8,000 changes make over 4,096 separate subtrees.
     let all = forest(&mut world, &mut rng, 5000, 8);
-    let mut changed = world.query_filtered::<Entity, ripple::Changed<Global>>();
+    let mut changed = world.query_filtered::<Entity, ripple::query::Changed<Global>>();
     let mut propagation = Propagation::new(&mut world, ROOT, combine);
     let stats = propagation.run(&mut world);
     assert_eq!((stats.recomputed, stats.full, stats.parallel), (all.len(), true, true));
@@ -412,7 +413,7 @@ fn a_panicking_clone_or_drop_of_the_output_loses_nothing() {
     let mut world = World::new();
     let root = world.spawn((Local(1), Fragile(0)));
     let kids: Vec<Entity> = (0..8).map(|i| world.spawn_child(root, (Local(i), Fragile(0))).unwrap()).collect();
-    let mut changed = world.query_filtered::<Entity, ripple::Changed<Fragile>>();
+    let mut changed = world.query_filtered::<Entity, ripple::query::Changed<Fragile>>();
     let mut propagation = Propagation::new(&mut world, Fragile(7), fragile);
     propagation.run(&mut world);
     changed.iter(&world).count();
@@ -465,9 +466,10 @@ fn frames_in_order(order: &[usize], seed: u64, frames: usize) {
     let rng = Arc::new(Mutex::new(Rng(seed | 1)));
     forest(&mut world, &mut rng.lock().unwrap(), 6, 12);
     let mut propagation = Some(Propagation::new(&mut world, ROOT, combine));
-    let mut schedule = ripple::Schedule::new();
-    let members =
-        |world: &mut World| world.query_filtered::<Entity, ripple::With<Local>>().iter(world).collect::<Vec<_>>();
+    let mut schedule = ripple::schedule::Schedule::new();
+    let members = |world: &mut World| {
+        world.query_filtered::<Entity, ripple::query::With<Local>>().iter(world).collect::<Vec<_>>()
+    };
     for &system in order {
         let rng = rng.clone();
         let added = match system {

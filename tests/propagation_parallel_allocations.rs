@@ -6,7 +6,9 @@
 mod counting_alloc;
 
 use counting_alloc::allocations_on_all_threads;
-use ripple::{Changed, Entity, Propagation, World};
+use ripple::hierarchy::Propagation;
+use ripple::query::Changed;
+use ripple::{Entity, World};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Local(f32);

@@ -7,7 +7,9 @@
 use std::collections::HashSet;
 
 use proptest::prelude::*;
-use ripple::{DespawnPolicy, Entity, Propagation, Relation, World};
+use ripple::hierarchy::Propagation;
+use ripple::relation::{DespawnPolicy, Relation};
+use ripple::{Entity, World};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Local(i64);
@@ -194,7 +196,7 @@ fn run(ops: &[Op]) {
                 for (e, value) in expected {
                     assert_eq!(world.get::<Carried>(e), Ok(&value), "carried value of {e}");
                 }
-                for (e, value) in full::<ripple::ChildOf, Inherited>(&mut world, INHERIT_ROOT, inherit) {
+                for (e, value) in full::<ripple::hierarchy::ChildOf, Inherited>(&mut world, INHERIT_ROOT, inherit) {
                     assert_eq!(world.get::<Inherited>(e), Ok(&value), "inherited value of {e}");
                 }
             }

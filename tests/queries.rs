@@ -3,7 +3,8 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use ripple::{Entity, Or, QueryEntityError, With, Without, World};
+use ripple::query::{Or, With, Without};
+use ripple::{Entity, QueryEntityError, World};
 
 #[derive(Debug, PartialEq, Clone, Copy)]
 struct A(u32);
@@ -178,7 +179,7 @@ fn par_for_each_claims_span_tables_of_every_size() {
 
     // A filter tested row by row (a change filter's first run), then gathered
     // candidates spread over the tables.
-    let mut changed = world.query_filtered::<Entity, ripple::Changed<B>>();
+    let mut changed = world.query_filtered::<Entity, ripple::query::Changed<B>>();
     let visited = AtomicUsize::new(0);
     changed.par_for_each(&world, |_| {
         visited.fetch_add(1, Ordering::Relaxed);

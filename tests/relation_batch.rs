@@ -6,7 +6,11 @@
 
 use std::sync::{Arc, Mutex};
 
-use ripple::{ChildOf, DespawnPolicy, Entity, OnDespawn, OnRemove, OnReplace, Query, Relation, Trigger, World};
+use ripple::hierarchy::ChildOf;
+use ripple::observer::{OnDespawn, OnRemove, OnReplace, Trigger};
+use ripple::relation::{DespawnPolicy, Relation};
+use ripple::system::Query;
+use ripple::{Entity, World};
 
 /// A relation with cycles allowed whose sources go with their target.
 #[derive(Debug, PartialEq)]

@@ -8,7 +8,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use proptest::prelude::*;
-use ripple::{DespawnPolicy, Entity, Relation, RelationError, World};
+use ripple::relation::{DespawnPolicy, Relation, RelationError};
+use ripple::{Entity, World};
 
 #[derive(Debug)]
 struct ContainedIn(Entity);

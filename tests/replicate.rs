@@ -1,10 +1,12 @@
 //! Deltas and replication through the public API: what a peer receives, how it is
 //! acknowledged, what it sees, and what a receiver refuses.
 
-use ripple::{
-    AckMode, Applied, ChildOf, DeltaError, DeltaReceiver, Entity, PeerConfig, PeerId, Replicated, Replicator,
-    SceneRegistry, Visibility, World, delta_to_json,
+use ripple::hierarchy::ChildOf;
+use ripple::replicate::{
+    AckMode, Applied, DeltaError, DeltaReceiver, PeerConfig, PeerId, Replicated, Replicator, Visibility, delta_to_json,
 };
+use ripple::scene::SceneRegistry;
+use ripple::{Entity, World};
 use serde::{Deserialize, Serialize};
 
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq)]
@@ -116,7 +118,7 @@ impl Link {
             assert_eq!(self.client.get::<ChildOf>(local).ok().map(|c| Some(c.0)), parent);
             assert!(self.client.get::<Secret>(local).is_err());
         }
-        let mut replicated = self.server.query_filtered::<Entity, ripple::With<Replicated>>();
+        let mut replicated = self.server.query_filtered::<Entity, ripple::query::With<Replicated>>();
         let expected = replicated.iter(&self.server).filter(|&e| sees(&self.server, e)).count();
         assert_eq!(twins, expected, "every visible replicated entity has a twin");
     }
@@ -319,7 +321,7 @@ fn the_sender_overrides_local_changes_and_the_receiver_sees_them_as_changes() {
     let a = link.server.spawn((Position(0.0, 0.0), Replicated));
     link.frame(true);
     let local = link.local(a).unwrap();
-    let mut changed = link.client.query_filtered::<Entity, ripple::Changed<Position>>();
+    let mut changed = link.client.query_filtered::<Entity, ripple::query::Changed<Position>>();
     assert_eq!(changed.iter(&link.client).count(), 1, "added");
     link.client.get_mut::<Position>(local).unwrap().0 = 100.0;
     link.client.insert(local, (Secret(1),)).unwrap();
@@ -361,7 +363,7 @@ fn peers_with_the_same_history_get_the_same_bytes_and_a_removed_peers_id_names_n
     let mut bytes = Vec::new();
     assert_eq!(
         replicator.write_delta(&server, peers[0], &mut bytes),
-        Err(ripple::ReplicateError::NoSuchPeer { peer: 0 })
+        Err(ripple::replicate::ReplicateError::NoSuchPeer { peer: 0 })
     );
     assert!(bytes.is_empty());
 }

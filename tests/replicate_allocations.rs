@@ -2,9 +2,9 @@
 //! and deltas for peers of both modes and views, the client's apply and the
 //! acknowledgements, with values written and components added and removed.
 
-use ripple::{
-    AckMode, DeltaReceiver, Entity, PeerConfig, PeerId, Replicated, Replicator, SceneRegistry, Visibility, World,
-};
+use ripple::replicate::{AckMode, DeltaReceiver, PeerConfig, PeerId, Replicated, Replicator, Visibility};
+use ripple::scene::SceneRegistry;
+use ripple::{Entity, World};
 use serde::{Deserialize, Serialize};
 
 #[path = "support/counting_alloc.rs"]

@@ -3,10 +3,12 @@
 //! may learn, registries whose types differ in shape, stale peer ids, hostile
 //! streams, and a receiver that lost track of its sender.
 
-use ripple::{
-    AckMode, Applied, DeltaError, DeltaReceiver, Entity, PeerConfig, PeerId, ReceiverLimit, ReceiverLimits,
-    ReplicateError, Replicated, Replicator, SceneRegistry, Visibility, World, delta_to_json,
+use ripple::replicate::{
+    AckMode, Applied, DeltaError, DeltaReceiver, PeerConfig, PeerId, ReceiverLimit, ReceiverLimits, ReplicateError,
+    Replicated, Replicator, Visibility, delta_to_json,
 };
+use ripple::scene::SceneRegistry;
+use ripple::{Entity, World};
 use serde::{Deserialize, Serialize};
 
 #[path = "support/replicated.rs"]

@@ -15,10 +15,11 @@
 use std::collections::HashSet;
 
 use proptest::prelude::*;
-use ripple::{
-    AckMode, Applied, ChildOf, DeltaReceiver, Entity, PeerConfig, PeerId, Replicated, Replicator, Visibility, World,
-    delta_to_json,
+use ripple::hierarchy::ChildOf;
+use ripple::replicate::{
+    AckMode, Applied, DeltaReceiver, PeerConfig, PeerId, Replicated, Replicator, Visibility, delta_to_json,
 };
+use ripple::{Entity, World};
 
 #[path = "support/replicated.rs"]
 mod replicated;
@@ -394,7 +395,7 @@ fn check(server: &World, replicator: &Replicator, alive: &[Entity], client: &Cli
                 let here_t = client.world.get::<Target>(here).unwrap().0;
                 let empty = !client.world.contains(here_t)
                     || client.world.entity(here_t).unwrap().component_names().count()
-                        == usize::from(client.world.get::<ripple::Children>(here_t).is_ok());
+                        == usize::from(client.world.get::<ripple::hierarchy::Children>(here_t).is_ok());
                 prop_assert!(empty, "a reference to despawned {} names a live replica", t.0);
             }
             target => prop_assert_eq!(

@@ -4,11 +4,10 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use ripple::message::{MessageReader, on_message};
 use ripple::prelude::*;
-use ripple::{
-    EventReader, OneShotError, POST_UPDATE, ScheduleError, SetConfig, any_match, not, on_event, resource_changed,
-    resource_exists,
-};
+use ripple::schedule::{POST_UPDATE, ScheduleError, SetConfig};
+use ripple::system::{OneShotError, any_match, not, resource_changed, resource_exists};
 
 struct Log(Vec<&'static str>);
 struct Paused;
@@ -118,13 +117,13 @@ fn a_system_skipped_by_its_condition_reads_the_events_it_missed() {
     schedule
         .add_system(
             &mut world,
-            (|mut hits: EventReader<Hit>, mut read: ResMut<Read>| read.0 += hits.read().count())
+            (|mut hits: MessageReader<Hit>, mut read: ResMut<Read>| read.0 += hits.read().count())
                 .run_if(|awake: Res<Awake>| awake.0),
         )
         .unwrap();
     schedule.run(&mut world);
     for _ in 0..3 {
-        world.send_event(Hit);
+        world.write_message(Hit);
         schedule.run(&mut world);
     }
     assert_eq!(world.resource::<Read>().unwrap().0, 0);
@@ -163,29 +162,29 @@ fn what_a_condition_reads_orders_it_after_a_writer() {
 fn event_and_query_conditions() {
     let mut world = world_with_log();
     let mut schedule = Schedule::new();
-    schedule.add_system(&mut world, log_system("hit").run_if(on_event::<Hit>)).unwrap();
+    schedule.add_system(&mut world, log_system("hit").run_if(on_message::<Hit>)).unwrap();
     schedule.add_system(&mut world, log_system("enemies").run_if(any_match::<(), With<Enemy>>)).unwrap();
     // The guarded system reads the events with its own reader.
     schedule
         .add_system(
             &mut world,
-            (|mut hits: EventReader<Hit>, mut log: ResMut<Log>| {
+            (|mut hits: MessageReader<Hit>, mut log: ResMut<Log>| {
                 for _ in hits.read() {
                     log.0.push("read");
                 }
             })
-            .run_if(on_event::<Hit>),
+            .run_if(on_message::<Hit>),
         )
         .unwrap();
     schedule.run(&mut world);
     assert!(take_log(&mut world).is_empty());
-    world.send_event(Hit);
-    world.deliver_events();
+    world.write_message(Hit);
+    world.deliver_messages();
     world.spawn((Enemy,));
     schedule.run(&mut world);
     assert_eq!(take_log(&mut world), ["hit", "enemies", "read"]);
     schedule.run(&mut world);
-    assert_eq!(take_log(&mut world), ["enemies"], "each batch of events makes `on_event` true once");
+    assert_eq!(take_log(&mut world), ["enemies"], "each batch of events makes `on_message` true once");
 }
 
 #[test]

@@ -1,8 +1,9 @@
 //! Scenes through the public API: round trips in both formats, entity remapping,
 //! selections, what a save skips, and loaded entities seen as added.
 
+use ripple::Storage;
 use ripple::prelude::*;
-use ripple::{LoadError, SceneRegistry, Storage};
+use ripple::scene::{LoadError, SceneRegistry};
 use serde::{Deserialize, Serialize};
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
@@ -208,10 +209,10 @@ fn a_selection_saves_those_entities_in_that_order_and_may_refer_to_live_ones() {
     world.despawn(c).unwrap();
     let mut out = Vec::new();
     assert!(
-        matches!(registry.save(&world).entities([a, c]).to_json(&mut out), Err(ripple::SaveError::NoSuchEntity(e)) if e == c)
+        matches!(registry.save(&world).entities([a, c]).to_json(&mut out), Err(ripple::scene::SaveError::NoSuchEntity(e)) if e == c)
     );
     assert!(
-        matches!(registry.save(&world).entities([a, a]).to_json(&mut out), Err(ripple::SaveError::DuplicateEntity(e)) if e == a)
+        matches!(registry.save(&world).entities([a, a]).to_json(&mut out), Err(ripple::scene::SaveError::DuplicateEntity(e)) if e == a)
     );
     assert!(out.is_empty());
 }
@@ -348,7 +349,7 @@ fn a_refused_selection_or_resource_leaves_the_byte_vector_as_it_was() {
     world.despawn(c).unwrap();
     let mut out = b"kept".to_vec();
     let error = registry.save(&world).entities([a, c]).to_binary_vec(&mut out).unwrap_err();
-    assert!(matches!(error, ripple::SaveError::NoSuchEntity(e) if e == c), "{error}");
+    assert!(matches!(error, ripple::scene::SaveError::NoSuchEntity(e) if e == c), "{error}");
     assert_eq!(out, b"kept");
 
     // A resource whose value cannot be written.

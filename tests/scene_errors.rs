@@ -5,8 +5,9 @@ use std::collections::HashSet;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Mutex;
 
+use ripple::data::DataCommands;
 use ripple::prelude::*;
-use ripple::{DataCommands, SceneRegistry};
+use ripple::scene::SceneRegistry;
 use serde::{Deserialize, Deserializer, Serialize};
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]

@@ -2,7 +2,9 @@
 //! children lists rebuilt in order on load, and a scene whose parents make a cycle
 //! refused with a typed error before anything changes.
 
-use ripple::{ChildOf, Entity, LoadError, SceneRegistry, World};
+use ripple::hierarchy::ChildOf;
+use ripple::scene::{LoadError, SceneRegistry};
+use ripple::{Entity, World};
 use serde::{Deserialize, Serialize};
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
@@ -164,7 +166,7 @@ fn children_keep_their_order_through_a_save_and_load() {
 #[derive(Serialize, Deserialize, Debug)]
 struct Holds(Entity);
 
-impl ripple::Relation for Holds {
+impl ripple::relation::Relation for Holds {
     fn target(&self) -> Entity {
         self.0
     }

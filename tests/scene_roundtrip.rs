@@ -5,7 +5,8 @@
 use std::collections::HashMap;
 
 use proptest::prelude::*;
-use ripple::{Entity, Loaded, SceneRegistry, Storage, World};
+use ripple::scene::{Loaded, SceneRegistry};
+use ripple::{Entity, Storage, World};
 use serde::{Deserialize, Serialize};
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]

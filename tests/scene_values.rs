@@ -3,7 +3,8 @@
 //! and changes nothing; a save refuses what its own loader would refuse, so every file
 //! a save writes loads back.
 
-use ripple::{Entity, LoadError, NESTING_LIMIT, SaveError, SceneRegistry, ValueSite, World};
+use ripple::scene::{LoadError, NESTING_LIMIT, SaveError, SceneRegistry, ValueSite};
+use ripple::{Entity, World};
 use serde::{Deserialize, Serialize};
 
 /// A recursive value: each `Node` is one more level.
@@ -129,7 +130,12 @@ fn save(registry: &SceneRegistry, world: &World, format: &str) -> Result<Vec<u8>
     .map(|_| out)
 }
 
-fn load(registry: &SceneRegistry, world: &mut World, format: &str, input: &[u8]) -> Result<ripple::Loaded, LoadError> {
+fn load(
+    registry: &SceneRegistry,
+    world: &mut World,
+    format: &str,
+    input: &[u8],
+) -> Result<ripple::scene::Loaded, LoadError> {
     match format {
         "json" => registry.load_json(world, input),
         _ => registry.load_binary(world, input),

@@ -5,7 +5,8 @@
 use std::sync::{Arc, Mutex};
 
 use ripple::prelude::*;
-use ripple::{Changed, POST_UPDATE, PRE_UPDATE, ScheduleError, SetConfig};
+use ripple::query::Changed;
+use ripple::schedule::{POST_UPDATE, PRE_UPDATE, ScheduleError, SetConfig};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Pos(i64);
@@ -365,23 +366,23 @@ fn the_profiler_counts_entities_and_reports_a_table() {
 /// A system written by hand: `unsafe impl`, because the schedule trusts its declared
 /// access (here: reads `Log`) to run it beside others.
 struct CountLogEntries {
-    meta: ripple::SystemMeta,
+    meta: ripple::system::SystemMeta,
     seen: Arc<Mutex<Vec<usize>>>,
 }
 
 // SAFETY: `run_shared` reads only the `Log` resource, which `initialize` declares.
-unsafe impl ripple::System for CountLogEntries {
+unsafe impl ripple::system::System for CountLogEntries {
     fn name(&self) -> &str {
         self.meta.name()
     }
     fn set_name(&mut self, name: std::borrow::Cow<'static, str>) {
-        self.meta = ripple::SystemMeta::new(name);
+        self.meta = ripple::system::SystemMeta::new(name);
     }
     fn initialize(&mut self, _: &mut World) -> Result<(), Vec<String>> {
         self.meta.add_resource_access::<Log>(false, "log");
         Ok(())
     }
-    fn access(&self) -> &ripple::SystemAccess {
+    fn access(&self) -> &ripple::system::SystemAccess {
         self.meta.access()
     }
     unsafe fn run_shared(&mut self, world: &World) {
@@ -392,8 +393,8 @@ unsafe impl ripple::System for CountLogEntries {
         unsafe { self.run_shared(world) }
     }
     fn apply_deferred(&mut self, _: &mut World) {}
-    fn entity_counts(&mut self, _: &World) -> ripple::EntityCounts {
-        ripple::EntityCounts::default()
+    fn entity_counts(&mut self, _: &World) -> ripple::system::EntityCounts {
+        ripple::system::EntityCounts::default()
     }
 }
 
@@ -402,7 +403,7 @@ fn a_hand_written_system_runs_under_its_declared_access() {
     let mut world = world_with_log();
     let mut schedule = Schedule::new();
     let seen = Arc::new(Mutex::new(Vec::new()));
-    let counter = CountLogEntries { meta: ripple::SystemMeta::new("count"), seen: seen.clone() };
+    let counter = CountLogEntries { meta: ripple::system::SystemMeta::new("count"), seen: seen.clone() };
     schedule.add_system(&mut world, log_system("a").named("a")).unwrap();
     schedule.add_system(&mut world, counter.after("a")).unwrap();
     schedule.run(&mut world);
@@ -438,7 +439,7 @@ fn undrained_failed_commands_keep_the_most_recent_and_count_all() {
 fn enter_and_exit_callbacks_stay_exact_past_the_change_log_limit() {
     let mut world = World::new();
     world.set_change_log_limit(64);
-    let mut dirty = world.query_filtered::<Entity, ripple::Dirty<(Pos,)>>();
+    let mut dirty = world.query_filtered::<Entity, ripple::query::Dirty<(Pos,)>>();
     dirty.iter(&world).count();
     let entered = Arc::new(Mutex::new(Vec::new()));
     let exited = Arc::new(Mutex::new(0));
@@ -474,7 +475,7 @@ fn the_profiler_measures_a_sample_of_runs_and_counts_each_measured_run_alone() {
     world.spawn_batch((0..10).map(|i| (Pos(i),)));
     let mut schedule = Schedule::new();
     let id = schedule.add_system(&mut world, read).unwrap();
-    let runs = 2 * u64::from(ripple::PROFILE_EVERY) + 1;
+    let runs = 2 * u64::from(ripple::schedule::PROFILE_EVERY) + 1;
     for _ in 0..runs {
         schedule.run(&mut world);
     }

@@ -6,7 +6,7 @@
 #![allow(elided_lifetimes_in_paths, reason = "system signatures read better without them")]
 
 use ripple::prelude::*;
-use ripple::{PRE_UPDATE, SystemConfig};
+use ripple::schedule::{PRE_UPDATE, SystemConfig};
 
 #[path = "support/counting_alloc.rs"]
 mod counting_alloc;

@@ -4,7 +4,9 @@
 
 use std::sync::{Arc, Mutex};
 
-use ripple::{IntoSystemConfig, IntoSystemGroup, Schedule, World, resource_exists};
+use ripple::World;
+use ripple::schedule::{IntoSystemConfig, IntoSystemGroup, Schedule};
+use ripple::system::resource_exists;
 
 type Log = Arc<Mutex<Vec<&'static str>>>;
 
@@ -65,7 +67,7 @@ fn a_failing_group_adds_nothing() {
 /// system (its own schedule tests use `|| panic!("must not run")`), and so does ripple.
 #[test]
 fn systems_that_only_panic_are_systems() {
-    use ripple::{In, IntoIoSystem, Query};
+    use ripple::system::{In, IntoIoSystem, Query};
     struct Hp;
     let mut world = World::new();
     let mut schedule = Schedule::new();

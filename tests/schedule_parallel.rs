@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Barrier, Mutex};
 
 use ripple::prelude::*;
-use ripple::{SystemConfig, SystemId};
+use ripple::schedule::{SystemConfig, SystemId};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 struct A(u64);

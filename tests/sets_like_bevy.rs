@@ -5,7 +5,8 @@
 #![allow(elided_lifetimes_in_paths, reason = "system signatures read better without them")]
 
 use ripple::prelude::*;
-use ripple::{IntoSetGroup, IntoSystemGroup, POST_UPDATE, ScheduleError, SetConfig, resource_exists};
+use ripple::schedule::{IntoSetGroup, IntoSystemGroup, POST_UPDATE, ScheduleError, SetConfig};
+use ripple::system::resource_exists;
 
 #[path = "support/run_log.rs"]
 mod run_log;
@@ -22,7 +23,7 @@ fn nested_sets_pass_order_conditions_and_enabled_to_members() {
     schedule
         .configure_set(
             &mut world,
-            SetConfig::new("gameplay").before("ui").run_if(ripple::not(resource_exists::<Paused>)),
+            SetConfig::new("gameplay").before("ui").run_if(ripple::system::not(resource_exists::<Paused>)),
         )
         .unwrap();
     schedule.configure_set(&mut world, SetConfig::new("physics").in_set("gameplay")).unwrap();

@@ -3,7 +3,10 @@
 //! no change.
 #![allow(elided_lifetimes_in_paths, reason = "system signatures read better without them")]
 
-use ripple::{Changed, Dirty, OneShotError, Populated, Query, ResMut, Schedule, Single, With, Without, World};
+use ripple::World;
+use ripple::query::{Changed, Dirty, With, Without};
+use ripple::schedule::Schedule;
+use ripple::system::{OneShotError, Populated, Query, ResMut, Single};
 
 struct Player;
 struct Enemy;

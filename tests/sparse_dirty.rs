@@ -3,8 +3,9 @@
 //! whichever storage the deciding components have (an `Or` with a sparse alternative
 //! matches every table, so only the entity's own moves can tell).
 
+use ripple::Storage;
 use ripple::prelude::*;
-use ripple::{Or, Storage};
+use ripple::query::Or;
 
 #[derive(Debug)]
 struct Pos;

@@ -5,8 +5,9 @@
 
 use std::sync::{Arc, Mutex};
 
+use ripple::Storage;
 use ripple::prelude::*;
-use ripple::{Schedule, Storage};
+use ripple::schedule::Schedule;
 
 #[derive(Debug)]
 struct Pos;
@@ -31,12 +32,12 @@ fn take(log: &Log) -> Vec<String> {
 
 /// A schedule with one system of query `Q` whose enter and exit callbacks log
 /// "enter <name>" and "exit <name>", naming entities by their position in `names`.
-fn watching<Q: ripple::QueryData + 'static, F: ripple::QueryFilter + 'static>(
+fn watching<Q: ripple::query::QueryData + 'static, F: ripple::query::QueryFilter + 'static>(
     world: &mut World,
     names: &Arc<Mutex<Vec<Entity>>>,
 ) -> (Schedule, Log)
 where
-    ripple::QueryState<Q, F>: Send,
+    ripple::query::QueryState<Q, F>: Send,
 {
     let log = Log::default();
     let (enter, exit) = (log.clone(), log.clone());
@@ -163,7 +164,7 @@ fn a_dirty_run_does_not_count_a_state_inside_one_operation() {
         let mut world = world(storage);
         let e = world.spawn((Pos,));
         let f = world.spawn((Pos, A));
-        let mut query = world.query_filtered::<Entity, (ripple::Or<(Without<A>, With<S>)>, Dirty<(Listed,)>)>();
+        let mut query = world.query_filtered::<Entity, (ripple::query::Or<(Without<A>, With<S>)>, Dirty<(Listed,)>)>();
         assert_eq!(query.iter(&world).collect::<Vec<_>>(), [e]);
         // e matches throughout: without A before, with S after (had A been added
         // alone, it would have stopped matching).
@@ -346,7 +347,7 @@ mod model {
         world.contains(e).then(|| (world.get::<A>(e).is_ok(), world.get::<S>(e).is_ok()))
     }
 
-    type WithoutAOrWithS = ripple::Or<(Without<A>, With<S>)>;
+    type WithoutAOrWithS = ripple::query::Or<(Without<A>, With<S>)>;
 
     fn add_watch(schedule: &mut Schedule, world: &mut World, log: &Arc<Mutex<Vec<(bool, Entity)>>>, query: usize) {
         let (enter, exit) = (log.clone(), log.clone());

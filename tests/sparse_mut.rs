@@ -8,7 +8,8 @@ use std::sync::{Arc, Mutex};
 
 use proptest::prelude::*;
 use ripple::prelude::*;
-use ripple::{ComponentError, MissingComponent, NoSuchEntity, NotSparse, QueryState, RemovedReader, Storage};
+use ripple::query::QueryState;
+use ripple::{ComponentError, MissingComponent, NoSuchEntity, NotSparse, RemovedReader, Storage};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Pos(i32);

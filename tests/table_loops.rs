@@ -5,7 +5,8 @@
 
 use std::collections::BTreeSet;
 
-use ripple::{Changed, Entity, World};
+use ripple::query::Changed;
+use ripple::{Entity, World};
 
 #[derive(Debug, PartialEq, Clone, Copy)]
 struct Pos(u32);
@@ -20,7 +21,7 @@ fn spawn_rows(world: &mut World, n: u32) -> Vec<Entity> {
 }
 
 /// The entities whose `Pos` a `Changed<Pos>` query reports.
-fn changed(world: &World, query: &mut ripple::QueryState<Entity, Changed<Pos>>) -> BTreeSet<Entity> {
+fn changed(world: &World, query: &mut ripple::query::QueryState<Entity, Changed<Pos>>) -> BTreeSet<Entity> {
     query.iter(world).collect()
 }
 

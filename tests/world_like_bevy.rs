@@ -2,7 +2,9 @@
 //! at once, resource change detection outside systems, and a resource `Mut` that
 //! counts only writes. Named after the bevy_ecs 0.20 behaviour each mirrors.
 
-use ripple::{Changed, Res, World};
+use ripple::World;
+use ripple::query::Changed;
+use ripple::system::Res;
 
 #[derive(Debug, PartialEq)]
 struct A(u32);

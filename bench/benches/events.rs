@@ -72,13 +72,13 @@ fn merge_send(c: &mut Criterion) {
         let order = shuffled_twice(keys);
         group.throughput(Throughput::Elements(order.len() as u64));
         let mut world = ripple::World::new();
-        world.merge_events_by(|h: &Hit| h.target, |sum: &mut Hit, h| sum.amount += h.amount);
-        let mut cursor = world.event_cursor::<Hit>();
+        world.merge_messages_by(|h: &Hit| h.target, |sum: &mut Hit, h| sum.amount += h.amount);
+        let mut cursor = world.message_cursor::<Hit>();
         group.bench_with_input(BenchmarkId::new("ripple", format!("keys={keys}")), &order, |b, order| {
             b.iter(|| {
-                world.send_events(order.iter().map(|&key| Hit { target: key, amount: 1 }));
-                world.deliver_events();
-                assert_eq!(world.read_events(&mut cursor).count(), keys as usize);
+                world.write_message_batch(order.iter().map(|&key| Hit { target: key, amount: 1 }));
+                world.deliver_messages();
+                assert_eq!(world.read_messages(&mut cursor).count(), keys as usize);
             });
         });
         type Map = std::collections::HashMap<u32, u32, std::hash::BuildHasherDefault<FibHasher>>;
@@ -143,13 +143,13 @@ fn merge_flood(c: &mut Criterion) {
     let plain: Vec<u64> = (0..KEYS).collect();
     for (line, keys) in [("ripple", crafted), ("ripple_plain", plain), ("ripple_inverse", inverse)] {
         let mut world = ripple::World::new();
-        world.merge_events_by(|k: &Keyed| k.key, |sum: &mut Keyed, k| sum.amount += k.amount);
-        let mut cursor = world.event_cursor::<Keyed>();
+        world.merge_messages_by(|k: &Keyed| k.key, |sum: &mut Keyed, k| sum.amount += k.amount);
+        let mut cursor = world.message_cursor::<Keyed>();
         group.bench_function(line, |b| {
             b.iter(|| {
-                world.send_events(keys.iter().chain(&keys).map(|&key| Keyed { key, amount: 1 }));
-                world.deliver_events();
-                assert_eq!(world.read_events(&mut cursor).count(), KEYS as usize);
+                world.write_message_batch(keys.iter().chain(&keys).map(|&key| Keyed { key, amount: 1 }));
+                world.deliver_messages();
+                assert_eq!(world.read_messages(&mut cursor).count(), KEYS as usize);
             });
         });
     }

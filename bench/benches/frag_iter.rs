@@ -27,7 +27,7 @@ fn frag_iter(c: &mut Criterion) {
                 };
             }
             for_each_letter!(spawn);
-            let mut query: ripple::QueryState<&mut Data> = world.query::<&mut Data>();
+            let mut query: ripple::query::QueryState<&mut Data> = world.query::<&mut Data>();
             let mut n = 0;
             query.for_each_mut(&mut world, |mut data| {
                 data.0 *= 2.0;

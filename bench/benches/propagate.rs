@@ -8,7 +8,7 @@
 //!
 //! A frame writes the translation of K distinct random entities (untimed), then times
 //! one propagation step. K ∈ {0, 10, 1,000, 100,000}; groups `propagate/K=<K>`:
-//! * `ripple`: `ripple::Propagation<Transform, GlobalTransform>::run` with its defaults,
+//! * `ripple`: `ripple::hierarchy::Propagation<Transform, GlobalTransform>::run` with its defaults,
 //!   driven from the bench's thread (a run with much to do spreads over rayon's global
 //!   pool);
 //! * `ripple_pool` (K ≥ 1,000): the same with the frames driven on a thread of a rayon
@@ -88,9 +88,10 @@ fn ripple_line(
 ) {
     let line = if in_pool { "ripple_pool" } else { "ripple" };
     let (mut world, ids) = ripple_world(nodes);
-    let mut propagation = ripple::Propagation::new(&mut world, GlobalTransform::IDENTITY, |parent, local| {
-        GlobalTransform::mul_transform(parent, *local)
-    });
+    let mut propagation =
+        ripple::hierarchy::Propagation::new(&mut world, GlobalTransform::IDENTITY, |parent, local| {
+            GlobalTransform::mul_transform(parent, *local)
+        });
     propagation.run(&mut world);
     check_ripple(&world, &ids, want, line);
     let pool = in_pool.then(|| rayon::ThreadPoolBuilder::new().build().unwrap());

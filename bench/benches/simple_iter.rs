@@ -13,9 +13,9 @@ fn ripple_line(b: &mut criterion::Bencher<'_>, tracked: bool, observed: bool) {
     if tracked {
         world.track::<Position>();
     }
-    let _observer = observed.then(|| world.query_filtered::<&Position, ripple::Changed<Position>>());
+    let _observer = observed.then(|| world.query_filtered::<&Position, ripple::query::Changed<Position>>());
     world.spawn_batch((0..N_ENTITIES).map(|_| tprv()));
-    let mut query: ripple::QueryState<(&Velocity, &mut Position)> = world.query::<(&Velocity, &mut Position)>();
+    let mut query: ripple::query::QueryState<(&Velocity, &mut Position)> = world.query::<(&Velocity, &mut Position)>();
     let mut n = 0;
     query.for_each_mut(&mut world, |(vel, mut pos)| {
         pos.0 += vel.0;

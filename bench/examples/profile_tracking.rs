@@ -34,8 +34,8 @@ struct Velocity(Vec3);
 #[derive(Clone, Copy)]
 struct Place(Vec3);
 
-type Mover = ripple::QueryState<&'static mut Position>;
-type Renderer = ripple::QueryState<(&'static Position, &'static Sprite), ripple::Changed<Position>>;
+type Mover = ripple::query::QueryState<&'static mut Position>;
+type Renderer = ripple::query::QueryState<(&'static Position, &'static Sprite), ripple::query::Changed<Position>>;
 
 #[inline(never)]
 fn mover(query: &mut Mover, world: &mut ripple::World, movers: &[ripple::Entity]) {
@@ -69,7 +69,7 @@ fn ideal_render(positions: &[Position], sprites: &[Sprite], changed: &mut Vec<u3
 }
 
 #[inline(never)]
-fn pass(query: &mut ripple::QueryState<(&'static Velocity, &'static mut Place)>, world: &mut ripple::World) {
+fn pass(query: &mut ripple::query::QueryState<(&'static Velocity, &'static mut Place)>, world: &mut ripple::World) {
     query.for_each_mut(world, |(v, mut p)| {
         p.0.0 += v.0.0;
         p.0.1 += v.0.1;
@@ -103,7 +103,8 @@ fn crate_topia(args: &[String]) {
         .collect();
     let movers: Vec<ripple::Entity> = indices.iter().map(|&i| ids[i]).collect();
     let mut mover_query = world.query::<&mut Position>();
-    let mut renderer = (!untracked).then(|| world.query_filtered::<(&Position, &Sprite), ripple::Changed<Position>>());
+    let mut renderer =
+        (!untracked).then(|| world.query_filtered::<(&Position, &Sprite), ripple::query::Changed<Position>>());
     // With `untracked touch`, each frame also reads the movers' Position and Sprite,
     // untimed, as the tracked line's renderer does: the untracked mover then meets the
     // caches the tracked one meets.
@@ -153,7 +154,8 @@ fn simple_iter(args: &[String]) {
         world.track::<Place>();
     }
     world.spawn_batch((0..10_000).map(|_| (Place(Vec3(0.0, 0.0, 0.0)), Velocity(Vec3(1.0, 1.0, 1.0)))));
-    let _observer = (mode == "observed").then(|| world.query_filtered::<ripple::Entity, ripple::Changed<Place>>());
+    let _observer =
+        (mode == "observed").then(|| world.query_filtered::<ripple::Entity, ripple::query::Changed<Place>>());
     let mut query = world.query::<(&Velocity, &mut Place)>();
     let mut times = Vec::new();
     for _ in 0..passes {

@@ -35,7 +35,7 @@ fn forest(members: usize) -> (ripple::World, Vec<ripple::Entity>) {
 fn measure(members: usize, k: usize) -> (Duration, Duration, bool) {
     let (mut world, ids) = forest(members);
     let mut propagation =
-        ripple::Propagation::new(&mut world, GlobalTransform::IDENTITY, |parent, local: &Transform| {
+        ripple::hierarchy::Propagation::new(&mut world, GlobalTransform::IDENTITY, |parent, local: &Transform| {
             parent.mul_transform(*local)
         });
     propagation.run(&mut world);

@@ -199,8 +199,8 @@ impl Line for Ideal {
 struct Brute {
     world: ripple::World,
     movers: Vec<ripple::Entity>,
-    mover: ripple::QueryState<&'static mut Position>,
-    renderer: ripple::QueryState<(&'static Position, &'static Sprite)>,
+    mover: ripple::query::QueryState<&'static mut Position>,
+    renderer: ripple::query::QueryState<(&'static Position, &'static Sprite)>,
     shadow: Vec<u64>,
 }
 
@@ -243,8 +243,8 @@ impl Line for Brute {
 struct Ripple {
     world: ripple::World,
     movers: Vec<ripple::Entity>,
-    mover: ripple::QueryState<&'static mut Position>,
-    renderer: ripple::QueryState<(&'static Position, &'static Sprite), ripple::Changed<Position>>,
+    mover: ripple::query::QueryState<&'static mut Position>,
+    renderer: ripple::query::QueryState<(&'static Position, &'static Sprite), ripple::query::Changed<Position>>,
 }
 
 impl Ripple {
@@ -254,7 +254,7 @@ impl Ripple {
         let ids: Vec<ripple::Entity> = world.spawn_batch((0..n).map(spawn_item)).collect();
         let movers = movers.iter().map(|&i| ids[i]).collect();
         let mover = world.query::<&mut Position>();
-        let renderer = world.query_filtered::<(&Position, &Sprite), ripple::Changed<Position>>();
+        let renderer = world.query_filtered::<(&Position, &Sprite), ripple::query::Changed<Position>>();
         Ripple { world, movers, mover, renderer }
     }
 }
@@ -325,11 +325,13 @@ impl RippleSystemGet {
         line.world.insert_resource(Movers(line.movers.clone()));
         let mover = line
             .world
-            .register_system(|movers: ripple::Res<'_, Movers>, mut query: ripple::Query<'_, '_, &mut Position>| {
-                for &e in &movers.0 {
-                    query.get_mut(e).unwrap().x += 1.0;
-                }
-            })
+            .register_system(
+                |movers: ripple::system::Res<'_, Movers>, mut query: ripple::system::Query<'_, '_, &mut Position>| {
+                    for &e in &movers.0 {
+                        query.get_mut(e).unwrap().x += 1.0;
+                    }
+                },
+            )
             .expect("the mover's parameters do not conflict");
         RippleSystemGet { line, mover }
     }
@@ -356,8 +358,8 @@ impl Line for RippleSystemGet {
 pub struct RippleUntracked {
     world: ripple::World,
     movers: Vec<ripple::Entity>,
-    mover: ripple::QueryState<&'static mut Position>,
-    reader: ripple::QueryState<(&'static Position, &'static Sprite)>,
+    mover: ripple::query::QueryState<&'static mut Position>,
+    reader: ripple::query::QueryState<(&'static Position, &'static Sprite)>,
 }
 
 impl RippleUntracked {

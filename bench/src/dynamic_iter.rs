@@ -5,7 +5,8 @@
 
 use std::alloc::Layout;
 
-use ripple::{ComponentDescriptor, ComponentId, DynamicQuery, World};
+use ripple::dynamic::{ComponentDescriptor, DynamicQuery};
+use ripple::{ComponentId, World};
 
 use crate::{Position, Rotation, Transform, Velocity, tprv};
 

@@ -64,9 +64,9 @@ fn empty<const N: usize>() {}
 struct Playing(bool);
 
 /// ripple's default schedule (parallel stages, profiling on), run once.
-pub fn ripple() -> (ripple::World, ripple::Schedule) {
+pub fn ripple() -> (ripple::World, ripple::schedule::Schedule) {
     let mut world = ripple::World::new();
-    let mut schedule = ripple::Schedule::new();
+    let mut schedule = ripple::schedule::Schedule::new();
     macro_rules! add {
         ($n:literal) => {
             schedule.add_system(&mut world, empty::<$n>).unwrap();
@@ -79,14 +79,16 @@ pub fn ripple() -> (ripple::World, ripple::Schedule) {
 
 /// ripple's default schedule with a true run condition reading a resource on every
 /// system.
-pub fn ripple_conditions() -> (ripple::World, ripple::Schedule) {
-    use ripple::IntoSystemConfig;
+pub fn ripple_conditions() -> (ripple::World, ripple::schedule::Schedule) {
+    use ripple::schedule::IntoSystemConfig;
     let mut world = ripple::World::new();
     world.insert_resource(Playing(true));
-    let mut schedule = ripple::Schedule::new();
+    let mut schedule = ripple::schedule::Schedule::new();
     macro_rules! add {
         ($n:literal) => {
-            schedule.add_system(&mut world, empty::<$n>.run_if(|playing: ripple::Res<Playing>| playing.0)).unwrap();
+            schedule
+                .add_system(&mut world, empty::<$n>.run_if(|playing: ripple::system::Res<Playing>| playing.0))
+                .unwrap();
         };
     }
     fifty!(add);

@@ -30,21 +30,27 @@ pub struct Folded(pub [u64; 4]);
 
 pub mod ripple_line {
     use super::*;
-    use ripple::{EventReader, EventWriter, IntoSystemConfig, PRE_UPDATE, ResMut, Schedule, World};
+    use ripple::World;
+    use ripple::message::{MessageReader, MessageWriter};
+    use ripple::schedule::{IntoSystemConfig, PRE_UPDATE, Schedule};
+    use ripple::system::ResMut;
 
     pub fn setup(merge: bool) -> (World, Schedule) {
         let mut world = World::new();
         world.insert_resource(Folded::default());
         if merge {
-            world.merge_events_by(|h: &Hit| h.target, |sum: &mut Hit, h| sum.amount += h.amount);
+            world.merge_messages_by(|h: &Hit| h.target, |sum: &mut Hit, h| sum.amount += h.amount);
         }
         let mut schedule = Schedule::new();
         schedule
-            .add_system(&mut world, (|mut out: EventWriter<Hit>| out.send_batch((0..N).map(hit))).in_phase(PRE_UPDATE))
+            .add_system(
+                &mut world,
+                (|mut out: MessageWriter<Hit>| out.write_batch((0..N).map(hit))).in_phase(PRE_UPDATE),
+            )
             .unwrap();
         for r in 0..4 {
             schedule
-                .add_system(&mut world, move |mut hits: EventReader<Hit>, mut folded: ResMut<Folded>| {
+                .add_system(&mut world, move |mut hits: MessageReader<Hit>, mut folded: ResMut<Folded>| {
                     folded.0[r] += hits.read().map(|h| u64::from(h.amount)).sum::<u64>();
                 })
                 .unwrap();
@@ -136,13 +142,13 @@ pub fn lines(merge: bool) -> Vec<(&'static str, crate::Pass)> {
 /// four cursors read all.
 pub fn direct_lines() -> Vec<(&'static str, crate::Pass)> {
     let mut world = ripple::World::new();
-    let mut cursors: Vec<_> = (0..4).map(|_| world.event_cursor::<Hit>()).collect();
+    let mut cursors: Vec<_> = (0..4).map(|_| world.message_cursor::<Hit>()).collect();
     let ripple = Box::new(move || {
-        world.send_events((0..N).map(hit));
-        world.deliver_events();
+        world.write_message_batch((0..N).map(hit));
+        world.deliver_messages();
         let mut total = 0u64;
         for cursor in &mut cursors {
-            total += world.read_events(cursor).map(|h| u64::from(h.amount)).sum::<u64>();
+            total += world.read_messages(cursor).map(|h| u64::from(h.amount)).sum::<u64>();
         }
         assert_eq!(total, 4 * expected(1));
         black_box(total);

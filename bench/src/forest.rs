@@ -139,8 +139,8 @@ pub fn ripple_world(nodes: &[(Transform, Option<usize>)]) -> (ripple::World, Vec
 /// at least read every local and write every global once; this one adds only the
 /// sequential copies.
 pub struct Brute {
-    locals: ripple::QueryState<&'static Transform, ripple::With<GlobalTransform>>,
-    globals: ripple::QueryState<&'static mut GlobalTransform, ripple::With<Transform>>,
+    locals: ripple::query::QueryState<&'static Transform, ripple::query::With<GlobalTransform>>,
+    globals: ripple::query::QueryState<&'static mut GlobalTransform, ripple::query::With<Transform>>,
     /// The forest index of either query's n-th item (both match the same tables, in
     /// the same order).
     slot: Vec<u32>,
@@ -158,8 +158,8 @@ impl Brute {
     pub fn new(world: &mut ripple::World, nodes: &[(Transform, Option<usize>)], ids: &[ripple::Entity]) -> Brute {
         let index: std::collections::HashMap<ripple::Entity, u32> =
             ids.iter().enumerate().map(|(i, &e)| (e, i as u32)).collect();
-        let mut local_order =
-            world.query_filtered::<ripple::Entity, (ripple::With<Transform>, ripple::With<GlobalTransform>)>();
+        let mut local_order = world
+            .query_filtered::<ripple::Entity, (ripple::query::With<Transform>, ripple::query::With<GlobalTransform>)>();
         let slot: Vec<u32> = local_order.iter(world).map(|e| index[&e]).collect();
         let parent = nodes.iter().map(|(_, p)| p.map_or(Brute::ROOT, |p| p as u32)).collect();
         Brute {
@@ -196,8 +196,15 @@ impl Brute {
 /// The full recomputation as a depth-first walk from the roots with a lookup per node
 /// (what BRUTE was before the linear floor above; kept as `brute_walk` to show the gap).
 pub struct BruteWalk {
-    roots: ripple::QueryState<ripple::Entity, (ripple::With<Transform>, ripple::Without<ripple::ChildOf>)>,
-    nodes: ripple::QueryState<(&'static Transform, &'static mut GlobalTransform, Option<&'static ripple::Children>)>,
+    roots: ripple::query::QueryState<
+        ripple::Entity,
+        (ripple::query::With<Transform>, ripple::query::Without<ripple::hierarchy::ChildOf>),
+    >,
+    nodes: ripple::query::QueryState<(
+        &'static Transform,
+        &'static mut GlobalTransform,
+        Option<&'static ripple::hierarchy::Children>,
+    )>,
     starts: Vec<ripple::Entity>,
     stack: Vec<(ripple::Entity, GlobalTransform)>,
 }

@@ -48,7 +48,7 @@ mod bench_types {
     /// ripple's bubbling event.
     pub struct RipplePing;
 
-    impl ripple::ObserverEvent for RipplePing {
+    impl ripple::observer::ObserverEvent for RipplePing {
         const BUBBLES: bool = true;
     }
 
@@ -78,7 +78,9 @@ pub fn lifecycle_unobserved_lines() -> Vec<(&'static str, Pass)> {
 }
 
 fn ripple_lifecycle(observed: bool) -> Pass {
-    use ripple::{OnAdd, OnRemove, ResMut, Trigger, World};
+    use ripple::World;
+    use ripple::observer::{OnAdd, OnRemove, Trigger};
+    use ripple::system::ResMut;
     let mut world = World::new();
     world.insert_resource(Count::default());
     let entities: Vec<ripple::Entity> = (0..N_LIFECYCLE).map(|_| world.spawn(())).collect();
@@ -156,7 +158,10 @@ fn trees<E: Copy>(mut spawn: impl FnMut(Option<E>) -> E) -> Vec<E> {
 }
 
 fn ripple_trigger() -> Pass {
-    use ripple::{ChildOf, ResMut, Trigger, World};
+    use ripple::World;
+    use ripple::hierarchy::ChildOf;
+    use ripple::observer::Trigger;
+    use ripple::system::ResMut;
     let mut world = World::new();
     world.insert_resource(Count::default());
     let leaves = trees(|parent| match parent {
@@ -230,7 +235,10 @@ enum Reaction {
 }
 
 fn ripple_mutation(n: usize, k: usize, reaction: Reaction) -> Pass {
-    use ripple::{Changed, Entity, OnChange, QueryState, ResMut, Trigger, World};
+    use ripple::observer::{OnChange, Trigger};
+    use ripple::query::{Changed, QueryState};
+    use ripple::system::ResMut;
+    use ripple::{Entity, World};
     let mut world = World::new();
     world.insert_resource(Count::default());
     let entities: Vec<Entity> = world.spawn_batch((0..n).map(|i| (Hp(i as u32),))).collect();

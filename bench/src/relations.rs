@@ -17,8 +17,8 @@ const SOURCES: usize = 100;
 /// ripple's user relation of the benchmark.
 pub struct HeldBy(pub ripple::Entity);
 
-impl ripple::Relation for HeldBy {
-    const ON_TARGET_DESPAWN: ripple::DespawnPolicy = ripple::DespawnPolicy::DespawnRelated;
+impl ripple::relation::Relation for HeldBy {
+    const ON_TARGET_DESPAWN: ripple::relation::DespawnPolicy = ripple::relation::DespawnPolicy::DespawnRelated;
     fn target(&self) -> ripple::Entity {
         self.0
     }

@@ -40,8 +40,8 @@ pub struct Pos {
 pub struct BevyReplicated;
 
 /// The registry both ends use.
-pub fn registry() -> ripple::SceneRegistry {
-    let mut registry = ripple::SceneRegistry::new();
+pub fn registry() -> ripple::scene::SceneRegistry {
+    let mut registry = ripple::scene::SceneRegistry::new();
     registry.component::<Pos>("pos").expect("a valid name");
     registry
 }
@@ -67,12 +67,14 @@ fn put_floor(out: &mut Vec<u8>, bits: u64, value: &Pos) {
 pub fn ripple_server(
     n: usize,
     peers: usize,
-) -> (ripple::World, Vec<ripple::Entity>, ripple::Replicator, Vec<ripple::PeerId>) {
-    use ripple::{PeerConfig, Replicated, Replicator, World};
+) -> (ripple::World, Vec<ripple::Entity>, ripple::replicate::Replicator, Vec<ripple::replicate::PeerId>) {
+    use ripple::World;
+    use ripple::replicate::{PeerConfig, Replicated, Replicator};
     let mut world = World::new();
     let entities: Vec<ripple::Entity> = world.spawn_batch((0..n).map(|i| (pos(i), Replicated))).collect();
     let mut replicator = Replicator::new(&mut world, registry()).expect("one component");
-    let ids: Vec<ripple::PeerId> = (0..peers).map(|_| replicator.add_peer(&mut world, PeerConfig::default())).collect();
+    let ids: Vec<ripple::replicate::PeerId> =
+        (0..peers).map(|_| replicator.add_peer(&mut world, PeerConfig::default())).collect();
     replicator.update(&world);
     let mut bytes = Vec::new();
     for &peer in &ids {
@@ -155,7 +157,8 @@ fn bevy_scan(n: usize, k: usize, peers: usize) -> Pass {
 }
 
 fn ripple_snapshot(n: usize, k: usize) -> Pass {
-    use ripple::{Replicated, World};
+    use ripple::World;
+    use ripple::replicate::Replicated;
     let mut world = World::new();
     let entities: Vec<ripple::Entity> = world.spawn_batch((0..n).map(|i| (pos(i), Replicated))).collect();
     let registry = registry();
@@ -176,7 +179,8 @@ fn ripple_snapshot(n: usize, k: usize) -> Pass {
 }
 
 fn floor(n: usize, k: usize, peers: usize) -> Pass {
-    use ripple::{Replicated, World};
+    use ripple::World;
+    use ripple::replicate::Replicated;
     let mut world = World::new();
     let entities: Vec<ripple::Entity> = world.spawn_batch((0..n).map(|i| (pos(i), Replicated))).collect();
     let mut changed = Vec::with_capacity(k);
@@ -205,8 +209,11 @@ pub const APPLY_N: usize = 100_000;
 /// A client of [`APPLY_N`] replicas and a delta of `k` changes to them, with the
 /// delta's sequence number written in nine bytes so that a pass can give each
 /// application a new one in place; and the changed replicas with their new values.
-fn apply_setup(k: usize) -> (ripple::World, ripple::DeltaReceiver, Vec<u8>, usize, Vec<(ripple::Entity, Pos)>) {
-    use ripple::{Applied, DeltaReceiver, PeerConfig, Replicated, Replicator, World};
+fn apply_setup(
+    k: usize,
+) -> (ripple::World, ripple::replicate::DeltaReceiver, Vec<u8>, usize, Vec<(ripple::Entity, Pos)>) {
+    use ripple::World;
+    use ripple::replicate::{Applied, DeltaReceiver, PeerConfig, Replicated, Replicator};
     let mut server = World::new();
     let entities: Vec<ripple::Entity> = server.spawn_batch((0..APPLY_N).map(|i| (pos(i), Replicated))).collect();
     let mut replicator = Replicator::new(&mut server, registry()).expect("one component");
@@ -265,7 +272,7 @@ fn ripple_apply(k: usize) -> Pass {
         patch_seq(&mut bytes, at, seq);
         let applied = receiver.apply_delta(&mut client, &bytes).expect("a delta");
         if seq < (1 << 20) + 3 {
-            assert!(matches!(applied, ripple::Applied::Applied { records, .. } if records == changes.len()));
+            assert!(matches!(applied, ripple::replicate::Applied::Applied { records, .. } if records == changes.len()));
             for &(local, value) in &changes {
                 assert_eq!(client.get::<Pos>(local).expect("alive"), &value);
             }

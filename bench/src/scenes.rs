@@ -40,7 +40,7 @@ pub trait Scene {
 
 pub struct RippleScene {
     world: ripple::World,
-    registry: ripple::SceneRegistry,
+    registry: ripple::scene::SceneRegistry,
 }
 
 impl Scene for RippleScene {
@@ -49,7 +49,7 @@ impl Scene for RippleScene {
     fn new() -> Self {
         let mut world = ripple::World::new();
         world.spawn_batch((0..N).map(|_| tprv()));
-        let mut registry = ripple::SceneRegistry::new();
+        let mut registry = ripple::scene::SceneRegistry::new();
         registry.component::<Transform>("transform").unwrap();
         registry.component::<Position>("position").unwrap();
         registry.component::<Rotation>("rotation").unwrap();

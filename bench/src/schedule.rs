@@ -11,7 +11,7 @@ const N: usize = 10_000;
 
 mod ripple_line {
     use super::*;
-    use ripple::Query;
+    use ripple::system::Query;
 
     fn ab(mut q: Query<(&mut A, &mut B)>) {
         q.for_each_mut(|(mut a, mut b)| std::mem::swap(&mut a.0, &mut b.0));
@@ -23,13 +23,13 @@ mod ripple_line {
         q.for_each_mut(|(mut c, mut e)| std::mem::swap(&mut c.0, &mut e.0));
     }
 
-    pub fn setup() -> (ripple::World, ripple::Schedule) {
+    pub fn setup() -> (ripple::World, ripple::schedule::Schedule) {
         let mut world = ripple::World::new();
         world.spawn_batch((0..N).map(|_| (A(0.0), B(1.0))));
         world.spawn_batch((0..N).map(|_| (A(0.0), B(1.0), C(2.0))));
         world.spawn_batch((0..N).map(|_| (A(0.0), B(1.0), C(2.0), D(3.0))));
         world.spawn_batch((0..N).map(|_| (A(0.0), B(1.0), C(2.0), E(4.0))));
-        let mut schedule = ripple::Schedule::new();
+        let mut schedule = ripple::schedule::Schedule::new();
         schedule.add_system(&mut world, ab).unwrap();
         schedule.add_system(&mut world, cd).unwrap();
         schedule.add_system(&mut world, ce).unwrap();

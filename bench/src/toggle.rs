@@ -95,7 +95,7 @@ pub fn frame(line: &mut dyn Line, f: usize) -> (usize, u64) {
 struct Ripple {
     world: ripple::World,
     groups: Vec<Vec<ripple::Entity>>,
-    query: ripple::QueryState<&'static Position, ripple::With<Moving>>,
+    query: ripple::query::QueryState<&'static Position, ripple::query::With<Moving>>,
 }
 
 impl Ripple {
@@ -107,7 +107,7 @@ impl Ripple {
         for &e in &groups[0] {
             world.insert(e, (Moving,)).unwrap();
         }
-        let query = world.query_filtered::<&Position, ripple::With<Moving>>();
+        let query = world.query_filtered::<&Position, ripple::query::With<Moving>>();
         Ripple { world, groups, query }
     }
 }

@@ -21,8 +21,10 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
+use ripple::Storage;
 use ripple::prelude::*;
-use ripple::{POST_UPDATE, QueryFilter, Storage, SystemConfig};
+use ripple::query::QueryFilter;
+use ripple::schedule::{POST_UPDATE, SystemConfig};
 
 /// Which systems a game runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -547,7 +549,7 @@ fn advance(entity: Entity, animation: &mut Mut<'_, Animatable>, commands: &mut C
             animation.frame += 1;
             if animation.frame == EXPLODE_FRAMES {
                 commands.despawn(entity);
-                commands.send_event(CrateExploded(entity));
+                commands.write_message(CrateExploded(entity));
             }
         }
         Sprite::Player | Sprite::Goblin | Sprite::Bat => animation.frame = (animation.frame + 1) % WALK_FRAMES,
@@ -618,6 +620,6 @@ fn renderer_driven(
 }
 
 /// Counts the explosions from their events.
-fn scoreboard(mut exploded: EventReader<CrateExploded>, mut score: ResMut<Score>) {
+fn scoreboard(mut exploded: MessageReader<CrateExploded>, mut score: ResMut<Score>) {
     score.0 += exploded.read().count() as u64;
 }

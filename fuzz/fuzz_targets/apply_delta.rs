@@ -8,9 +8,10 @@
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use ripple::{
-    ChildOf, DeltaReceiver, Entity, PeerConfig, ReceiverLimits, Replicated, Replicator, SceneRegistry, World,
-};
+use ripple::{Entity, World};
+use ripple::hierarchy::ChildOf;
+use ripple::replicate::{DeltaReceiver, PeerConfig, ReceiverLimits, Replicated, Replicator};
+use ripple::scene::SceneRegistry;
 use serde::{Deserialize, Serialize};
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]

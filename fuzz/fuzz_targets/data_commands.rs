@@ -5,7 +5,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use ripple::{DataCommands, Entity, World};
+use ripple::{Entity, World};
+use ripple::data::DataCommands;
 
 #[derive(Clone, Debug, Default, PartialEq)]
 struct HealthApi {

@@ -8,7 +8,9 @@
 use std::collections::BTreeMap;
 
 use libfuzzer_sys::fuzz_target;
-use ripple::{ComponentDescriptor, ComponentId, DynamicError, Entity, RuntimeCodec, SceneRegistry, Storage, World};
+use ripple::{ComponentId, Entity, Storage, World};
+use ripple::dynamic::{ComponentDescriptor, DynamicError};
+use ripple::scene::{RuntimeCodec, SceneRegistry};
 
 /// Writes values as arrays of bytes, reads them back checking the length.
 struct Bytes;

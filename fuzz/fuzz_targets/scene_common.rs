@@ -3,7 +3,9 @@
 //! world with entities, gaps and observers, and the check that a refused load leaves
 //! that world exactly as it was.
 
-use ripple::{DataCommands, Entity, LoadError, Loaded, SceneRegistry, Storage, World};
+use ripple::{Entity, Storage, World};
+use ripple::data::DataCommands;
+use ripple::scene::{LoadError, Loaded, SceneRegistry};
 use serde::{Deserialize, Serialize};
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
@@ -60,7 +62,7 @@ pub fn registry() -> SceneRegistry {
         .and_then(|r| r.component::<Links>("links"))
         .and_then(|r| r.component::<Mood>("mood"))
         .and_then(|r| r.component::<Moving>("moving"))
-        .and_then(|r| r.component::<ripple::ChildOf>("child_of"))
+        .and_then(|r| r.component::<ripple::hierarchy::ChildOf>("child_of"))
         .and_then(|r| r.component::<Tree>("tree"))
         .and_then(|r| r.resource::<Score>("score"))
         .expect("distinct names");

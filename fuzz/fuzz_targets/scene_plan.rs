@@ -9,7 +9,7 @@
 //! nested past the limit, a record with two ids, a key or resource written twice.
 
 use libfuzzer_sys::arbitrary::{self, Arbitrary};
-use ripple::{LoadError, NESTING_LIMIT};
+use ripple::scene::{LoadError, NESTING_LIMIT};
 
 use crate::common;
 

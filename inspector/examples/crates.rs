@@ -34,7 +34,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use game::{Activity, Animatable, Body, CollisionShape, Game, Health, Mode, Position, Velocity};
-use ripple::SceneRegistry;
+use ripple::scene::SceneRegistry;
 use ripple_inspector::{Inspector, InspectorConfig, Lend};
 
 /// How long a measured block lasts, about: long enough to hold the samples a

@@ -3,7 +3,9 @@
 //! serialisers), and the writes (a value, a spawn, a despawn, a data command), each a
 //! typed error or done whole.
 
-use ripple::{DataCommands, Entity, SceneRegistry, World};
+use ripple::data::DataCommands;
+use ripple::scene::SceneRegistry;
+use ripple::{Entity, World};
 use serde_json::{Value, json};
 
 use crate::request::Route;

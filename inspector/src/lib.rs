@@ -32,7 +32,9 @@
 //!   game's time; an entity is found by its id in O(1).
 //!
 //! ```no_run
-//! use ripple::{Schedule, SceneRegistry, World};
+//! use ripple::World;
+//! use ripple::scene::SceneRegistry;
+//! use ripple::schedule::Schedule;
 //! use ripple_inspector::{Inspector, InspectorConfig, Lend};
 //!
 //! let mut world = World::new();
@@ -65,7 +67,10 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use ripple::{DataCommands, SceneRegistry, Schedule, World};
+use ripple::World;
+use ripple::data::DataCommands;
+use ripple::scene::SceneRegistry;
+use ripple::schedule::Schedule;
 
 pub use answer::Answer;
 

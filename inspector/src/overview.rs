@@ -28,7 +28,7 @@ pub(crate) fn overview(world: &mut World, frame: u64, writes: bool, sampler: &Sa
         .collect();
     let memory = world.memory();
     let mut events = Vec::new();
-    world.for_each_event_type(|name, stats| {
+    world.for_each_message_type(|name, stats| {
         events.push(json!({ "name": short_name(name), "sent": stats.sent, "waiting": stats.waiting,
                             "readable": stats.readable, "dropped": stats.dropped }));
     });

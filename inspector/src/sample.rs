@@ -28,7 +28,9 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use ripple::{ComponentId, DynamicQuery, RemovedReader, RuntimeComponent, Schedule, World};
+use ripple::dynamic::{DynamicQuery, RuntimeComponent};
+use ripple::schedule::Schedule;
+use ripple::{ComponentId, RemovedReader, World};
 
 /// How often (in samples) the list of tracked components is read again, to catch
 /// components tracked or registered since.
@@ -300,7 +302,7 @@ impl Sampler {
         self.window_cost = if rows { counting.elapsed() } else { Duration::ZERO };
         self.events_sent.clear();
         let sent = &mut self.events_sent;
-        world.for_each_event_type(|_, stats| sent.push(stats.sent));
+        world.for_each_message_type(|_, stats| sent.push(stats.sent));
         let counted = &self.events_counted;
         let events = sent.iter().enumerate().map(|(i, &n)| n - counted.get(i).copied().unwrap_or(n).min(n)).collect();
         self.window = open.then_some(Window { changes, rows, events });
@@ -326,7 +328,7 @@ impl Sampler {
         let (mut events, mut event_names) = (Vec::new(), Vec::new());
         self.events_counted.clear();
         let (before, counted) = (&self.events_sent, &mut self.events_counted);
-        world.for_each_event_type(|name, stats| {
+        world.for_each_message_type(|name, stats| {
             events.push(stats.sent - before.get(events.len()).copied().unwrap_or(0).min(stats.sent));
             event_names.push(name);
             counted.push(stats.sent);

@@ -1,7 +1,8 @@
 //! A counting global allocator proves that an inspector nobody watches adds no
 //! allocation to a game's frames: its sync reads two flags and returns.
 
-use ripple::{Schedule, World};
+use ripple::World;
+use ripple::schedule::Schedule;
 use ripple_inspector::{Inspector, InspectorConfig, Lend};
 
 #[path = "../../tests/support/counting_alloc.rs"]

@@ -7,7 +7,10 @@ use std::net::TcpStream;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use ripple::{DataCommands, Entity, SceneRegistry, Schedule, World};
+use ripple::data::DataCommands;
+use ripple::scene::SceneRegistry;
+use ripple::schedule::Schedule;
+use ripple::{Entity, World};
 use ripple_inspector::{Inspector, InspectorConfig, Lend};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};

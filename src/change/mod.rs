@@ -3,8 +3,8 @@
 //! removals.
 //!
 //! The world owns a *change tick* that advances once per reader run (each iteration
-//! of a [`QueryState`](crate::QueryState) with a change filter or a
-//! [`Ref`](crate::Ref) fetch). A tracked column
+//! of a [`QueryState`](crate::query::QueryState) with a change filter or a
+//! [`Ref`](crate::query::Ref) fetch). A tracked column
 //! stores, per row, the tick at which the value was added and last changed; beside the
 //! rows, a summary lists the rows written recently, one segment per tick, and keeps a
 //! tree of per-block maxima (64 rows per leaf, 16 entries per parent, …) for what the
@@ -13,8 +13,8 @@
 //! frame with no changes costs one comparison per matched table.
 //!
 //! Tracking is opt-in per component type ([`World::track`](crate::World::track), or a
-//! query that asks with [`Changed`](crate::Changed), [`Added`](crate::Added),
-//! [`Dirty`](crate::Dirty) or [`Ref`](crate::Ref)); untracked columns carry no tick memory and `&mut T` access
+//! query that asks with [`Changed`](crate::query::Changed), [`Added`](crate::query::Added),
+//! [`Dirty`](crate::query::Dirty) or [`Ref`](crate::query::Ref)); untracked columns carry no tick memory and `&mut T` access
 //! to them writes straight through.
 
 mod change_list;
@@ -41,7 +41,7 @@ pub(crate) use tree::LEAF;
 use crate::entity::Entity;
 use crate::storage::ArchetypeId;
 
-/// A structural change of one entity, for [`Dirty`](crate::Dirty) readers and entity
+/// A structural change of one entity, for [`Dirty`](crate::query::Dirty) readers and entity
 /// callbacks: it left `from` (`None` when spawned) for `to` (`None` when despawned), or
 /// it gained or lost the sparse component `sparse` (then `from` and `to` are `None`:
 /// its row stayed put).

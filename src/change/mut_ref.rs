@@ -119,7 +119,8 @@ unsafe fn stamp_now(changed: *mut Tick, summary: *const Summary, row: usize, tic
 /// (any use of `DerefMut`) marks the component changed; reading does not.
 ///
 /// ```
-/// use ripple::{World, Changed};
+/// use ripple::World;
+/// use ripple::query::Changed;
 /// #[derive(PartialEq)]
 /// struct Health(u32);
 /// let mut world = World::new();
@@ -138,8 +139,8 @@ unsafe fn stamp_now(changed: *mut Tick, summary: *const Summary, row: usize, tic
 /// every loop (a write here sets one bit). Ask the query instead, which answers for
 /// the system's last run as bevy's methods do: `Query<&mut T, Changed<T>>` visits only
 /// what changed (at a cost of what changed, not of what exists), `Added<T>` only what
-/// was added, and a query reading [`Ref<T>`](crate::Ref) has `is_changed` and
-/// `is_added` per item. For a resource, [`ResMut`](crate::ResMut) has both.
+/// was added, and a query reading [`Ref<T>`](crate::query::Ref) has `is_changed` and
+/// `is_added` per item. For a resource, [`ResMut`](crate::system::ResMut) has both.
 pub struct Mut<'w, T: ?Sized> {
     value: &'w mut T,
     ticks: TickSlot,
@@ -196,7 +197,8 @@ impl<'w, T: ?Sized> Mut<'w, T> {
     /// this one would.
     ///
     /// ```
-    /// use ripple::{Changed, Mut, World};
+    /// use ripple::{Mut, World};
+    /// use ripple::query::Changed;
     /// struct Transform { x: f32, y: f32 }
     /// let mut world = World::new();
     /// let e = world.spawn((Transform { x: 0.0, y: 0.0 },));

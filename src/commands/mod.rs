@@ -234,7 +234,7 @@ impl Drop for CommandQueue {
 /// At the sync point that ends the system's phase, and nowhere else: a later system of
 /// the same phase does not see them, **even one ordered `.after()` the system that
 /// queued them**. A system that must see them belongs in a later phase (say
-/// [`POST_UPDATE`](crate::POST_UPDATE)). This differs from bevy_ecs, which inserts a
+/// [`POST_UPDATE`](crate::schedule::POST_UPDATE)). This differs from bevy_ecs, which inserts a
 /// sync point between two ordered systems when the first has commands. ripple keeps
 /// sync points at fixed places because the systems of a phase share the world in
 /// parallel stages while a structural change needs all of it: what a system sees then
@@ -242,7 +242,9 @@ impl Drop for CommandQueue {
 /// schedule plans each phase once instead of cutting it wherever commands may wait.
 ///
 /// ```
-/// use ripple::{Commands, IntoSystemConfig, POST_UPDATE, Query, ResMut, Schedule, World};
+/// use ripple::{Commands, World};
+/// use ripple::schedule::{IntoSystemConfig, POST_UPDATE, Schedule};
+/// use ripple::system::{Query, ResMut};
 /// struct Hp(u32);
 /// struct Counts(Vec<usize>);
 ///

@@ -43,7 +43,8 @@ struct Target {
 /// changes nothing; a batch either applies entirely or reports its first bad command.
 ///
 /// ```
-/// use ripple::{DataCommands, World};
+/// use ripple::World;
+/// use ripple::data::DataCommands;
 /// #[derive(Default)]
 /// struct Gui { level_complete: bool }
 /// impl Gui {

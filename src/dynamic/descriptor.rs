@@ -20,7 +20,8 @@ use crate::error::{ComponentError, MissingComponent, NoSuchEntity};
 /// layers and editors store (numbers, handles into their own heaps, packed records).
 ///
 /// ```
-/// use ripple::{ComponentDescriptor, World};
+/// use ripple::World;
+/// use ripple::dynamic::ComponentDescriptor;
 /// let mut world = World::new();
 /// let hp = world.register_component(ComponentDescriptor::new("hp", 4, 4).unwrap());
 /// let orc = world.spawn(());
@@ -134,7 +135,7 @@ pub enum DynamicError {
         /// The component's name.
         component: &'static str,
     },
-    /// [`DynamicQuery::for_each_table`](crate::DynamicQuery::for_each_table) was
+    /// [`DynamicQuery::for_each_table`](crate::dynamic::DynamicQuery::for_each_table) was
     /// asked of a query that selects entities row by row (a sparse component or a
     /// change filter).
     NeedsRows,

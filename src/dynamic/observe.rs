@@ -25,8 +25,8 @@ pub enum Moment {
 }
 
 /// The event of an observer registered with [`World::observe_by_id`]: the entity is
-/// [`Trigger::entity`](crate::Trigger::entity), the component
-/// [`Trigger::component`](crate::Trigger::component), and the moment the one it was
+/// [`Trigger::entity`](crate::observer::Trigger::entity), the component
+/// [`Trigger::component`](crate::observer::Trigger::component), and the moment the one it was
 /// registered for.
 #[derive(Debug)]
 pub struct OnComponent;
@@ -41,7 +41,9 @@ impl World {
     /// component registered at run time.
     ///
     /// ```
-    /// use ripple::{ComponentDescriptor, Moment, OnComponent, Trigger, World};
+    /// use ripple::World;
+    /// use ripple::dynamic::{ComponentDescriptor, Moment, OnComponent};
+    /// use ripple::observer::Trigger;
     /// use std::sync::{Arc, Mutex};
     /// let mut world = World::new();
     /// let hp = world.register_component(ComponentDescriptor::new("hp", 4, 4).unwrap());

@@ -218,7 +218,8 @@ impl<'w> DynamicQueryBuilder<'w> {
 /// [`DynamicItem::get_mut`] marks it changed, as a typed query's write does.
 ///
 /// ```
-/// use ripple::{ComponentDescriptor, World};
+/// use ripple::World;
+/// use ripple::dynamic::ComponentDescriptor;
 /// let mut world = World::new();
 /// let pos = world.register_component(ComponentDescriptor::new("pos", 4, 4).unwrap());
 /// let vel = world.register_component(ComponentDescriptor::new("vel", 4, 4).unwrap());

@@ -29,7 +29,8 @@ impl World {
     /// component, even under a name used before.
     ///
     /// ```
-    /// use ripple::{ComponentDescriptor, Storage, World};
+    /// use ripple::{Storage, World};
+    /// use ripple::dynamic::ComponentDescriptor;
     /// let mut world = World::new();
     /// let poisoned = world.register_component(
     ///     ComponentDescriptor::new("poisoned", 0, 1).unwrap().with_storage(Storage::SparseSet),
@@ -50,7 +51,7 @@ impl World {
 
     /// The id of component type `T` in this world, if it has been seen (spawned,
     /// inserted, queried, hooked or tracked): for filters over typed components in a
-    /// [`DynamicQuery`](crate::DynamicQuery) and the other calls by id.
+    /// [`DynamicQuery`](crate::dynamic::DynamicQuery) and the other calls by id.
     pub fn component_id<T: crate::Component>(&self) -> Option<ComponentId> {
         self.components.id::<T>()
     }

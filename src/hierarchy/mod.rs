@@ -2,19 +2,19 @@
 //!
 //! A child names its parent with a [`ChildOf`] component; the parent's [`Children`]
 //! component lists its children in the order they were attached. The world keeps the
-//! two in step through every path that changes a relation: [`World::set_parent`],
-//! [`World::remove_parent`], [`World::spawn_child`], inserting or removing `ChildOf`
+//! two in step through every path that changes a relation: [`World::set_parent`](crate::World::set_parent),
+//! [`World::remove_parent`](crate::World::remove_parent), [`World::spawn_child`](crate::World::spawn_child), inserting or removing `ChildOf`
 //! directly (also from [`Commands`](crate::Commands) and hooks), and despawning.
 //!
 //! - **Despawning a parent despawns its descendants.** To keep them, detach them
-//!   first with [`World::detach_children`] (they become roots).
+//!   first with [`World::detach_children`](crate::World::detach_children) (they become roots).
 //! - **Relations are refused, not repaired**: a dead parent, an entity as its own
 //!   parent, or a parent that is a descendant of the child (a cycle) is a
 //!   [`HierarchyError`] from `set_parent` and `spawn_child`, and nothing changes. A
 //!   `ChildOf` inserted directly (where no error can be returned) that names such a
 //!   parent is undone once the insert completes: the child keeps the parent it had,
 //!   or none, and the refusal is recorded as a failed command
-//!   ([`World::failed_commands`]).
+//!   ([`World::failed_commands`](crate::World::failed_commands)).
 //! - **`ChildOf` and `Children` are read-only** to queries and `get_mut`: a query
 //!   writing either is refused when it is built, and `get_mut` panics, because a
 //!   write there would bypass the bookkeeping. Change a relation with the calls above.
@@ -55,7 +55,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::component::ComponentId;
 use crate::entity::Entity;
-use crate::relationship::{DespawnPolicy, Related, Relation};
+use crate::relation::{DespawnPolicy, Related, Relation};
 
 pub use crate::relation_error::HierarchyError;
 pub use propagate::{Propagation, PropagationStats};

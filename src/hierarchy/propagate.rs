@@ -8,7 +8,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use crate::component::{Component, ComponentId, Storage};
 use crate::entity::Entity;
 use crate::query::{Dirty, QueryState, With, Without};
-use crate::relationship::{Related, Relation};
+use crate::relation::{Related, Relation};
 use crate::world::{World, WorldId};
 
 use super::ChildOf;
@@ -78,7 +78,8 @@ type RootMembers<L, G, R> = (With<L>, With<G>, Without<R>);
 /// above them and are left alone.
 ///
 /// ```
-/// use ripple::{Propagation, World};
+/// use ripple::World;
+/// use ripple::hierarchy::Propagation;
 /// #[derive(Clone, Copy, Debug, PartialEq)]
 /// struct Offset(f32);
 /// #[derive(Clone, Copy, Debug, PartialEq)]
@@ -156,7 +157,9 @@ impl<L: Component, G: Component + Clone, R: Relation> Propagation<L, G, R> {
     /// included.
     ///
     /// ```
-    /// use ripple::{Entity, Propagation, Relation, World};
+    /// use ripple::{Entity, World};
+    /// use ripple::hierarchy::Propagation;
+    /// use ripple::relation::Relation;
     /// #[derive(Clone, Copy, Debug, PartialEq)]
     /// struct Place(f32);
     /// #[derive(Clone, Copy, Debug, PartialEq)]

@@ -1,6 +1,6 @@
 //! The hierarchy's calls (`set_parent` and kin) over the relation upkeep that keeps
 //! `ChildOf` and `Children` in step, as it keeps every
-//! [`Relation`](crate::Relation): the hierarchy
+//! [`Relation`](crate::relation::Relation): the hierarchy
 //! is the relation registered first, with its own names and error type.
 //!
 //! The truth of "which list holds this child" is the hierarchy's link table in the
@@ -19,7 +19,7 @@ use crate::relation_registry::LinkTable;
 /// Registers the relation components under their fixed ids and the hooks that keep
 /// them in step. Called by [`World::new`].
 pub(crate) fn install(world: &mut World) {
-    let links = crate::relationship::install_with::<ChildOf>(world, |error| CommandError {
+    let links = crate::relation::install_with::<ChildOf>(world, |error| CommandError {
         command: "ChildOf",
         error: CommandFailure::Hierarchy(error.into()),
     });

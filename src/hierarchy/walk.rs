@@ -15,7 +15,7 @@ use crate::hint::prefetch;
 use crate::storage::{ArchetypeId, downcast_mut, downcast_unchecked};
 use crate::world::World;
 
-use crate::relationship::Related;
+use crate::relation::Related;
 
 use super::marks::Marks;
 

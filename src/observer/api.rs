@@ -15,20 +15,22 @@ use super::system::{AnyObserver, ObserverFunction, ObserverSystem};
 impl World {
     /// Registers `observer` to run whenever its event happens to any entity (or, for
     /// a custom event, whenever it is triggered). An observer is a function whose first
-    /// parameter is a [`Trigger`](crate::Trigger) naming the event, and whose others
-    /// are system parameters ([`Query`](crate::Query), [`Res`](crate::Res),
-    /// [`ResMut`](crate::ResMut), [`Commands`], ...).
+    /// parameter is a [`Trigger`](crate::observer::Trigger) naming the event, and whose others
+    /// are system parameters ([`Query`](crate::system::Query), [`Res`](crate::system::Res),
+    /// [`ResMut`](crate::system::ResMut), [`Commands`], ...).
     ///
-    /// Observers of [`OnAdd`](crate::OnAdd), [`OnInsert`](crate::OnInsert),
-    /// [`OnReplace`](crate::OnReplace), [`OnRemove`](crate::OnRemove) and
-    /// [`OnDespawn`](crate::OnDespawn) run inside the structural change, right after
-    /// the hooks of the same moment; [`OnChange`](crate::OnChange) observers at sync
+    /// Observers of [`OnAdd`](crate::observer::OnAdd), [`OnInsert`](crate::observer::OnInsert),
+    /// [`OnReplace`](crate::observer::OnReplace), [`OnRemove`](crate::observer::OnRemove) and
+    /// [`OnDespawn`](crate::observer::OnDespawn) run inside the structural change, right after
+    /// the hooks of the same moment; [`OnChange`](crate::observer::OnChange) observers at sync
     /// points; custom events when triggered. They see the world and may write
     /// components and resources; their commands (spawns, inserts, despawns, more
     /// triggers) apply once the operation that ran them is complete.
     ///
     /// ```
-    /// use ripple::{Commands, OnAdd, OnChange, Query, Trigger, World};
+    /// use ripple::{Commands, World};
+    /// use ripple::observer::{OnAdd, OnChange, Trigger};
+    /// use ripple::system::Query;
     /// struct Hp(i32);
     /// struct Dead;
     ///
@@ -64,7 +66,8 @@ impl World {
     /// events.
     ///
     /// ```
-    /// use ripple::{ObserverEvent, Trigger, World};
+    /// use ripple::World;
+    /// use ripple::observer::{ObserverEvent, Trigger};
     /// struct Clicked;
     /// impl ObserverEvent for Clicked {}
     ///
@@ -172,7 +175,7 @@ impl World {
 
     /// Runs the observers of `event` registered with [`observe`](Self::observe) (not
     /// those aimed at entities), then applies their commands. Their
-    /// [`Trigger::target`](crate::Trigger::target) is `None`.
+    /// [`Trigger::target`](crate::observer::Trigger::target) is `None`.
     pub fn trigger<E: ObserverEvent>(&mut self, event: E) {
         self.with_reactor_of::<Observers, _>(|observers, world| {
             let key = Key::Custom(TypeId::of::<E>());
@@ -185,13 +188,16 @@ impl World {
 
     /// Runs the observers of `event` for each of `targets` in turn: those of every
     /// entity, then those aimed at the target. If `E` [bubbles](ObserverEvent::BUBBLES),
-    /// the event then goes to the target's parent (along [`ChildOf`](crate::ChildOf)) and its
+    /// the event then goes to the target's parent (along [`ChildOf`](crate::hierarchy::ChildOf)) and its
     /// observers, and so on up to the root, unless an observer stops it with
-    /// [`Trigger::propagate`](crate::Trigger::propagate). Their commands apply once
+    /// [`Trigger::propagate`](crate::observer::Trigger::propagate). Their commands apply once
     /// all targets are done. Costs O(depth) per target, plus the observers.
     ///
     /// ```
-    /// use ripple::{ChildOf, ObserverEvent, ResMut, Trigger, World};
+    /// use ripple::World;
+    /// use ripple::hierarchy::ChildOf;
+    /// use ripple::observer::{ObserverEvent, Trigger};
+    /// use ripple::system::ResMut;
     /// struct Click;
     /// impl ObserverEvent for Click {
     ///     const BUBBLES: bool = true;
@@ -232,9 +238,9 @@ impl World {
     }
 
     /// Takes what went wrong while observers ran since the last call (panics, and
-    /// change deliveries cut after [`MAX_CHANGE_ROUNDS`](crate::MAX_CHANGE_ROUNDS)
+    /// change deliveries cut after [`MAX_CHANGE_ROUNDS`](crate::observer::MAX_CHANGE_ROUNDS)
     /// rounds), oldest first: at most the last
-    /// [`MAX_OBSERVER_ERRORS`](crate::MAX_OBSERVER_ERRORS).
+    /// [`MAX_OBSERVER_ERRORS`](crate::observer::MAX_OBSERVER_ERRORS).
     pub fn take_observer_errors(&mut self) -> Vec<ObserverError> {
         if !self.has_reactor() {
             return Vec::new();

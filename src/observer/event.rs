@@ -20,7 +20,9 @@ use super::registry::Key;
 /// [`OnChange`].
 ///
 /// ```
-/// use ripple::{ObserverEvent, World, Trigger, ResMut};
+/// use ripple::World;
+/// use ripple::observer::{ObserverEvent, Trigger};
+/// use ripple::system::ResMut;
 /// struct Explode { radius: f32 }
 /// impl ObserverEvent for Explode {}
 ///
@@ -34,7 +36,7 @@ use super::registry::Key;
 /// ```
 pub trait ObserverEvent: Send + Sync + 'static {
     /// Whether a trigger aimed at entities goes on, after each target's observers, to
-    /// the target's parent (along [`ChildOf`](crate::ChildOf)), then its parent, and so
+    /// the target's parent (along [`ChildOf`](crate::hierarchy::ChildOf)), then its parent, and so
     /// on to the root, until an observer calls [`Trigger::propagate`]`(false)`.
     const BUBBLES: bool = false;
 
@@ -87,7 +89,8 @@ lifecycle_event!(
     /// `on_add` hooks.
     ///
     /// ```
-    /// use ripple::{OnAdd, Trigger, World};
+    /// use ripple::World;
+    /// use ripple::observer::{OnAdd, Trigger};
     /// struct Body;
     /// let mut world = World::new();
     /// world.observe(|t: Trigger<OnAdd<Body>>| println!("create a physics body for {}", t.entity())).unwrap();
@@ -102,7 +105,9 @@ lifecycle_event!(
     /// hooks.
     ///
     /// ```
-    /// use ripple::{OnInsert, Query, Trigger, World};
+    /// use ripple::World;
+    /// use ripple::observer::{OnInsert, Trigger};
+    /// use ripple::system::Query;
     /// struct Label(&'static str);
     /// let mut world = World::new();
     /// world
@@ -122,7 +127,9 @@ lifecycle_event!(
     /// can still read the old value.
     ///
     /// ```
-    /// use ripple::{OnReplace, Query, ResMut, Trigger, World};
+    /// use ripple::World;
+    /// use ripple::observer::{OnReplace, Trigger};
+    /// use ripple::system::{Query, ResMut};
     /// struct Gold(u32);
     /// #[derive(Default)]
     /// struct Spent(u32);
@@ -146,7 +153,9 @@ lifecycle_event!(
     /// hooks, before the value goes, and can still read it.
     ///
     /// ```
-    /// use ripple::{OnRemove, Query, Trigger, World};
+    /// use ripple::World;
+    /// use ripple::observer::{OnRemove, Trigger};
+    /// use ripple::system::Query;
     /// struct Body(u32);
     /// let mut world = World::new();
     /// world
@@ -169,7 +178,9 @@ lifecycle_event!(
     /// its change tracking on.
     ///
     /// ```
-    /// use ripple::{OnChange, ResMut, Trigger, World};
+    /// use ripple::World;
+    /// use ripple::observer::{OnChange, Trigger};
+    /// use ripple::system::ResMut;
     /// struct Score(u32);
     /// #[derive(Default)]
     /// struct Redraws(u32);
@@ -202,7 +213,8 @@ fn lifecycle(world: &mut World, id: ComponentId, kind: HookKind) -> ObserverKey 
 /// [`OnRemove`]). Observers can still read every component.
 ///
 /// ```
-/// use ripple::{OnDespawn, Trigger, World};
+/// use ripple::World;
+/// use ripple::observer::{OnDespawn, Trigger};
 /// let mut world = World::new();
 /// let boss = world.spawn(());
 /// world.observe_entity(boss, |t: Trigger<OnDespawn>| println!("{} defeated", t.entity())).unwrap();
@@ -223,7 +235,8 @@ impl ObserverEvent for OnDespawn {
 /// What the observer is running for: the first parameter of every observer.
 ///
 /// ```
-/// use ripple::{OnAdd, Trigger, World};
+/// use ripple::World;
+/// use ripple::observer::{OnAdd, Trigger};
 /// struct Hp(u32);
 /// let mut world = World::new();
 /// world

@@ -1,7 +1,7 @@
 //! Observers: any number of reactions, added and removed while the program runs, to
 //! what happens to entities — a component added, inserted, replaced, removed or
 //! **changed**, an entity despawned, or an event of your own (which may bubble up
-//! [`ChildOf`](crate::ChildOf) links). Each observer is a system: a function of a
+//! [`ChildOf`](crate::hierarchy::ChildOf) links). Each observer is a system: a function of a
 //! [`Trigger`] and ordinary system parameters.
 //!
 //! Change observers ([`OnChange`]) are fed at sync points from the change records that
@@ -19,7 +19,9 @@ mod registry;
 mod system;
 
 pub use error::ObserverError;
-pub use event::{ObserverEvent, ObserverKey, OnAdd, OnChange, OnDespawn, OnInsert, OnRemove, OnReplace, Trigger};
+#[doc(hidden)]
+pub use event::ObserverKey;
+pub use event::{ObserverEvent, OnAdd, OnChange, OnDespawn, OnInsert, OnRemove, OnReplace, Trigger};
 pub(crate) use mutation::ChangeWatch;
 pub use mutation::MAX_CHANGE_ROUNDS;
 pub(crate) use registry::Key;

@@ -16,7 +16,7 @@ pub(crate) struct ComponentAccess {
 }
 
 /// Access to every component of the matched entities (an [`EntityRef`](crate::EntityRef)
-/// or an [`EntityMutExcept`](crate::EntityMutExcept) in a query), but those excepted.
+/// or an [`EntityMutExcept`](crate::query::EntityMutExcept) in a query), but those excepted.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct WholeAccess {
     pub(crate) write: bool,

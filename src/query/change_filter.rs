@@ -33,7 +33,8 @@ pub struct Added<T>(PhantomData<fn() -> T>);
 /// Using it turns on tracking for `T` ([`World::track`]).
 ///
 /// ```
-/// use ripple::{World, Changed};
+/// use ripple::World;
+/// use ripple::query::Changed;
 /// struct Pos(f32);
 /// let mut world = World::new();
 /// let crates: Vec<_> = world.spawn_batch((0..1000).map(|i| (Pos(i as f32),))).collect();
@@ -56,11 +57,12 @@ pub struct Changed<T>(PhantomData<fn() -> T>);
 /// its next run, as on its first, so it never misses one; it is exact again from then.
 ///
 /// `Dirty` must be used at the top level of a query's filter (alone or in a tuple),
-/// not inside [`Or`](crate::Or). [`QueryState::get`](crate::QueryState::get) does not
+/// not inside [`Or`](crate::query::Or). [`QueryState::get`](crate::query::QueryState::get) does not
 /// consult it.
 ///
 /// ```
-/// use ripple::{Dirty, Entity, World};
+/// use ripple::{Entity, World};
+/// use ripple::query::Dirty;
 /// struct Sprite;
 /// struct Pos(f32);
 /// struct Hidden;

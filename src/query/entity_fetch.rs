@@ -205,7 +205,9 @@ unsafe impl<B: Bundle> ReadOnlyQueryData for EntityRefExcept<'_, B> {}
 /// entities, and its parallel runs (`par_for_each_mut`) run on one thread.
 ///
 /// ```
-/// use ripple::{EntityMutExcept, Query, World};
+/// use ripple::World;
+/// use ripple::query::EntityMutExcept;
+/// use ripple::system::Query;
 /// struct Hp(u32);
 /// struct Armor(u32);
 /// fn double_everything(mut all: Query<EntityMutExcept<()>>) {
@@ -256,9 +258,9 @@ impl<B: Bundle> EntityMutExcept<'_, B> {
     /// it changed (if `T` is tracked).
     ///
     /// # Panics
-    /// For a component only the world writes (a relation's: [`ChildOf`](crate::ChildOf),
-    /// [`Children`](crate::Children), a [`Relation`](crate::Relation) and its
-    /// [`Related`](crate::Related) list), as [`World::get_mut`] does.
+    /// For a component only the world writes (a relation's: [`ChildOf`](crate::hierarchy::ChildOf),
+    /// [`Children`](crate::hierarchy::Children), a [`Relation`](crate::relation::Relation) and its
+    /// [`Related`](crate::relation::Related) list), as [`World::get_mut`] does.
     #[track_caller]
     pub fn get_mut<T: Component>(&mut self) -> Option<Mut<'_, T>> {
         let id = self.world.components.id::<T>()?;

@@ -84,7 +84,7 @@ impl<T: Component> ColumnPtr<T> {
 ///
 /// ```compile_fail,E0277
 /// struct Mine;
-/// unsafe impl ripple::QueryData for Mine {}
+/// unsafe impl ripple::query::QueryData for Mine {}
 /// ```
 pub unsafe trait QueryData: sealed::Sealed {
     /// What the query yields per entity; borrows the world for `'w`.
@@ -93,12 +93,12 @@ pub unsafe trait QueryData: sealed::Sealed {
     /// change summary, since it cannot write the summary it walks.
     #[doc(hidden)]
     const IS_READ_ONLY: bool;
-    /// True if items compare ticks with the query's last run ([`Ref`](crate::Ref)):
+    /// True if items compare ticks with the query's last run ([`Ref`](crate::query::Ref)):
     /// each run then takes a tick of its own, as a run with a change filter does.
     #[doc(hidden)]
     const OBSERVES: bool = false;
     /// True if items write components of their own choosing as they go
-    /// ([`EntityMutExcept`](crate::EntityMutExcept)): such writes record themselves in
+    /// ([`EntityMutExcept`](crate::query::EntityMutExcept)): such writes record themselves in
     /// the columns' summaries at once, so a parallel run of the query runs serially.
     #[doc(hidden)]
     const WRITES_ANY: bool = false;
@@ -313,7 +313,7 @@ pub unsafe trait QueryData: sealed::Sealed {
 }
 
 /// The sparse parts of [`QueryData`] for a fetch of one component `T` resolved as a
-/// [`ComponentRef`] (`&T`, `&mut T`, [`Ref<T>`](crate::Ref)): the run's pointers into
+/// [`ComponentRef`] (`&T`, `&mut T`, [`Ref<T>`](crate::query::Ref)): the run's pointers into
 /// `T`'s set, if `T` is sparse; the entity must have a `T` there.
 macro_rules! one_component_sparse_parts {
     () => {

@@ -33,7 +33,7 @@ use super::fetch::ComponentRef;
 ///
 /// ```compile_fail,E0277
 /// struct Mine;
-/// unsafe impl ripple::QueryFilter for Mine {}
+/// unsafe impl ripple::query::QueryFilter for Mine {}
 /// ```
 pub unsafe trait QueryFilter: sealed::Sealed {
     /// True if the filter decides per archetype only; then `filter_row` is never called.
@@ -43,7 +43,7 @@ pub unsafe trait QueryFilter: sealed::Sealed {
     /// pass (change filters): iteration then visits only those rows.
     #[doc(hidden)]
     const DRIVES: bool = false;
-    /// True if the filter is or contains [`Dirty`](crate::Dirty).
+    /// True if the filter is or contains [`Dirty`](crate::query::Dirty).
     #[doc(hidden)]
     const HAS_DIRTY: bool = false;
     /// True if the rows a `Candidates` run gathers for this filter all pass it, so
@@ -83,7 +83,7 @@ pub unsafe trait QueryFilter: sealed::Sealed {
         let _ = (fetch, len, f);
         unreachable!("only driving filters list candidates")
     }
-    /// The [`Dirty`](crate::Dirty) part of this filter, if any.
+    /// The [`Dirty`](crate::query::Dirty) part of this filter, if any.
     #[doc(hidden)]
     fn dirty_state(state: &Self::State) -> Option<&DirtyState> {
         let _ = state;
@@ -128,7 +128,8 @@ pub unsafe trait QueryFilter: sealed::Sealed {
 /// [`ExactSizeIterator`].
 ///
 /// ```
-/// use ripple::{World, With};
+/// use ripple::World;
+/// use ripple::query::With;
 /// struct Pos(f32);
 /// struct Enemy;
 /// let mut world = World::new();
@@ -141,7 +142,8 @@ pub unsafe trait QueryFilter: sealed::Sealed {
 /// A change filter decides per row, so its iterator gives only a bound:
 ///
 /// ```compile_fail
-/// use ripple::{Changed, World};
+/// use ripple::World;
+/// use ripple::query::Changed;
 /// struct Pos(f32);
 /// let mut world = World::new();
 /// let mut moved = world.query_filtered::<&Pos, Changed<Pos>>();
@@ -173,7 +175,8 @@ pub struct Without<T>(PhantomData<fn() -> T>);
 /// Matches entities that satisfy any of the filters in the tuple `F`.
 ///
 /// ```
-/// use ripple::{World, With, Or, Entity};
+/// use ripple::{World, Entity};
+/// use ripple::query::{With, Or};
 /// struct Player;
 /// struct Enemy;
 /// struct Rock;

@@ -2,7 +2,7 @@
 //! (for runs that cannot stream them, see `Mode::Candidates`), and a [`Dirty`] filter's
 //! dirty set.
 //!
-//! [`Dirty`]: crate::Dirty
+//! [`Dirty`]: crate::query::Dirty
 
 use std::ops::ControlFlow;
 

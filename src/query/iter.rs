@@ -9,8 +9,8 @@ use super::filter::{ArchetypeFilter, QueryFilter};
 use super::run_end::{PendingRun, RunEnd};
 use super::state::{Candidate, Matched, Mode, QueryState};
 
-/// Iterator over a query run's items, from [`QueryState::iter`](crate::QueryState::iter)
-/// or [`QueryState::iter_mut`](crate::QueryState::iter_mut).
+/// Iterator over a query run's items, from [`QueryState::iter`](crate::query::QueryState::iter)
+/// or [`QueryState::iter_mut`](crate::query::QueryState::iter_mut).
 ///
 /// With a filter decided per table ([`ArchetypeFilter`]: no change filter) it knows
 /// how many items are left ([`ExactSizeIterator`]); with a change filter, only a bound.

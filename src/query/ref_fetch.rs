@@ -16,11 +16,11 @@ use super::fetch::{ColumnPtr, ComponentRef, QueryData, ReadOnlyQueryData, one_co
 use super::sparse_fetch::SparseFetch;
 
 /// A shared reference to an entity's `T` that knows whether it changed: fetch it in a
-/// query as `Ref<T>` instead of `&T` to test each item, where a [`Changed`](crate::Changed)
+/// query as `Ref<T>` instead of `&T` to test each item, where a [`Changed`](crate::query::Changed)
 /// filter would skip the unchanged ones.
 ///
 /// [`is_added`](Ref::is_added) and [`is_changed`](Ref::is_changed) are relative to
-/// the query's previous run — for a [`Query`](crate::Query) parameter, the system's
+/// the query's previous run — for a [`Query`](crate::system::Query) parameter, the system's
 /// previous run — exactly as the change filters are: on a query's first run every
 /// value counts as added and changed. A query that fetches `Ref` is a reader, so
 /// each of its runs takes a tick of its own.
@@ -30,7 +30,8 @@ use super::sparse_fetch::SparseFetch;
 /// costs nothing.
 ///
 /// ```
-/// use ripple::{Ref, World};
+/// use ripple::World;
+/// use ripple::query::Ref;
 /// struct Pos(f32);
 /// let mut world = World::new();
 /// let a = world.spawn((Pos(0.0),));

@@ -174,7 +174,8 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
 
 #[cfg(test)]
 mod tests {
-    use crate::{Storage, With, World};
+    use crate::query::With;
+    use crate::{Storage, World};
 
     struct Position(f32);
     struct Moving;
@@ -192,7 +193,7 @@ mod tests {
         movers.for_each(&world, |p| sum += p.0);
         assert_eq!(sum, (0..10).map(|i| (i * 1_000) as f32).sum::<f32>());
         assert_eq!(movers.candidates.len(), 10, "the run's candidates are the set's entities, not 10,000 rows");
-        let mut all_rows = world.query_filtered::<&Position, crate::Without<Moving>>();
+        let mut all_rows = world.query_filtered::<&Position, crate::query::Without<Moving>>();
         all_rows.for_each(&world, |_| {});
         assert_eq!(all_rows.candidates.len(), 10_000, "without a required set, every row is a candidate");
     }

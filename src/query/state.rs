@@ -87,15 +87,16 @@ pub(crate) struct QueryMemory {
 /// remembers which archetype tables match and catches up with new ones
 /// incrementally. It is also a *reader* of changes: every iteration (`iter`,
 /// `iter_mut`, `for_each`, `for_each_mut`, `par_for_each`, `par_for_each_mut`,
-/// `despawn_where`) is one run, and change filters ([`Changed`](crate::Changed),
-/// [`Added`](crate::Added), [`Dirty`](crate::Dirty)) report what happened since this
+/// `despawn_where`) is one run, and change filters ([`Changed`](crate::query::Changed),
+/// [`Added`](crate::query::Added), [`Dirty`](crate::query::Dirty)) report what happened since this
 /// state's previous run. `get` and `get_mut` are not runs. A run counts once it
 /// completes (an iterator's when the iterator is dropped): if it panics part-way, the
 /// state keeps its memory from before the run, and the next run reports again what
 /// this one did not finish (at least once across a panic, exactly once otherwise).
 ///
 /// ```
-/// use ripple::{World, Without};
+/// use ripple::World;
+/// use ripple::query::Without;
 /// struct Pos(f32);
 /// struct Vel(f32);
 /// struct Frozen;
@@ -260,7 +261,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
 
     /// What the state remembers of its runs (last run, and where a `Dirty` filter
     /// reads the log), to [`restore`](Self::restore_memory) after a run that should not
-    /// count (a [`Single`](crate::Single) that found no entity, say).
+    /// count (a [`Single`](crate::system::Single) that found no entity, say).
     pub(crate) fn memory(&self) -> QueryMemory {
         QueryMemory {
             last_run: self.last_run.load(Ordering::Relaxed),
@@ -651,7 +652,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
 type MatchedRow<'s, 'w, Q, F> =
     (&'s Matched<<Q as QueryData>::ArchState, <F as QueryFilter>::ArchState>, &'w crate::storage::Archetype, usize);
 
-/// Entry points for [`Query`](crate::Query), the system parameter: the schedule, not
+/// Entry points for [`Query`](crate::system::Query), the system parameter: the schedule, not
 /// a `&mut World`, guarantees the declared access.
 impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     /// One iterator run.

@@ -2,7 +2,7 @@
 //! bytes, at the cost of what changed.
 //!
 //! A [`Replicator`] on the sending side follows the change lists of the components a
-//! [`SceneRegistry`](crate::SceneRegistry) names, for the entities marked
+//! [`SceneRegistry`](crate::scene::SceneRegistry) names, for the entities marked
 //! [`Replicated`], into a journal of ticks shared by all its peers. Each peer's delta
 //! is the journal's ticks since the peer's window starts (its last acknowledged delta,
 //! or its last sent one: [`AckMode`]), through the peer's [`Visibility`]: entities

@@ -90,7 +90,9 @@ impl Followed {
 /// peer was told of and not yet told the end of).
 ///
 /// ```
-/// use ripple::{DeltaReceiver, PeerConfig, Replicated, Replicator, SceneRegistry, World};
+/// use ripple::World;
+/// use ripple::replicate::{DeltaReceiver, PeerConfig, Replicated, Replicator};
+/// use ripple::scene::SceneRegistry;
 /// use serde::{Deserialize, Serialize};
 ///
 /// #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq)]

@@ -13,7 +13,8 @@ use crate::hash::IdMap;
 /// [`iter`](Self::iter) and [`clear`](Self::clear) cost the table's size.
 ///
 /// ```
-/// use ripple::{EntityMap, World};
+/// use ripple::World;
+/// use ripple::scene::EntityMap;
 /// let mut server = World::new();
 /// let mut client = World::new();
 /// let remote = server.spawn(());

@@ -77,7 +77,7 @@ pub enum SaveError {
         /// The float.
         value: f64,
     },
-    /// A value that nests deeper than [`NESTING_LIMIT`](crate::NESTING_LIMIT) levels,
+    /// A value that nests deeper than [`NESTING_LIMIT`](crate::scene::NESTING_LIMIT) levels,
     /// which no load would accept.
     TooDeep {
         /// The entity, or `None` for a resource.
@@ -238,7 +238,7 @@ pub enum LoadError {
         /// Where.
         at: InputPosition,
     },
-    /// A value nests deeper than [`NESTING_LIMIT`](crate::NESTING_LIMIT) levels
+    /// A value nests deeper than [`NESTING_LIMIT`](crate::scene::NESTING_LIMIT) levels
     /// (JSON: deeper than serde_json's limit of 127 arrays and objects). Refused
     /// before reading further, so no input can exhaust the stack.
     TooDeep {
@@ -290,7 +290,7 @@ pub enum LoadError {
         /// The value that refers to it.
         site: ValueSite,
     },
-    /// The scene's [`ChildOf`](crate::ChildOf) values would make an entity its own
+    /// The scene's [`ChildOf`](crate::hierarchy::ChildOf) values would make an entity its own
     /// ancestor: it names itself as its parent, or a chain of parents leads back to
     /// it. (A parent in the world, not in the scene, never closes a cycle.)
     HierarchyCycle {

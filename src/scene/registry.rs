@@ -25,7 +25,8 @@ use super::save::SceneSaver;
 /// component types a save skipped and how many entities had them.
 ///
 /// ```
-/// use ripple::{SceneRegistry, World};
+/// use ripple::World;
+/// use ripple::scene::SceneRegistry;
 /// use serde::{Deserialize, Serialize};
 ///
 /// #[derive(Serialize, Deserialize, Debug, PartialEq)]
@@ -152,7 +153,9 @@ impl SceneRegistry {
     /// through `codec`.
     ///
     /// ```
-    /// use ripple::{ComponentDescriptor, RuntimeCodec, SceneRegistry, World};
+    /// use ripple::World;
+    /// use ripple::dynamic::ComponentDescriptor;
+    /// use ripple::scene::{RuntimeCodec, SceneRegistry};
     /// use serde_json::Value;
     /// struct Byte;
     /// impl RuntimeCodec for Byte {

@@ -20,14 +20,14 @@ use super::nesting::{ReadError, read_binary};
 
 /// How the values of a component defined at run time are written to scenes and read
 /// back: registered with
-/// [`SceneRegistry::runtime_component`](crate::SceneRegistry::runtime_component).
+/// [`SceneRegistry::runtime_component`](crate::scene::SceneRegistry::runtime_component).
 ///
 /// JSON scenes hold what [`write_json`](Self::write_json) makes; binary scenes hold the
 /// value's bytes as they are, which [`check`](Self::check) vets when read. Entities
 /// inside runtime values are not remapped on load (they are bytes to the world).
 ///
 /// ```
-/// use ripple::RuntimeCodec;
+/// use ripple::scene::RuntimeCodec;
 /// use serde_json::Value;
 /// /// A value of one little-endian i32.
 /// struct I32Codec;

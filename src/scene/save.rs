@@ -30,7 +30,7 @@ pub struct SaveReport {
     pub bytes: u64,
     /// Component types the saved entities had but the registry does not name, with
     /// how many saved entities had each, by type name. A relation's list
-    /// ([`Children`](crate::Children), [`Related`](crate::Related)) is not among them
+    /// ([`Children`](crate::hierarchy::Children), [`Related`](crate::relation::Related)) is not among them
     /// while the registry names its relation: a load into a world that has the
     /// relation registered rebuilds it.
     pub skipped: Vec<SkippedComponent>,
@@ -274,7 +274,7 @@ impl<'s> SceneSaver<'s> {
     /// a prefab, is not its state. Each entity must be alive and named once.
     ///
     /// Either way, when the registry saves [`ChildOf`], the children of one parent
-    /// are written in the order of its [`Children`](crate::Children) list (all of
+    /// are written in the order of its [`Children`](crate::hierarchy::Children) list (all of
     /// them where the first comes up), so a load gives the parent the same order.
     pub fn entities(mut self, entities: impl IntoIterator<Item = Entity>) -> Self {
         self.selection = Some(entities.into_iter().collect());

@@ -1,6 +1,6 @@
 //! The order a save writes entities in when it saves `ChildOf`: a load appends each
 //! child to its parent's list in file order, so siblings must be written in the order
-//! of their parent's [`Children`](crate::Children) list for that order to survive.
+//! of their parent's [`Children`](crate::hierarchy::Children) list for that order to survive.
 //!
 //! The save's own order (every entity by ascending index, or the caller's selection)
 //! is kept, except that the first time a child comes up, it and all its selected

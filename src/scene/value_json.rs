@@ -170,7 +170,7 @@ mod tests {
         registry.set_value_json(&mut world, e, "position", &position).unwrap();
         assert_eq!(world.get::<Position>(e), Ok(&Position { x: 3.15, y: -0.1 }), "and writes back the same value");
 
-        let mut changed = world.query_filtered::<crate::Entity, crate::Changed<Health>>();
+        let mut changed = world.query_filtered::<crate::Entity, crate::query::Changed<Health>>();
         changed.iter(&world).for_each(drop);
         registry.set_value_json(&mut world, e, "health", &serde_json::json!(9)).unwrap();
         assert_eq!(world.get::<Health>(e), Ok(&Health(9)));

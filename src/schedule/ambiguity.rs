@@ -11,9 +11,9 @@ use super::{Schedule, SystemId};
 /// puts one before the other. ripple runs such a pair in the order the systems were
 /// added, every run, so results do not vary from run to run; but that order is
 /// implied only by the order of `add_system` calls. State it with
-/// [`before`](crate::IntoSystemConfig::before) / [`after`](crate::IntoSystemConfig::after),
+/// [`before`](crate::schedule::IntoSystemConfig::before) / [`after`](crate::schedule::IntoSystemConfig::after),
 /// or say it does not matter with
-/// [`ambiguous_with`](crate::IntoSystemConfig::ambiguous_with).
+/// [`ambiguous_with`](crate::schedule::IntoSystemConfig::ambiguous_with).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Ambiguity {
     /// The phase both run in.
@@ -47,7 +47,9 @@ impl Schedule {
     /// (`assert!(schedule.ambiguities().is_empty())`), not for every frame.
     ///
     /// ```
-    /// use ripple::{IntoSystemConfig, Query, Schedule, World};
+    /// use ripple::World;
+    /// use ripple::schedule::{IntoSystemConfig, Schedule};
+    /// use ripple::system::Query;
     /// struct Pos(f32);
     /// fn push(mut pos: Query<&mut Pos>) { pos.for_each_mut(|mut p| p.0 += 1.0); }
     /// fn pull(mut pos: Query<&mut Pos>) { pos.for_each_mut(|mut p| p.0 -= 1.0); }

@@ -28,7 +28,8 @@ thread_local! {
 #[cfg(test)]
 mod tests {
     use super::READS;
-    use crate::{Schedule, World};
+    use crate::World;
+    use crate::schedule::Schedule;
 
     fn reads() -> usize {
         READS.with(|reads| reads.get())

@@ -102,8 +102,8 @@ pub trait IntoSystemConfig<Marker>: Sized {
     }
 
     /// Runs the system only when `condition` holds: a function of read-only system
-    /// parameters returning `bool` ([`resource_exists`](crate::resource_exists),
-    /// [`on_event`](crate::on_event), a closure, ...). Several conditions must all hold;
+    /// parameters returning `bool` ([`resource_exists`](crate::system::resource_exists),
+    /// [`on_message`](crate::message::on_message), a closure, ...). Several conditions must all hold;
     /// every one is evaluated, in order, just before the system's stage, even after one
     /// failed (as in bevy_ecs): a condition watching for a change sees it, and reports
     /// it, in the run it happens, never in a later run. The conditions of the system's

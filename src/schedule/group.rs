@@ -21,7 +21,9 @@ pub struct SystemGroup {
 /// [`Schedule::add_systems`]; its methods configure every member.
 ///
 /// ```
-/// use ripple::{IntoSystemGroup, Schedule, World, resource_exists};
+/// use ripple::World;
+/// use ripple::schedule::{IntoSystemGroup, Schedule};
+/// use ripple::system::resource_exists;
 /// struct Playing;
 /// fn input() {}
 /// fn physics() {}

@@ -117,7 +117,7 @@ unsafe impl Sync for SlotPtr {}
 /// - **Phases** run in order (by default `PreUpdate`, `Update`, `PostUpdate`). Each
 ///   ends in a **sync point**: deferred commands are applied in the phase's run
 ///   order, then entity enter/exit callbacks run, then events sent since the last
-///   sync point are delivered ([`World::deliver_events`]).
+///   sync point are delivered ([`World::deliver_messages`]).
 /// - **Order** within a phase comes from `before`/`after` constraints (by name or by
 ///   handle); a cycle is refused, listing it. Conflicting systems with no order
 ///   between them run in insertion order; the others run in parallel on rayon. The
@@ -130,7 +130,7 @@ unsafe impl Sync for SlotPtr {}
 /// - Each system is **profiled**: last, mean and max duration and the entities its
 ///   queries matched and processed ([`report`](Self::report)), and optionally a
 ///   Chrome trace ([`chrome_trace`](Self::chrome_trace)). The profile is a sample: a
-///   system's first run and then one run in [`PROFILE_EVERY`](crate::PROFILE_EVERY)
+///   system's first run and then one run in [`PROFILE_EVERY`]
 ///   are measured (every run of a system whose runs take 20 µs or more, and every run
 ///   while a trace is recorded), so that profiling costs a cheap system about 1 ns a
 ///   run rather than the 50–70 ns of reading the clock twice
@@ -143,7 +143,9 @@ unsafe impl Sync for SlotPtr {}
 /// run, the changes that run had not finished.
 ///
 /// ```
-/// use ripple::{Commands, IntoSystemConfig, Query, Res, Schedule, World};
+/// use ripple::{Commands, World};
+/// use ripple::schedule::{IntoSystemConfig, Schedule};
+/// use ripple::system::{Query, Res};
 /// struct Gravity(f32);
 /// struct Height(f32);
 ///
@@ -245,7 +247,9 @@ impl Schedule {
     /// [error handler](Self::set_error_handler) set, errors go to it instead.
     ///
     /// ```
-    /// use ripple::{Res, Schedule, SystemResult, World};
+    /// use ripple::World;
+    /// use ripple::schedule::Schedule;
+    /// use ripple::system::{Res, SystemResult};
     /// struct Input(String);
     /// fn parse(input: Res<Input>) -> SystemResult {
     ///     let _: u32 = input.0.parse()?;
@@ -289,7 +293,9 @@ impl Schedule {
     /// one whose run condition failed: its queries keep their memory.
     ///
     /// ```
-    /// use ripple::{Res, Schedule, World};
+    /// use ripple::World;
+    /// use ripple::schedule::Schedule;
+    /// use ripple::system::Res;
     /// struct Config(u32);
     /// let mut world = World::new();
     /// let mut schedule = Schedule::new();
@@ -554,7 +560,7 @@ impl Schedule {
             }
         }
         // Last, so events sent by commands and entity callbacks are delivered too.
-        world.deliver_events();
+        world.deliver_messages();
         if let Some(panic) = self.errors.panic.take() {
             std::panic::resume_unwind(panic);
         }

@@ -16,7 +16,7 @@ use super::clock;
 use crate::system::EntityCounts;
 
 /// Runs between two measured runs of a system, by default: the profiler measures one
-/// run in 64 (see [`Schedule::set_profile_every`](crate::Schedule::set_profile_every)).
+/// run in 64 (see [`Schedule::set_profile_every`](crate::schedule::Schedule::set_profile_every)).
 pub const DEFAULT_EVERY: u32 = 64;
 
 /// A measured run at least this long makes the system's next run measured too: the
@@ -25,7 +25,7 @@ pub const DEFAULT_EVERY: u32 = 64;
 pub(crate) const LONG_RUN: Duration = Duration::from_micros(20);
 
 /// Timings and counts of one system, over the runs since it was added. Durations and
-/// counts come from its *measured* runs (see [`Schedule`](crate::Schedule)'s
+/// counts come from its *measured* runs (see [`Schedule`](crate::schedule::Schedule)'s
 /// profiling); `runs` counts every run while profiling is on.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SystemStats {

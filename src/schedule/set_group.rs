@@ -20,7 +20,8 @@ pub struct SetGroup {
 /// [`Schedule::configure_sets`]; its methods configure every member.
 ///
 /// ```
-/// use ripple::{IntoSetGroup, IntoSystemConfig, Schedule, World};
+/// use ripple::World;
+/// use ripple::schedule::{IntoSetGroup, IntoSystemConfig, Schedule};
 /// let mut world = World::new();
 /// let mut schedule = Schedule::new();
 /// // Every input system, then every physics system, then every render system.

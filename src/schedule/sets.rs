@@ -43,17 +43,19 @@ impl SetSlot {
 }
 
 /// Settings for a system set, applied with [`Schedule::configure_set`]. A system
-/// joins a set with [`in_set`](crate::IntoSystemConfig::in_set); a set that is
+/// joins a set with [`in_set`](crate::schedule::IntoSystemConfig::in_set); a set that is
 /// configured or joined exists from then on.
 ///
 /// ```
-/// use ripple::{IntoSystemConfig, Schedule, SetConfig, World, resource_exists};
+/// use ripple::World;
+/// use ripple::schedule::{IntoSystemConfig, Schedule, SetConfig};
+/// use ripple::system::resource_exists;
 /// struct Paused;
 ///
 /// let mut world = World::new();
 /// let mut schedule = Schedule::new();
 /// schedule
-///     .configure_set(&mut world, SetConfig::new("physics").before("render").run_if(ripple::not(resource_exists::<Paused>)))
+///     .configure_set(&mut world, SetConfig::new("physics").before("render").run_if(ripple::system::not(resource_exists::<Paused>)))
 ///     .unwrap();
 /// // No system or set called "render" yet: the order waits for one.
 /// assert_eq!(schedule.unresolved_order_targets(), ["render"]);
@@ -230,7 +232,8 @@ impl Schedule {
     /// set and its configuration stay (bevy_ecs's `remove_systems_in_set`).
     ///
     /// ```
-    /// use ripple::{IntoSystemConfig, Schedule, SetConfig, World};
+    /// use ripple::World;
+    /// use ripple::schedule::{IntoSystemConfig, Schedule, SetConfig};
     /// let mut world = World::new();
     /// let mut schedule = Schedule::new();
     /// schedule.configure_set(&mut world, SetConfig::new("debug_draw").in_set("debug")).unwrap();

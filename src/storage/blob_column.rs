@@ -1,6 +1,6 @@
 //! A column of values with no Rust type: components registered at run time with a
 //! layout and, optionally, a drop function (see
-//! [`ComponentDescriptor`](crate::ComponentDescriptor)).
+//! [`ComponentDescriptor`](crate::dynamic::ComponentDescriptor)).
 //!
 //! # Safety model
 //! The values are byte strings of the shape's size, stored back to back in one

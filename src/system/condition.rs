@@ -16,7 +16,7 @@ use super::res::Res;
 
 /// A system parameter that writes nothing in the world, so that a run condition may
 /// take it: [`Res`], `Option<Res>`, [`Local`], [`Query`] of read-only data,
-/// [`EventReader`](crate::EventReader), [`Removed`], and tuples of these.
+/// [`MessageReader`](crate::message::MessageReader), [`Removed`], and tuples of these.
 ///
 /// (A parameter that only reads may still keep memory of its own, as an event
 /// reader's cursor or a change filter's last run.) A condition's parameters are never
@@ -208,7 +208,9 @@ fn combine(join: Join, first: Condition, second: Condition) -> Condition {
 /// conditions into one, as bevy_ecs's `SystemCondition` combinators do.
 ///
 /// ```
-/// use ripple::{IntoCondition, IntoSystemConfig, Schedule, World, resource_exists};
+/// use ripple::World;
+/// use ripple::schedule::{IntoSystemConfig, Schedule};
+/// use ripple::system::{IntoCondition, resource_exists};
 /// struct Menu;
 /// struct Paused;
 /// let mut world = World::new();
@@ -276,7 +278,9 @@ where
 /// The opposite of `condition`.
 ///
 /// ```
-/// use ripple::{IntoSystemConfig, Schedule, World, not, resource_exists};
+/// use ripple::World;
+/// use ripple::schedule::{IntoSystemConfig, Schedule};
+/// use ripple::system::{not, resource_exists};
 /// struct Paused;
 /// let mut world = World::new();
 /// let mut schedule = Schedule::new();

@@ -37,7 +37,8 @@ use crate::commands::CommandQueue;
 ///
 /// ```compile_fail,E0200
 /// use std::borrow::Cow;
-/// use ripple::{ArchetypeId, EntityCounts, System, SystemAccess, World};
+/// use ripple::{ArchetypeId, World};
+/// use ripple::system::{EntityCounts, System, SystemAccess};
 ///
 /// struct Sneaky(SystemAccess);
 ///
@@ -57,7 +58,7 @@ use crate::commands::CommandQueue;
 ///
 /// # Panics
 /// A system may panic. The schedule lets the systems running beside it finish, then
-/// passes the panic on from [`Schedule::run`](crate::Schedule::run); the world and the
+/// passes the panic on from [`Schedule::run`](crate::schedule::Schedule::run); the world and the
 /// schedule stay usable, and the commands the phase queued are applied at the next
 /// sync point. A system made with [`IntoSystem`] keeps its queries' memory from before
 /// the failed run, so its next run sees again the changes the failed one had not
@@ -175,10 +176,10 @@ pub(crate) fn short_name<F>() -> Cow<'static, str> {
 
 /// A function whose parameters are system parameters, after an optional
 /// [input](SystemInput) first; `Marker` is the function's signature type. A scheduled
-/// system returns `()` or a `Result`; a [run condition](crate::IntoCondition) returns
-/// `bool`; a one-shot or [piped](crate::IntoIoSystem::pipe) system may return anything.
+/// system returns `()` or a `Result`; a [run condition](crate::system::IntoCondition) returns
+/// `bool`; a one-shot or [piped](crate::system::IntoIoSystem::pipe) system may return anything.
 pub trait SystemParamFunction<Marker>: Send + 'static {
-    /// The input ([`In`](crate::In), [`InRef`](crate::InRef), [`InMut`](crate::InMut)),
+    /// The input ([`In`](crate::system::In), [`InRef`](crate::system::InRef), [`InMut`](crate::system::InMut)),
     /// or `()` for a function without one.
     type In: SystemInput;
     /// The parameters after the input, as a tuple.
@@ -190,7 +191,7 @@ pub trait SystemParamFunction<Marker>: Send + 'static {
 }
 
 /// A [`System`] made from a function of system parameters (an
-/// [`IoSystem`](crate::IoSystem) if it takes input or returns a value other than `()`
+/// [`IoSystem`](crate::system::IoSystem) if it takes input or returns a value other than `()`
 /// or a `Result`).
 pub struct FunctionSystem<Marker, F: SystemParamFunction<Marker>> {
     function: F,

@@ -6,7 +6,7 @@ use std::ops::{Deref, DerefMut};
 /// What a system takes as input, named by its function's first parameter: `()` (no
 /// input), [`In<T>`], [`InRef<T>`] or [`InMut<T>`]. The caller hands over an
 /// [`Inner`](Self::Inner) value ([`World::run_system_with`](crate::World::run_system_with),
-/// or the output of the system before it in a [`pipe`](crate::IntoIoSystem::pipe)); the
+/// or the output of the system before it in a [`pipe`](crate::system::IntoIoSystem::pipe)); the
 /// function receives it wrapped as [`Param`](Self::Param).
 pub trait SystemInput: Sized + 'static {
     /// What the system function receives.
@@ -26,7 +26,8 @@ impl SystemInput for () {
 /// A system input taken by value: `fn double(In(x): In<u32>) -> u32 { x * 2 }`.
 ///
 /// ```
-/// use ripple::{In, World};
+/// use ripple::World;
+/// use ripple::system::In;
 /// let mut world = World::new();
 /// let double = world.register_system(|In(x): In<u32>| x * 2).unwrap();
 /// assert_eq!(world.run_system_with(double, 21), Ok(42));
@@ -58,7 +59,8 @@ impl<T> DerefMut for In<T> {
 /// A system input borrowed for the run: the caller keeps the value.
 ///
 /// ```
-/// use ripple::{InRef, World};
+/// use ripple::World;
+/// use ripple::system::InRef;
 /// let mut world = World::new();
 /// let total = world.register_system(|InRef(values): InRef<[u32]>| values.iter().sum::<u32>()).unwrap();
 /// let values = vec![1, 2, 3];
@@ -86,7 +88,8 @@ impl<T: ?Sized> Deref for InRef<'_, T> {
 /// value.
 ///
 /// ```
-/// use ripple::{InMut, World};
+/// use ripple::World;
+/// use ripple::system::InMut;
 /// let mut world = World::new();
 /// let push = world.register_system(|InMut(log): InMut<Vec<u32>>| log.push(7)).unwrap();
 /// let mut log = Vec::new();

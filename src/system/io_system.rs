@@ -15,7 +15,7 @@ use super::pipe::Pipe;
 use crate::commands::CommandQueue;
 
 /// A system that takes an input and returns an output: a function whose first
-/// parameter is [`In`](crate::In), [`InRef`](crate::InRef) or [`InMut`](crate::InMut),
+/// parameter is [`In`](crate::system::In), [`InRef`](crate::system::InRef) or [`InMut`](crate::system::InMut),
 /// or that returns a value; made by [`IntoIoSystem`]. Run it as a one-shot system
 /// ([`World::run_system_with`]) or [`pipe`](IntoIoSystem::pipe) another's output into
 /// it. A pipe that takes no input and returns `()` or a `Result` can be scheduled like
@@ -79,12 +79,13 @@ pub trait IntoIoSystem<I: SystemInput, O, Marker>: Sized {
     fn into_io_system(self) -> Self::System;
 
     /// A system that runs this one, then `next` with this one's output as its input
-    /// ([`In<O>`](crate::In)), and returns `next`'s output. Its access is both
+    /// ([`In<O>`](crate::system::In)), and returns `next`'s output. Its access is both
     /// systems'. Scheduled (when it takes no input and returns `()` or a `Result`),
     /// it runs as one system.
     ///
     /// ```
-    /// use ripple::{In, IntoIoSystem, Res, World};
+    /// use ripple::World;
+    /// use ripple::system::{In, IntoIoSystem, Res};
     /// struct Limit(u32);
     /// fn parse(In(text): In<&'static str>) -> Option<u32> {
     ///     text.parse().ok()

@@ -1,5 +1,5 @@
 //! Systems: functions whose parameters declare what they touch, so the
-//! [`Schedule`](crate::Schedule) can order them and run them in parallel.
+//! [`Schedule`](crate::schedule::Schedule) can order them and run them in parallel.
 
 mod access;
 mod condition;

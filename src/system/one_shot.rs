@@ -35,7 +35,7 @@ pub enum OneShotError {
     /// commands may run it again: they apply once it is back).
     AlreadyRunning(OneShotId),
     /// The system's parameters cannot be made now (a resource it takes as
-    /// [`Res`](crate::Res) or [`ResMut`](crate::ResMut) is missing): it did not run.
+    /// [`Res`](crate::system::Res) or [`ResMut`](crate::system::ResMut) is missing): it did not run.
     /// Take `Option<Res<T>>` for a resource that may be absent.
     InvalidParams {
         /// The system's name.
@@ -135,7 +135,9 @@ impl World {
     /// filters report what changed since its previous call (everything, on the first).
     ///
     /// ```
-    /// use ripple::{Changed, Query, World};
+    /// use ripple::World;
+    /// use ripple::query::Changed;
+    /// use ripple::system::Query;
     /// struct Hp(u32);
     ///
     /// let mut world = World::new();
@@ -172,7 +174,7 @@ impl World {
 
     /// Runs a registered system once, with exclusive access to the world, then
     /// applies its commands. Events it sends are delivered at the next sync point of
-    /// a schedule (or [`deliver_events`](Self::deliver_events)).
+    /// a schedule (or [`deliver_messages`](Self::deliver_messages)).
     ///
     /// The system is put back before its commands apply, so a command may run it
     /// again (as bevy_ecs does): that run sees what the commands before it changed,
@@ -180,7 +182,8 @@ impl World {
     /// [`ONE_SHOT_RECURSION_LIMIT`] deep.
     ///
     /// ```
-    /// use ripple::{Commands, OneShotId, ResMut, World};
+    /// use ripple::{Commands, OneShotId, World};
+    /// use ripple::system::ResMut;
     /// struct Countdown(u32);
     /// struct Me(OneShotId);
     ///
@@ -221,7 +224,8 @@ impl World {
     /// what it returned; otherwise as [`run_system`](Self::run_system).
     ///
     /// ```
-    /// use ripple::{In, ResMut, World};
+    /// use ripple::World;
+    /// use ripple::system::{In, ResMut};
     /// struct Score(u32);
     /// fn add(In(points): In<u32>, mut score: ResMut<Score>) -> u32 {
     ///     score.0 += points;
@@ -338,7 +342,9 @@ impl World {
     /// so a system called by name from many places keeps one memory.
     ///
     /// ```
-    /// use ripple::{Changed, Query, World};
+    /// use ripple::World;
+    /// use ripple::query::Changed;
+    /// use ripple::system::Query;
     /// struct Hp(u32);
     /// fn count_hurt(hurt: Query<&Hp, Changed<Hp>>) {
     ///     let mut hurt = hurt;

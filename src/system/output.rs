@@ -6,7 +6,7 @@ use std::fmt;
 /// The error a system returns: any error type, boxed (`?` converts into it).
 ///
 /// ```
-/// use ripple::{Res, SystemResult};
+/// use ripple::system::{Res, SystemResult};
 /// struct Level(String);
 /// fn parse_level(level: Res<Level>) -> SystemResult {
 ///     let number: u32 = level.0.parse()?; // a ParseIntError becomes a BoxError

@@ -79,7 +79,8 @@ pub struct EntityCounts {
 /// `unsafe`. A parameter that declares nothing and reads nothing is sound:
 ///
 /// ```
-/// use ripple::{SystemMeta, SystemParam, World};
+/// use ripple::World;
+/// use ripple::system::{SystemMeta, SystemParam};
 /// struct Nothing;
 /// // SAFETY: `get` reads nothing through the world, and `init` declares nothing.
 /// unsafe impl SystemParam for Nothing {
@@ -95,7 +96,8 @@ pub struct EntityCounts {
 /// and the same implementation without `unsafe` does not compile:
 ///
 /// ```compile_fail,E0200
-/// use ripple::{SystemMeta, SystemParam, World};
+/// use ripple::World;
+/// use ripple::system::{SystemMeta, SystemParam};
 /// struct Nothing;
 /// impl SystemParam for Nothing {
 ///     type State = ();
@@ -132,7 +134,7 @@ pub unsafe trait SystemParam: Sized {
     const FALLIBLE: bool = false;
 
     /// Whether the parameter can be made now; the reason if not (a missing resource,
-    /// no entity for a [`Single`](crate::Single)). A system whose parameters cannot be
+    /// no entity for a [`Single`](crate::system::Single)). A system whose parameters cannot be
     /// made is skipped by the schedule, and refused by
     /// [`World::run_system`](crate::World::run_system), instead of panicking.
     ///

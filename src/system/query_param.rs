@@ -29,7 +29,9 @@ pub struct QueryParamState<Q: QueryData, F: QueryFilter> {
 /// had not finished again on its next run.
 ///
 /// ```
-/// use ripple::{Query, Schedule, World};
+/// use ripple::World;
+/// use ripple::schedule::Schedule;
+/// use ripple::system::Query;
 /// struct Pos(f32);
 /// struct Vel(f32);
 ///

@@ -62,7 +62,9 @@ fn is_newer(tick: Tick, last_run: Option<Tick>, this_run: Tick) -> bool {
 /// `Option<Res<T>>` for a resource that may be absent.
 ///
 /// ```
-/// use ripple::{Res, ResMut, Schedule, World};
+/// use ripple::World;
+/// use ripple::schedule::Schedule;
+/// use ripple::system::{Res, ResMut};
 /// struct Volume(u8);
 /// #[derive(Default)]
 /// struct Applied(u32);

@@ -14,8 +14,8 @@ use super::query_param::{Query, QueryParamState};
 
 /// The item of the one entity that matches `D` and `F` (a system parameter). If no
 /// entity or more than one matches, the system is skipped (listed in
-/// [`Schedule::take_skipped_runs`](crate::Schedule::take_skipped_runs)) and a one-shot
-/// run is refused with [`OneShotError::InvalidParams`](crate::OneShotError::InvalidParams),
+/// [`Schedule::take_skipped_runs`](crate::schedule::Schedule::take_skipped_runs)) and a one-shot
+/// run is refused with [`OneShotError::InvalidParams`](crate::system::OneShotError::InvalidParams),
 /// as bevy_ecs does.
 ///
 /// Each run is a run of the query, so change filters count from the system's last
@@ -24,7 +24,10 @@ use super::query_param::{Query, QueryParamState};
 /// match.
 ///
 /// ```
-/// use ripple::{Schedule, Single, With, World};
+/// use ripple::World;
+/// use ripple::query::With;
+/// use ripple::schedule::Schedule;
+/// use ripple::system::Single;
 /// struct Player;
 /// struct Hp(u32);
 /// fn regenerate(mut hp: Single<&mut Hp, With<Player>>) {
@@ -134,13 +137,16 @@ where
 
 /// A [`Query`] with at least one match (a system parameter): if none matches, the
 /// system is skipped (listed in
-/// [`Schedule::take_skipped_runs`](crate::Schedule::take_skipped_runs)) and a
+/// [`Schedule::take_skipped_runs`](crate::schedule::Schedule::take_skipped_runs)) and a
 /// one-shot run refused, as bevy_ecs does. It is the query otherwise (it dereferences
 /// to one). A skipped run does not count: what changed is reported next time. Deciding
 /// costs a run of the query up to its first match.
 ///
 /// ```
-/// use ripple::{Changed, Populated, Schedule, World};
+/// use ripple::World;
+/// use ripple::query::Changed;
+/// use ripple::schedule::Schedule;
+/// use ripple::system::Populated;
 /// struct Hp(u32);
 /// fn report_hurt(mut hurt: Populated<&Hp, Changed<Hp>>) {
 ///     println!("{} hurt", hurt.iter().count());

@@ -38,9 +38,9 @@ impl World {
     #[inline]
     ///
     /// # Panics
-    /// For a component only the world writes (a relation's: [`ChildOf`](crate::ChildOf),
-    /// [`Children`](crate::Children), a [`Relation`](crate::Relation) and its
-    /// [`Related`](crate::Related) list): change those through the relation's calls.
+    /// For a component only the world writes (a relation's: [`ChildOf`](crate::hierarchy::ChildOf),
+    /// [`Children`](crate::hierarchy::Children), a [`Relation`](crate::relation::Relation) and its
+    /// [`Related`](crate::relation::Related) list): change those through the relation's calls.
     #[track_caller]
     pub fn get_mut<T: Component>(&mut self, entity: Entity) -> Result<Mut<'_, T>, ComponentError> {
         self.maintain_ticks();

@@ -40,7 +40,7 @@ pub struct LogMemory {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct BacklogMemory {
     /// Structural changes (spawns, despawns, components added or removed) kept for
-    /// [`Dirty`](crate::Dirty) readers and for schedules' entity enter and exit
+    /// [`Dirty`](crate::query::Dirty) readers and for schedules' entity enter and exit
     /// callbacks.
     pub structural_changes: LogMemory,
     /// Removals kept for [`RemovedReader`](crate::RemovedReader)s, all component
@@ -59,7 +59,7 @@ impl BacklogMemory {
 
 impl World {
     /// Bounds what the world keeps for readers that fall behind: at most `records`
-    /// structural changes for [`Dirty`](crate::Dirty) readers, and at most `records`
+    /// structural changes for [`Dirty`](crate::query::Dirty) readers, and at most `records`
     /// removals per component type for [`RemovedReader`](crate::RemovedReader)s
     /// (default [`DEFAULT_CHANGE_LOG_LIMIT`]; at least 64). A structural change takes 32
     /// bytes and a removal 12, so at the default limit an idle `Dirty` reader holds at

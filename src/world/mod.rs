@@ -83,8 +83,8 @@ pub struct World {
     pub(crate) trackers_cleared: Option<Arc<AtomicU32>>,
     /// Deferred commands that failed, the most recent until drained, and their count.
     pub(crate) failed_commands: crate::world::memory::FailedCommands,
-    /// One queue per event type: the event floor's `Events`, installed by `World::new`.
-    pub(crate) events: Extension,
+    /// One queue per message type: the message floor's `Messages`, installed by `World::new`.
+    pub(crate) messages: Extension,
     /// Commands queued by hooks, applied when the operation that ran them completes.
     pub(crate) hook_queue: CommandQueue,
     /// Entities reserved for spawn commands that were dropped unapplied; freed at the
@@ -136,7 +136,7 @@ impl World {
             change_readers: Vec::new(),
             trackers_cleared: None,
             failed_commands: Default::default(),
-            events: Extension::empty(),
+            messages: Extension::empty(),
             hook_queue: CommandQueue::default(),
             abandoned_spawns: Default::default(),
             hook_spare: CommandQueue::default(),

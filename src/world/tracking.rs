@@ -11,8 +11,8 @@ use super::World;
 
 impl World {
     /// Starts recording changes to component `T` (tracking is opt-in per type). Queries
-    /// with [`Changed`](crate::Changed), [`Added`](crate::Added) or
-    /// [`Dirty`](crate::Dirty) call this for the types they ask about. Existing `T`s
+    /// with [`Changed`](crate::query::Changed), [`Added`](crate::query::Added) or
+    /// [`Dirty`](crate::query::Dirty) call this for the types they ask about. Existing `T`s
     /// count as added and changed now. Calling it again does nothing.
     pub fn track<T: Component>(&mut self) {
         let id = self.components.id_or_register::<T>();

@@ -2,7 +2,9 @@
 //! `#[path = "support/replicated.rs"] mod replicated;`.
 #![allow(dead_code, reason = "each test file uses part of it")]
 
-use ripple::{ChildOf, Entity, SceneRegistry};
+use ripple::Entity;
+use ripple::hierarchy::ChildOf;
+use ripple::scene::SceneRegistry;
 use serde::{Deserialize, Serialize};
 
 /// A replicated position.

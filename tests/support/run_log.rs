@@ -3,7 +3,8 @@
 //! resource, and the test reads the order they ran in.
 #![allow(dead_code, reason = "each test file uses part of it")]
 
-use ripple::{ResMut, World};
+use ripple::World;
+use ripple::system::ResMut;
 
 /// The names of the systems that ran, in order.
 pub struct Log(pub Vec<&'static str>);

@@ -14,7 +14,9 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use ripple::{ChildOf, Entity, SceneRegistry, World};
+use ripple::hierarchy::ChildOf;
+use ripple::scene::SceneRegistry;
+use ripple::{Entity, World};
 use serde::{Deserialize, Serialize};
 
 #[derive(Serialize, Deserialize, Clone, Copy)]

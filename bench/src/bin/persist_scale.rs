@@ -123,7 +123,7 @@ fn main() {
     let component_bytes =
         n * (size_of::<Transform>() + size_of::<Position>() + size_of::<Rotation>() + size_of::<Velocity>());
 
-    let mut registry = ripple::SceneRegistry::new();
+    let mut registry = ripple::scene::SceneRegistry::new();
     registry.component::<Transform>("transform").unwrap();
     registry.component::<Position>("position").unwrap();
     registry.component::<Rotation>("rotation").unwrap();

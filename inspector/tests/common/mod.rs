@@ -8,7 +8,10 @@ use std::net::TcpStream;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use ripple::{DataCommands, SceneRegistry, Schedule, World};
+use ripple::World;
+use ripple::data::DataCommands;
+use ripple::scene::SceneRegistry;
+use ripple::schedule::Schedule;
 use ripple_inspector::{Inspector, InspectorConfig, Lend};
 
 /// How long a test client waits for an answer before calling it lost: far past any

@@ -288,7 +288,7 @@ fn propagate() -> Stepped {
             }
             _ => {
                 let mut propagation =
-                    ripple::Propagation::new(&mut world, GlobalTransform::IDENTITY, |parent, local| {
+                    ripple::hierarchy::Propagation::new(&mut world, GlobalTransform::IDENTITY, |parent, local| {
                         GlobalTransform::mul_transform(parent, *local)
                     });
                 Box::new(move |world| {

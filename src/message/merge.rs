@@ -1,5 +1,5 @@
-//! Merge policies: coalescing events that share a key while they wait for the next
-//! sync point (twenty hits on one enemy in a frame become one damage event).
+//! Merge policies: coalescing messages that share a key while they wait for the next
+//! sync point (twenty hits on one enemy in a frame become one damage message).
 
 use std::collections::VecDeque;
 use std::hash::Hash;
@@ -9,44 +9,44 @@ use super::key_table::KeyTable;
 use crate::hint::prefetch;
 
 /// Keys per sync point from which sends are looked up a few sends late, with their
-/// table slots and events loaded ahead (see [`MergeBy`]). Below it the table and the
-/// events fit the caches, and looking up at once is cheaper.
+/// table slots and messages loaded ahead (see [`MergeBy`]). Below it the table and the
+/// messages fit the caches, and looking up at once is cheaper.
 const PIPELINE_FROM_KEYS: usize = 1 << 18;
 /// How many sends a pipelined lookup trails its send by.
 const PIPELINE_DEPTH: usize = 32;
-/// How many sends after its send a pipelined lookup's event is loaded ahead: half way,
+/// How many sends after its send a pipelined lookup's message is loaded ahead: half way,
 /// once its slot has had time to arrive.
 const EVENT_AHEAD: usize = PIPELINE_DEPTH / 2;
 
-/// Coalesces a sent event into the events already waiting, or appends it.
+/// Coalesces a sent message into the messages already waiting, or appends it.
 pub(crate) trait Merge<E>: Send + Sync {
-    /// Sends `event` into `waiting`: combined with the waiting event of the same key,
+    /// Sends `message` into `waiting`: combined with the waiting message of the same key,
     /// or appended if its key is new. O(1), amortized. The send may take effect a few
     /// sends later: [`settle`](Merge::settle) before reading `waiting`.
-    fn send(&mut self, waiting: &mut Vec<E>, event: E);
+    fn send(&mut self, waiting: &mut Vec<E>, message: E);
 
     /// Completes the sends that have not taken effect yet, so that `waiting` holds
-    /// one event per key, as if each send had been combined on the spot.
+    /// one message per key, as if each send had been combined on the spot.
     fn settle(&mut self, waiting: &mut Vec<E>);
 
-    /// Forgets the keys of the waiting events (they were delivered). Keeps capacity.
+    /// Forgets the keys of the waiting messages (they were delivered). Keeps capacity.
     fn clear(&mut self);
 }
 
-/// Merges by a key: `key` names the event's key, `combine` folds a new event into the
+/// Merges by a key: `key` names the message's key, `combine` folds a new message into the
 /// waiting one with the same key.
 ///
-/// A [`KeyTable`] maps each key to its waiting event, so each send is one lookup and
+/// A [`KeyTable`] maps each key to its waiting message, so each send is one lookup and
 /// either a combine or an append, O(1). Past [`PIPELINE_FROM_KEYS`] keys the table and
-/// the events outgrow the caches, and a lookup that waits for memory costs a send
+/// the messages outgrow the caches, and a lookup that waits for memory costs a send
 /// several times what it costs with a thousand keys. So each send is then looked up
 /// [`PIPELINE_DEPTH`] sends later instead: its table slot is loaded ahead when it is
-/// sent, its waiting event half way, and the lookups of the sends in between overlap
+/// sent, its waiting message half way, and the lookups of the sends in between overlap
 /// their loads. A send is cheap either way, so the gain is modest, and below the
 /// limit looking up at once is the cheaper (the limit sits lower for machines with
 /// smaller caches; the measurements are in the changelog). The sends still in flight
 /// are completed by
-/// [`settle`](Merge::settle), before anything reads the waiting events.
+/// [`settle`](Merge::settle), before anything reads the waiting messages.
 pub(crate) struct MergeBy<E, K, FK, FC> {
     key: FK,
     combine: FC,
@@ -75,8 +75,8 @@ impl<E, K, FK, FC> MergeBy<E, K, FK, FC> {
 }
 
 impl<E, K, FK, FC> MergeBy<E, K, FK, FC> {
-    /// Where this policy's events start in `waiting` (events waiting from before the
-    /// policy was set are not its to merge). Each key the table holds is one event the
+    /// Where this policy's messages start in `waiting` (messages waiting from before the
+    /// policy was set are not its to merge). Each key the table holds is one message the
     /// policy appended, and the policy's are the last, so the table's ordinals are
     /// places from here on.
     #[inline(always)]
@@ -91,21 +91,21 @@ where
     FK: Fn(&E) -> K,
     FC: Fn(&mut E, E),
 {
-    /// Combines `event`, whose key is `key` with hash `hash`, into the waiting event of
+    /// Combines `message`, whose key is `key` with hash `hash`, into the waiting message of
     /// that key, or appends it.
     // Inlined into `send`, even though it is large: as a call of its own, it cost a
     // third of a send with a thousand keys (measured).
     #[inline(always)]
-    fn apply(&mut self, waiting: &mut Vec<E>, hash: u64, key: K, event: E) {
+    fn apply(&mut self, waiting: &mut Vec<E>, hash: u64, key: K, message: E) {
         if self.table.is_full() {
             self.grow(waiting);
         }
         let first = self.first(waiting);
         let ours = &mut waiting[first..];
         match self.table.find_or_insert(hash, |o| (self.key)(&ours[o as usize]) == key) {
-            Some(o) => (self.combine)(&mut ours[o as usize], event),
+            Some(o) => (self.combine)(&mut ours[o as usize], message),
             None => {
-                waiting.push(event);
+                waiting.push(message);
                 if self.table.is_crowded() {
                     self.rehash(waiting);
                 }
@@ -128,14 +128,14 @@ where
     }
 
     /// Rebuilds the table, with room for one more key, from the keys of this policy's
-    /// events under the current salt (twice as large when it was full).
+    /// messages under the current salt (twice as large when it was full).
     #[cold]
     fn grow(&mut self, waiting: &[E]) {
         let (ours, key) = (&waiting[self.first(waiting)..], &self.key);
         // A panic in `key` here leaves the table short of keys; the policy would then
-        // append a second event for a key it lost, never merge wrongly.
+        // append a second message for a key it lost, never merge wrongly.
         let salt = self.salt;
-        self.table.rebuild(ours.len() + 1, ours.iter().map(|event| hash_key(key(event), &salt)));
+        self.table.rebuild(ours.len() + 1, ours.iter().map(|message| hash_key(key(message), &salt)));
     }
 }
 
@@ -147,11 +147,11 @@ where
     FC: Fn(&mut E, E) + Send + Sync,
 {
     #[inline]
-    fn send(&mut self, waiting: &mut Vec<E>, event: E) {
-        let key = (self.key)(&event);
+    fn send(&mut self, waiting: &mut Vec<E>, message: E) {
+        let key = (self.key)(&message);
         let hash = hash_key(&key, &self.salt);
         if self.in_flight.is_empty() && self.table.len() < self.pipeline_from {
-            self.apply(waiting, hash, key, event);
+            self.apply(waiting, hash, key, message);
             return;
         }
         self.table.prefetch(hash);
@@ -163,16 +163,16 @@ where
         }
         // Queued before the oldest is applied, so that a panic in `key` or `combine`
         // there loses only that one.
-        self.in_flight.push_back((hash, key, event));
+        self.in_flight.push_back((hash, key, message));
         if self.in_flight.len() > PIPELINE_DEPTH {
-            let (hash, key, event) = self.in_flight.pop_front().expect("the pipeline is over its depth");
-            self.apply(waiting, hash, key, event);
+            let (hash, key, message) = self.in_flight.pop_front().expect("the pipeline is over its depth");
+            self.apply(waiting, hash, key, message);
         }
     }
 
     fn settle(&mut self, waiting: &mut Vec<E>) {
-        while let Some((hash, key, event)) = self.in_flight.pop_front() {
-            self.apply(waiting, hash, key, event);
+        while let Some((hash, key, message)) = self.in_flight.pop_front() {
+            self.apply(waiting, hash, key, message);
         }
     }
 
@@ -191,9 +191,9 @@ mod tests {
 
     /// What merged sends through a key → position map leave: the reference. The fold
     /// is order-sensitive, so combining out of send order would show.
-    fn merged_one_by_one(events: &[Pair]) -> Vec<Pair> {
+    fn merged_one_by_one(messages: &[Pair]) -> Vec<Pair> {
         let mut waiting: Vec<Pair> = Vec::new();
-        for &(key, amount) in events {
+        for &(key, amount) in messages {
             match waiting.iter_mut().find(|(k, _)| *k == key) {
                 Some(first) => fold(first, (key, amount)),
                 None => waiting.push((key, amount)),
@@ -216,11 +216,11 @@ mod tests {
         }
     }
 
-    /// Sends `events` one by one and settles.
-    fn sent(merge: &mut impl Merge<Pair>, events: &[Pair]) -> Vec<Pair> {
+    /// Sends `messages` one by one and settles.
+    fn sent(merge: &mut impl Merge<Pair>, messages: &[Pair]) -> Vec<Pair> {
         let mut waiting = Vec::new();
-        for &event in events {
-            merge.send(&mut waiting, event);
+        for &message in messages {
+            merge.send(&mut waiting, message);
         }
         merge.settle(&mut waiting);
         merge.clear();
@@ -228,7 +228,7 @@ mod tests {
     }
 
     /// Sends each key twice (the second round in reverse), settles, and returns the
-    /// merged events.
+    /// merged messages.
     fn sent_twice(merge: &mut MergeBy<(u64, u32), u64, KeyOf, Combine>, keys: &[u64]) -> Vec<(u64, u32)> {
         let mut waiting = Vec::new();
         for &key in keys.iter().chain(keys.iter().rev()) {
@@ -263,7 +263,7 @@ mod tests {
         let mut policy = counting_policy();
         let merged = sent_twice(&mut policy, &inverse);
         assert!(policy.salt.is_some() && policy.rehashes == 1);
-        assert!(merged.iter().zip(&inverse).all(|(event, &key)| *event == (key, 2)));
+        assert!(merged.iter().zip(&inverse).all(|(message, &key)| *message == (key, 2)));
 
         let crafted = crafted_against_golden();
         let homes = |salt: Option<Salt>| {
@@ -281,7 +281,7 @@ mod tests {
         assert!(spread > 14_000, "salted, they spread: {spread} homes");
         assert_eq!(policy.rehashes, 1, "crowding ends with the first salt");
         assert_eq!(merged.len(), crafted.len());
-        assert!(merged.iter().zip(&crafted).all(|(event, &key)| *event == (key, 2)), "merged in first-send order");
+        assert!(merged.iter().zip(&crafted).all(|(message, &key)| *message == (key, 2)), "merged in first-send order");
         // Looked up late too (the hashes of sends in flight are redone).
         let mut late = MergeBy::with_pipeline_from(
             (|e: &(u64, u32)| e.0) as KeyOf,
@@ -290,7 +290,7 @@ mod tests {
         );
         let merged = sent_twice(&mut late, &crafted);
         assert!(late.salt.is_some());
-        assert!(merged.iter().zip(&crafted).all(|(event, &key)| *event == (key, 2)));
+        assert!(merged.iter().zip(&crafted).all(|(message, &key)| *message == (key, 2)));
     }
 
     #[test]
@@ -310,24 +310,24 @@ mod tests {
         let strided: Vec<u64> = (0..100_000u64).map(|i| i << 20).collect();
         let mut policy = counting_policy();
         let merged = sent_twice(&mut policy, &strided);
-        assert!(merged.iter().zip(&strided).all(|(event, &key)| *event == (key, 2)));
+        assert!(merged.iter().zip(&strided).all(|(message, &key)| *message == (key, 2)));
     }
 
     proptest! {
         #[test]
         fn merging_equals_merging_one_send_at_a_time(
-            events in proptest::collection::vec((0u32..64, 0u32..1000), 0..300),
+            messages in proptest::collection::vec((0u32..64, 0u32..1000), 0..300),
         ) {
-            let expected = merged_one_by_one(&events);
+            let expected = merged_one_by_one(&messages);
             let mut by_key = MergeBy::new(|e: &Pair| e.0, fold);
             let mut colliding = MergeBy::new(|e: &Pair| Colliding(e.0), fold);
             // Looked up late from the fourth key on.
             let mut late = MergeBy::with_pipeline_from(|e: &Pair| e.0, fold, 3);
             // Twice each: the second round runs on a cleared table.
             for _ in 0..2 {
-                prop_assert_eq!(sent(&mut by_key, &events), expected.clone());
-                prop_assert_eq!(sent(&mut colliding, &events), expected.clone(), "keys sharing a hash");
-                prop_assert_eq!(sent(&mut late, &events), expected.clone(), "looked up late");
+                prop_assert_eq!(sent(&mut by_key, &messages), expected.clone());
+                prop_assert_eq!(sent(&mut colliding, &messages), expected.clone(), "keys sharing a hash");
+                prop_assert_eq!(sent(&mut late, &messages), expected.clone(), "looked up late");
             }
         }
     }
@@ -336,38 +336,38 @@ mod tests {
     fn many_keys_are_looked_up_late_and_keep_first_send_order_and_fold_order() {
         // More keys than are looked up at once, each sent three times, scrambled.
         let (keys, pipeline_from) = (3_000u32, 1_000);
-        let events: Vec<Pair> = (0..3 * keys).map(|i| (i.wrapping_mul(2_654_435_761) % keys, i)).collect();
+        let messages: Vec<Pair> = (0..3 * keys).map(|i| (i.wrapping_mul(2_654_435_761) % keys, i)).collect();
         let expected = {
             let mut at = vec![usize::MAX; keys as usize];
             let mut waiting: Vec<Pair> = Vec::new();
-            for &event in &events {
-                match at[event.0 as usize] {
+            for &message in &messages {
+                match at[message.0 as usize] {
                     usize::MAX => {
-                        at[event.0 as usize] = waiting.len();
-                        waiting.push(event);
+                        at[message.0 as usize] = waiting.len();
+                        waiting.push(message);
                     }
-                    i => fold(&mut waiting[i], event),
+                    i => fold(&mut waiting[i], message),
                 }
             }
             waiting
         };
         let mut merge = MergeBy::with_pipeline_from(|e: &Pair| e.0, fold, pipeline_from);
         let mut waiting = Vec::new();
-        for &event in &events {
-            merge.send(&mut waiting, event);
+        for &message in &messages {
+            merge.send(&mut waiting, message);
         }
         assert_eq!(merge.in_flight.len(), PIPELINE_DEPTH, "past the limit, sends are looked up late");
         assert_eq!(merge.table.capacity(), (2 * keys as usize).next_power_of_two(), "doubled as it filled, no more");
         assert!(waiting != expected, "so the last ones have not taken effect before settling");
         merge.settle(&mut waiting);
-        assert!(waiting == expected, "one event per key, in first-send order, folded in send order");
+        assert!(waiting == expected, "one message per key, in first-send order, folded in send order");
         // A settle part-way, then more sends: the same as one settle at the end.
         merge.clear();
         waiting.clear();
-        let (early, late) = events.split_at(events.len() / 2);
-        early.iter().for_each(|&event| merge.send(&mut waiting, event));
+        let (early, late) = messages.split_at(messages.len() / 2);
+        early.iter().for_each(|&message| merge.send(&mut waiting, message));
         merge.settle(&mut waiting);
-        late.iter().for_each(|&event| merge.send(&mut waiting, event));
+        late.iter().for_each(|&message| merge.send(&mut waiting, message));
         merge.settle(&mut waiting);
         assert!(waiting == expected, "a settle may come more than once before delivery");
         // After delivery, a few keys are looked up at once again.
@@ -382,7 +382,7 @@ mod tests {
     fn events_waiting_before_the_policy_are_not_merged() {
         let mut merge = MergeBy::new(|e: &Pair| e.0, fold);
         let mut waiting = vec![(1, 1), (1, 1)];
-        // Enough keys to grow the table several times: growth reads only its own events.
+        // Enough keys to grow the table several times: growth reads only its own messages.
         for key in 0..100 {
             merge.send(&mut waiting, (key, 1));
         }

@@ -1,11 +1,11 @@
 //! The key table of a merge policy: for each key waiting for the sync point, its
-//! *ordinal*, the order in which it was first sent (its event's place among the
-//! policy's waiting events).
+//! *ordinal*, the order in which it was first sent (its message's place among the
+//! policy's waiting messages).
 //!
 //! Open addressing with linear probing over a power-of-two array of 4-byte slots, kept
 //! at most half full. A slot of a table of `2^bits` slots holds `ordinal + 1` in its
 //! low `bits` bits (0: empty) and, in the bits left over, a tag of the key's hash, so
-//! that most other keys are skipped without looking at their events: 28 tag bits in a
+//! that most other keys are skipped without looking at their messages: 28 tag bits in a
 //! table of 16 slots, 11 in one of two million. The small slot is what keeps a million
 //! keys' table within the caches that a table of wider slots outgrows (8 MiB instead
 //! of 16).
@@ -26,7 +26,7 @@ const MAX_BITS: u32 = 32;
 /// hundred); keys crowded into a few chains make nearly every insert one.
 const LONG_PROBE: usize = 16;
 
-/// Key hashes → ordinals. It never sees keys: whether the event of an ordinal has the
+/// Key hashes → ordinals. It never sees keys: whether the message of an ordinal has the
 /// key being looked up is the caller's to say.
 #[derive(Default)]
 pub(crate) struct KeyTable {
@@ -133,7 +133,7 @@ impl KeyTable {
     }
 
     /// The ordinal in the first slot `hash` is looked up in, if that slot holds a key
-    /// with the same tag: most likely the key's own, whose event is worth loading
+    /// with the same tag: most likely the key's own, whose message is worth loading
     /// ahead. Otherwise 0, which is as good a guess as any.
     #[inline(always)]
     pub(crate) fn likely_ordinal(&self, hash: u64) -> u32 {
@@ -248,7 +248,7 @@ mod tests {
             let mut keys = Vec::new();
             let all: Vec<u64> = (0..count).collect();
             insert_all(&mut table, &mut keys, &all, SPREAD);
-            // A key that is not there, looked up with every key's event at hand: the
+            // A key that is not there, looked up with every key's message at hand: the
             // tag skips nearly all of them before `is_key` is asked.
             let asked = std::cell::Cell::new(0);
             let absent = count + 1;

@@ -1,4 +1,4 @@
-//! One event type's queue: the outbox that senders fill during a phase, and the
+//! One message type's queue: the outbox that senders fill during a phase, and the
 //! buffer that readers read after the sync point moved the outbox into it.
 
 use std::cell::UnsafeCell;
@@ -7,48 +7,48 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::merge::Merge;
-use super::registry::EventIter;
+use super::registry::MessageIter;
 
-/// Events sent since the last sync point, not yet readable.
+/// Messages sent since the last sync point, not yet readable.
 pub(crate) struct Outbox<E> {
     /// Complete only once [settled](Outbox::settle): a merge policy may hold the last
     /// few sends back.
     pub(crate) waiting: Vec<E>,
     merge: Option<Box<dyn Merge<E>>>,
-    /// Events sent in the world's lifetime (merged sends count too).
+    /// Messages sent in the world's lifetime (merged sends count too).
     pub(crate) sent: u64,
 }
 
 impl<E> Outbox<E> {
     #[inline]
-    pub(crate) fn send(&mut self, event: E) {
+    pub(crate) fn send(&mut self, message: E) {
         self.sent += 1;
         match &mut self.merge {
-            Some(merge) => merge.send(&mut self.waiting, event),
-            None => self.waiting.push(event),
+            Some(merge) => merge.send(&mut self.waiting, message),
+            None => self.waiting.push(message),
         }
     }
 
-    /// Sends every event of `events`, in order: in one `extend` when no merge policy
+    /// Sends every message of `messages`, in order: in one `extend` when no merge policy
     /// applies.
-    pub(crate) fn send_all(&mut self, events: impl IntoIterator<Item = E>) {
+    pub(crate) fn send_all(&mut self, messages: impl IntoIterator<Item = E>) {
         match &mut self.merge {
             Some(merge) => {
                 let (waiting, sent) = (&mut self.waiting, &mut self.sent);
-                events.into_iter().for_each(|event| {
+                messages.into_iter().for_each(|message| {
                     *sent += 1;
-                    merge.send(waiting, event);
+                    merge.send(waiting, message);
                 });
             }
             None => {
                 let before = self.waiting.len();
-                self.waiting.extend(events);
+                self.waiting.extend(messages);
                 self.sent += (self.waiting.len() - before) as u64;
             }
         }
     }
 
-    /// Completes the sends a merge policy holds back, leaving one waiting event per
+    /// Completes the sends a merge policy holds back, leaving one waiting message per
     /// key.
     fn settle(&mut self) {
         if let Some(merge) = &mut self.merge {
@@ -64,33 +64,33 @@ impl<E> Outbox<E> {
     }
 }
 
-/// Where one reader is: the sequence number of the next event it will read. Shared
-/// between the reader and the queue, which keeps events until every reader is past
+/// Where one reader is: the sequence number of the next message it will read. Shared
+/// between the reader and the queue, which keeps messages until every reader is past
 /// them.
 pub(crate) type Cursor = Arc<AtomicU64>;
 
-/// The queue of one event type.
-pub(crate) struct EventQueue<E> {
+/// The queue of one message type.
+pub(crate) struct MessageQueue<E> {
     /// Written during a phase only by the holder of a declared send access (one
-    /// `EventWriter` at a time) or through `&mut World`.
+    /// `MessageWriter` at a time) or through `&mut World`.
     outbox: UnsafeCell<Outbox<E>>,
-    /// Readable events; `buffer[0]` has sequence number `base`.
+    /// Readable messages; `buffer[0]` has sequence number `base`.
     buffer: VecDeque<E>,
     base: u64,
     readers: Vec<Cursor>,
-    /// At most this many readable events are kept; older ones are dropped and counted.
+    /// At most this many readable messages are kept; older ones are dropped and counted.
     capacity: Option<usize>,
     dropped: u64,
 }
 
-// SAFETY: `E` is `Send + Sync`. Through `&EventQueue` the buffer is only read; the
-// outbox is written through `&EventQueue` only by `outbox_unchecked`'s caller, who holds
-// the one declared send access, and nothing reads the outbox through `&EventQueue`.
-unsafe impl<E: Send + Sync> Sync for EventQueue<E> {}
+// SAFETY: `E` is `Send + Sync`. Through `&MessageQueue` the buffer is only read; the
+// outbox is written through `&MessageQueue` only by `outbox_unchecked`'s caller, who holds
+// the one declared send access, and nothing reads the outbox through `&MessageQueue`.
+unsafe impl<E: Send + Sync> Sync for MessageQueue<E> {}
 
-impl<E: Send + Sync + 'static> Default for EventQueue<E> {
+impl<E: Send + Sync + 'static> Default for MessageQueue<E> {
     fn default() -> Self {
-        EventQueue {
+        MessageQueue {
             outbox: UnsafeCell::new(Outbox { waiting: Vec::new(), merge: None, sent: 0 }),
             buffer: VecDeque::new(),
             base: 0,
@@ -101,7 +101,7 @@ impl<E: Send + Sync + 'static> Default for EventQueue<E> {
     }
 }
 
-impl<E: Send + Sync + 'static> EventQueue<E> {
+impl<E: Send + Sync + 'static> MessageQueue<E> {
     /// The outbox, for sending with exclusive access.
     #[inline]
     pub(crate) fn outbox(&mut self) -> &mut Outbox<E> {
@@ -111,8 +111,8 @@ impl<E: Send + Sync + 'static> EventQueue<E> {
     /// The outbox through a shared queue.
     ///
     /// # Safety
-    /// The caller holds the only send access to this event type for the lifetime of
-    /// the result (an `EventWriter` whose declared write the schedule keeps apart
+    /// The caller holds the only send access to this message type for the lifetime of
+    /// the result (an `MessageWriter` whose declared write the schedule keeps apart
     /// from every other writer).
     #[inline]
     #[allow(clippy::mut_from_ref, reason = "the outbox is in an `UnsafeCell`; exclusivity is the caller's contract")]
@@ -121,7 +121,7 @@ impl<E: Send + Sync + 'static> EventQueue<E> {
         unsafe { &mut *self.outbox.get() }
     }
 
-    /// A new reader, positioned after every event readable now: it reads the events
+    /// A new reader, positioned after every message readable now: it reads the messages
     /// delivered from the next sync point on.
     pub(crate) fn register_reader(&mut self) -> Cursor {
         if self.readers.len() == self.readers.capacity() {
@@ -139,24 +139,24 @@ impl<E: Send + Sync + 'static> EventQueue<E> {
         self.base + self.buffer.len() as u64
     }
 
-    /// The events `cursor` has not read, oldest first; adds to `missed` the events a
+    /// The messages `cursor` has not read, oldest first; adds to `missed` the messages a
     /// bounded queue dropped before this reader got to them. The cursor moves past
-    /// each event as the iterator yields it (see [`EventIter`]).
+    /// each message as the iterator yields it (see [`MessageIter`]).
     #[inline]
-    pub(crate) fn read<'a>(&'a self, cursor: &'a AtomicU64, missed: &mut u64) -> EventIter<'a, E> {
+    pub(crate) fn read<'a>(&'a self, cursor: &'a AtomicU64, missed: &mut u64) -> MessageIter<'a, E> {
         let start = self.first_unread(cursor, missed);
-        EventIter { events: self.buffer.range((start - self.base) as usize..), cursor, end: self.end() }
+        MessageIter { messages: self.buffer.range((start - self.base) as usize..), cursor, end: self.end() }
     }
 
-    /// Marks every readable event read by `cursor`, counting in `missed` what a bounded
+    /// Marks every readable message read by `cursor`, counting in `missed` what a bounded
     /// queue dropped before it got to them.
     pub(crate) fn read_all(&self, cursor: &AtomicU64, missed: &mut u64) {
         self.first_unread(cursor, missed);
         cursor.store(self.end(), Ordering::Relaxed);
     }
 
-    /// Where `cursor` reads next: its position, or the oldest event kept if a bounded
-    /// queue dropped the events in between (counted in `missed`, and skipped).
+    /// Where `cursor` reads next: its position, or the oldest message kept if a bounded
+    /// queue dropped the messages in between (counted in `missed`, and skipped).
     #[inline]
     fn first_unread(&self, cursor: &AtomicU64, missed: &mut u64) -> u64 {
         let at = cursor.load(Ordering::Relaxed);
@@ -168,14 +168,14 @@ impl<E: Send + Sync + 'static> EventQueue<E> {
         at
     }
 
-    /// How many readable events `cursor` has not read (not counting any a bounded
+    /// How many readable messages `cursor` has not read (not counting any a bounded
     /// queue dropped before it could).
     #[inline]
     pub(crate) fn unread(&self, cursor: &AtomicU64) -> usize {
         (self.end() - cursor.load(Ordering::Relaxed).max(self.base)) as usize
     }
 
-    /// The sync point: forgets events every reader has read, makes the outbox
+    /// The sync point: forgets messages every reader has read, makes the outbox
     /// readable, then trims to the capacity, counting what that drops.
     pub(crate) fn deliver(&mut self) {
         let end = self.end();
@@ -188,7 +188,7 @@ impl<E: Send + Sync + 'static> EventQueue<E> {
         outbox.settle();
         if self.buffer.is_empty() {
             // The usual case, every reader caught up: the outbox becomes the buffer and
-            // the empty buffer the next outbox, no event copied. Both conversions are
+            // the empty buffer the next outbox, no message copied. Both conversions are
             // O(1) and keep their allocations, so the two trade roles without allocating.
             let spare = Vec::from(std::mem::take(&mut self.buffer));
             self.buffer = VecDeque::from(std::mem::replace(&mut outbox.waiting, spare));
@@ -200,7 +200,7 @@ impl<E: Send + Sync + 'static> EventQueue<E> {
             let excess = self.buffer.len().saturating_sub(capacity);
             self.buffer.drain(..excess);
             self.base += excess as u64;
-            // Events no reader was registered for are not "dropped before a reader
+            // Messages no reader was registered for are not "dropped before a reader
             // read them": nobody would have.
             if !self.readers.is_empty() {
                 self.dropped += excess as u64;
@@ -212,7 +212,7 @@ impl<E: Send + Sync + 'static> EventQueue<E> {
         self.capacity = capacity;
     }
 
-    /// Replaces the merge policy. Events already waiting stay as the old policy left
+    /// Replaces the merge policy. Messages already waiting stay as the old policy left
     /// them (settled), and the new one does not merge them.
     pub(crate) fn set_merge(&mut self, merge: Option<Box<dyn Merge<E>>>) {
         let outbox = self.outbox.get_mut();
@@ -220,24 +220,24 @@ impl<E: Send + Sync + 'static> EventQueue<E> {
         outbox.merge = merge;
     }
 
-    /// Events a bounded queue dropped, in the world's lifetime.
+    /// Messages a bounded queue dropped, in the world's lifetime.
     pub(crate) fn dropped(&self) -> u64 {
         self.dropped
     }
 
-    /// Events waiting in the outbox for the next sync point, merged ones counted once.
+    /// Messages waiting in the outbox for the next sync point, merged ones counted once.
     pub(crate) fn waiting(&mut self) -> usize {
         let outbox = self.outbox.get_mut();
         outbox.settle();
         outbox.waiting.len()
     }
 
-    /// Events readable now (by the reader furthest behind).
+    /// Messages readable now (by the reader furthest behind).
     pub(crate) fn readable(&self) -> usize {
         self.buffer.len()
     }
 
-    /// Events sent in the world's lifetime.
+    /// Messages sent in the world's lifetime.
     pub(crate) fn sent(&mut self) -> u64 {
         self.outbox.get_mut().sent
     }
@@ -247,14 +247,14 @@ impl<E: Send + Sync + 'static> EventQueue<E> {
 mod tests {
     use super::*;
 
-    fn read_all(queue: &EventQueue<u32>, cursor: &AtomicU64) -> Vec<u32> {
+    fn read_all(queue: &MessageQueue<u32>, cursor: &AtomicU64) -> Vec<u32> {
         let mut missed = 0;
         queue.read(cursor, &mut missed).copied().collect()
     }
 
     #[test]
     fn events_wait_for_the_slowest_reader() {
-        let mut queue = EventQueue::<u32>::default();
+        let mut queue = MessageQueue::<u32>::default();
         let fast = queue.register_reader();
         let slow = queue.register_reader();
         queue.outbox().send(1);
@@ -276,7 +276,7 @@ mod tests {
 
     #[test]
     fn a_bounded_queue_counts_what_it_drops_and_the_reader_learns_it() {
-        let mut queue = EventQueue::<u32>::default();
+        let mut queue = MessageQueue::<u32>::default();
         queue.set_capacity(Some(2));
         let reader = queue.register_reader();
         for i in 0..5 {
@@ -291,7 +291,7 @@ mod tests {
 
     #[test]
     fn replacing_a_merge_policy_settles_the_sends_it_held_back_first() {
-        let mut queue = EventQueue::<(u32, u32)>::default();
+        let mut queue = MessageQueue::<(u32, u32)>::default();
         let reader = queue.register_reader();
         let sum = |first: &mut (u32, u32), e: (u32, u32)| first.1 += e.1;
         // Looks sends up late from the first key on: every send is held back a while.

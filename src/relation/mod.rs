@@ -39,7 +39,8 @@ pub use crate::relation_error::RelationError;
 ///   there would bypass the bookkeeping.
 ///
 /// ```
-/// use ripple::{DespawnPolicy, Entity, Relation, Related, World};
+/// use ripple::{Entity, World};
+/// use ripple::relation::{DespawnPolicy, Relation, Related};
 ///
 /// /// An item in a container; despawning the container despawns what it holds.
 /// struct ContainedIn(Entity);
