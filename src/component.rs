@@ -3,7 +3,7 @@
 use std::any::TypeId;
 
 use crate::hash::IdMap;
-use crate::hook::ComponentHooks;
+use crate::hook::ComponentHookFlags;
 use crate::storage::{BlobColumn, BlobShape, Column, TypedColumn};
 
 /// Data attached to entities. Implemented for every `'static + Send + Sync` type: no
@@ -71,7 +71,7 @@ pub(crate) struct ComponentInfo {
     /// Whether an observer of this type has existed: its columns keep change summaries.
     pub(crate) observed: bool,
     /// Callbacks run when this type is added to, written to or removed from an entity.
-    pub(crate) hooks: ComponentHooks,
+    pub(crate) hooks: ComponentHookFlags,
     /// Set for a component only the world writes (a relation's, kept in step by its
     /// hooks): why, and what to call instead. Queries writing it and `get_mut` refuse.
     pub(crate) kept: Option<&'static str>,
@@ -102,7 +102,7 @@ impl ComponentInfo {
             size,
             tracked: false,
             observed: false,
-            hooks: ComponentHooks::default(),
+            hooks: ComponentHookFlags::default(),
             kept: None,
             relation: None,
             list_of: None,

@@ -19,13 +19,6 @@ pub const MAX_FAILED_COMMANDS: usize = 1024;
 /// (see [`World::set_change_log_limit`]).
 pub const DEFAULT_CHANGE_LOG_LIMIT: usize = crate::change::log::DEFAULT_LIMIT;
 
-/// The deferred commands that failed: the most recent ones, and how many there were.
-#[derive(Default)]
-pub(crate) struct FailedCommands {
-    records: Vec<CommandError>,
-    count: u64,
-}
-
 /// Records kept in one kind of log, and the bytes its buffers reserve.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct LogMemory {

@@ -8,7 +8,7 @@ use crate::change::{CHECK_TICK_THRESHOLD, ChangeLog, Move, Remap, Tick};
 use crate::commands::CommandQueue;
 use crate::component::{ComponentId, Components};
 use crate::entity::{Entities, Entity};
-use crate::hook::HookFlags;
+use crate::hook::{HookFlags, HookTable};
 use crate::resource::Resources;
 use crate::storage::{Archetypes, SparseSets, Transitions};
 
@@ -16,6 +16,7 @@ mod access;
 mod clear;
 mod entities;
 pub(crate) mod extension;
+mod failed_commands;
 pub(crate) mod inspect;
 pub(crate) mod memory;
 mod structural;
@@ -62,6 +63,8 @@ pub struct World {
     pub(crate) sparse: SparseSets,
     /// Which kinds of hook some sparse component has.
     pub(crate) sparse_hooks: HookFlags,
+    /// Every component type's hooks (the component registry keeps only their flags).
+    pub(crate) hooks: HookTable,
     /// Reused to list an entity's sparse components when it is despawned.
     pub(crate) sparse_scratch: Vec<ComponentId>,
     /// Cached insert and remove transitions between archetypes.
@@ -82,7 +85,7 @@ pub struct World {
     /// [`is_resource_changed`](World::is_resource_changed) compares with.
     pub(crate) trackers_cleared: Option<Arc<AtomicU32>>,
     /// Deferred commands that failed, the most recent until drained, and their count.
-    pub(crate) failed_commands: crate::world::memory::FailedCommands,
+    pub(crate) failed_commands: failed_commands::FailedCommands,
     /// One queue per message type: the message floor's `Messages`, installed by `World::new`.
     pub(crate) messages: Extension,
     /// Commands queued by hooks, applied when the operation that ran them completes.
@@ -126,6 +129,7 @@ impl World {
             archetypes: Archetypes::default(),
             sparse: SparseSets::default(),
             sparse_hooks: HookFlags::NONE,
+            hooks: HookTable::default(),
             sparse_scratch: Vec::new(),
             transitions: Transitions::default(),
             resources: Resources::default(),

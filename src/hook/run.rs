@@ -1,13 +1,8 @@
-//! Component hooks: callbacks per component type, run on the thread making a
-//! structural change, the moment a type is added to, written to, or about to leave an
-//! entity. They read the world and queue commands; the commands run once the
-//! structural change that triggered them is complete, so hooks are never re-entrant.
-//! (A hook whose commands trigger it again — an `on_insert` that inserts its own type —
-//! loops until it stops queueing, or for at most [`MAX_HOOK_ROUNDS`] rounds; it never
-//! recurses.)
+//! Running hooks: registering them on the world, running those of a structural change,
+//! and applying the commands they queue, round by round.
 
 use crate::bundle::BundleId;
-use crate::commands::{CommandQueue, Commands};
+use crate::commands::CommandQueue;
 use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
 use crate::error::CommandError;
@@ -21,154 +16,8 @@ use crate::world::World;
 /// see [`World::failed_commands`]) instead of looping forever.
 pub const MAX_HOOK_ROUNDS: usize = 1024;
 
-/// What a hook receives: the world to read, the entity concerned, and a command queue
-/// for any change it wants to make (applied right after the operation that ran the
-/// hook, before that operation returns — unless that operation was itself applied
-/// from hook commands, in which case the running loop applies them next).
-///
-/// # Hook commands apply breadth-first
-/// Commands queued by hooks run in generations: every command the hooks of one
-/// operation queued runs, in order, before any command queued by the hooks those
-/// commands trigger. bevy_ecs applies them depth-first (a command's own consequences
-/// first). ripple never runs a hook's commands inside another command, so a
-/// command sees the world as the commands before it left it, whatever hooks they
-/// triggered, and hooks that keep triggering each other loop, for at most
-/// [`MAX_HOOK_ROUNDS`] rounds, instead of deepening the stack until it overflows.
-///
-/// # Panics in hooks
-/// A hook that panics unwinds out of the operation that ran it; the commands queued so
-/// far by that operation's hooks are dropped unapplied (an entity reserved by a dropped
-/// spawn is freed), and the world stays usable.
-///
-/// ```
-/// use std::sync::{Arc, Mutex};
-/// use ripple::World;
-/// struct Crate;
-/// struct Debris;
-/// let log = Arc::new(Mutex::new(Vec::new()));
-/// let mut world = World::new();
-/// let (on_crate, on_debris) = (log.clone(), log.clone());
-/// world.on_add::<Crate>(move |ctx| {
-///     ctx.commands.spawn((Debris,)); // first command: its hook queues "debris"
-///     let log = on_crate.clone();
-///     ctx.commands.add(move |_| log.lock().unwrap().push("crate's second command"));
-/// });
-/// world.on_add::<Debris>(move |ctx| {
-///     let log = on_debris.clone();
-///     ctx.commands.add(move |_| log.lock().unwrap().push("debris"));
-/// });
-/// world.spawn((Crate,));
-/// // Depth-first would give ["debris", "crate's second command"].
-/// assert_eq!(*log.lock().unwrap(), ["crate's second command", "debris"]);
-/// ```
-pub struct HookContext<'w> {
-    /// The world, with the operation's effect visible: after it for `on_add` and
-    /// `on_insert`, before it for `on_remove` (the value is still there to read).
-    pub world: &'w World,
-    /// The entity whose component the hook is about.
-    pub entity: Entity,
-    /// Queues structural changes; they run after the triggering operation completes.
-    pub commands: Commands<'w, 'w>,
-}
-
-/// A hook as stored.
-pub(crate) type Hook = Box<dyn Fn(&mut HookContext<'_>) + Send + Sync>;
-
-/// The moments a hook (or a reactor) can run at.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) enum HookKind {
-    /// The type became present on an entity (spawn, or insert of a type it lacked).
-    Add,
-    /// A value of the type was written by spawn or insert (after `Add`, or replacing).
-    Insert,
-    /// The type is about to leave the entity (remove or despawn).
-    Remove,
-    /// A value of the type is about to be overwritten by insert, or to leave the
-    /// entity (before `Remove`). No hook runs at this moment; a reactor may watch it.
-    Replace,
-}
-
-/// Which kinds of hook a set of components has: a table's flags let structural
-/// operations skip hook lookups entirely when there are none.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct HookFlags(u8);
-
-impl HookFlags {
-    pub(crate) const NONE: HookFlags = HookFlags(0);
-
-    const fn bit(kind: HookKind) -> u8 {
-        match kind {
-            HookKind::Add => 1,
-            HookKind::Insert => 2,
-            HookKind::Remove => 4,
-            HookKind::Replace => 8,
-        }
-    }
-
-    /// The flags with only `kind` set.
-    pub(crate) const fn of(kind: HookKind) -> HookFlags {
-        HookFlags(Self::bit(kind))
-    }
-
-    #[inline]
-    pub(crate) fn has(self, kind: HookKind) -> bool {
-        self.0 & Self::bit(kind) != 0
-    }
-
-    #[inline]
-    pub(crate) fn adds_or_inserts(self) -> bool {
-        self.has(HookKind::Add) || self.has(HookKind::Insert)
-    }
-
-    pub(crate) fn union(self, other: HookFlags) -> HookFlags {
-        HookFlags(self.0 | other.0)
-    }
-}
-
-/// The hooks of one component type, in registration order per kind.
-#[derive(Default)]
-pub(crate) struct ComponentHooks {
-    on_add: Vec<Hook>,
-    on_insert: Vec<Hook>,
-    on_remove: Vec<Hook>,
-    /// Moments a reactor watches for this type, with no hook of its own.
-    watched: HookFlags,
-}
-
-impl ComponentHooks {
-    fn list(&self, kind: HookKind) -> &[Hook] {
-        match kind {
-            HookKind::Add => &self.on_add,
-            HookKind::Insert => &self.on_insert,
-            HookKind::Remove => &self.on_remove,
-            HookKind::Replace => &[],
-        }
-    }
-
-    /// Whether a hook of `kind` is registered.
-    #[inline]
-    fn has(&self, kind: HookKind) -> bool {
-        !self.list(kind).is_empty()
-    }
-
-    /// Whether a reactor (an observer) watches moment `kind` of this type. Never
-    /// cleared: a type once watched stays watched when its observers go, which costs
-    /// a look that finds no observer, never a missed one.
-    #[inline]
-    pub(crate) fn watches(&self, kind: HookKind) -> bool {
-        self.watched.has(kind)
-    }
-
-    pub(crate) fn flags(&self) -> HookFlags {
-        let mut flags = self.watched.0;
-        for kind in [HookKind::Add, HookKind::Insert, HookKind::Remove] {
-            if !self.list(kind).is_empty() {
-                flags |= HookFlags::bit(kind);
-            }
-        }
-        HookFlags(flags)
-    }
-}
+use super::context::{Hook, HookContext};
+use super::flags::{HookFlags, HookKind};
 
 impl World {
     #[cfg_attr(
@@ -226,21 +75,15 @@ impl World {
 
     /// Adds `hook` to component `id`'s hooks of kind `kind`.
     pub(crate) fn add_hook_id(&mut self, id: ComponentId, kind: HookKind, hook: Hook) {
-        let hooks = &mut self.components.info_mut(id).hooks;
-        match kind {
-            HookKind::Add => hooks.on_add.push(hook),
-            HookKind::Insert => hooks.on_insert.push(hook),
-            HookKind::Remove => hooks.on_remove.push(hook),
-            HookKind::Replace => unreachable!("no hook runs at `Replace`"),
-        }
+        self.hooks.push(id, kind, hook);
+        self.components.info_mut(id).hooks.hook(kind);
         self.set_hook_flags(id, HookFlags::of(kind));
     }
 
     /// Marks component `id` as watched at the moments `flags` names, with its bundles
     /// and tables (or the sparse sets), so structural changes stop where hooks run.
     pub(crate) fn watch_hook_moments(&mut self, id: ComponentId, flags: HookFlags) {
-        let watched = &mut self.components.info_mut(id).hooks.watched;
-        *watched = watched.union(flags);
+        self.components.info_mut(id).hooks.watch(flags);
         self.set_hook_flags(id, flags);
     }
 
@@ -273,7 +116,7 @@ impl World {
             if !filter(id) {
                 continue;
             }
-            for hook in self.components.info(id).hooks.list(kind) {
+            for hook in self.hooks.list(id, kind) {
                 let mut context = HookContext { world: self, entity, commands: queue.commands(self) };
                 hook(&mut context);
             }
