@@ -16,6 +16,7 @@ pub use queue::{Command, CommandQueue};
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::world::World;
     use std::sync::Arc;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
