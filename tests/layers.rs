@@ -13,7 +13,7 @@ use std::path::Path;
 
 mod sources;
 
-use sources::{blank_comments_and_literals, rust_files};
+use sources::{code_of, rust_files};
 
 /// The floors, bottom first, and the top-level modules (files or folders of `src/`) on
 /// each. `lib` and the modules that assemble a world from every floor (`builtin`, `api`)
@@ -137,17 +137,6 @@ fn top_module(src: &Path, file: &Path) -> String {
     let relative = file.strip_prefix(src).expect("under src");
     let first = relative.components().next().expect("a path").as_os_str().to_string_lossy();
     first.strip_suffix(".rs").unwrap_or(&first).to_string()
-}
-
-/// The source without comments (doc comments included) and string contents, and
-/// without the unit tests (`#[cfg(test)]` and all after it: the crate keeps them last),
-/// line breaks kept.
-fn code_of(source: &str) -> String {
-    let source = match source.find("#[cfg(test)]") {
-        Some(tests) => &source[..tests],
-        None => source,
-    };
-    blank_comments_and_literals(source)
 }
 
 /// The first segment of every `crate::` path in `code`, with its line: `crate::a::b`

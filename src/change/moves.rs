@@ -21,12 +21,7 @@ impl ChangeLog<Move> {
     /// Logs that `entity` gained or lost each sparse component of `ids` in one
     /// operation: the first joined to the move logged just before it if `joined`, the
     /// others to the first.
-    pub(crate) fn push_sparse(
-        &mut self,
-        entity: Entity,
-        ids: impl IntoIterator<Item = ComponentId>,
-        joined: bool,
-    ) {
+    pub(crate) fn push_sparse(&mut self, entity: Entity, ids: impl IntoIterator<Item = ComponentId>, joined: bool) {
         for (i, id) in ids.into_iter().enumerate() {
             self.push(Move::sparse(entity, id, joined || i > 0));
         }

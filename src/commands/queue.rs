@@ -95,7 +95,6 @@ impl CommandQueue {
         self.entries.push(Entry { consume: consume::<C>, offset });
     }
 
-
     /// Moves every command of `other` to the end of this queue, in order, leaving
     /// `other` empty (with its capacity).
     pub fn append(&mut self, other: &mut CommandQueue) {

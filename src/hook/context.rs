@@ -19,7 +19,7 @@ use super::flags::HookKind;
 /// first). ripple never runs a hook's commands inside another command, so a
 /// command sees the world as the commands before it left it, whatever hooks they
 /// triggered, and hooks that keep triggering each other loop, for at most
-/// [`MAX_HOOK_ROUNDS`] rounds, instead of deepening the stack until it overflows.
+/// [`MAX_HOOK_ROUNDS`](crate::MAX_HOOK_ROUNDS) rounds, instead of deepening the stack until it overflows.
 ///
 /// # Panics in hooks
 /// A hook that panics unwinds out of the operation that ran it; the commands queued so

@@ -9,7 +9,8 @@ use crate::world::World;
 
 use super::error::ObserverError;
 use super::event::{ObserverEvent, ObserverKey, TriggerData};
-use super::registry::{Entry, Key, ObserverId, Observers};
+use super::keys::{Key, ObserverId};
+use super::registry::{Entry, Observers};
 use super::system::{AnyObserver, ObserverFunction, ObserverSystem};
 
 impl World {

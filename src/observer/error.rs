@@ -5,7 +5,7 @@ use std::fmt;
 use crate::component::ComponentId;
 use crate::entity::Entity;
 
-use super::registry::ObserverId;
+use super::keys::ObserverId;
 
 /// Why an observer could not be registered or removed, or what went wrong while
 /// observers ran (see [`World::take_observer_errors`](crate::World::take_observer_errors)).

@@ -10,8 +10,8 @@ use crate::hook::HookKind;
 use crate::query::Changes;
 use crate::world::World;
 
-use super::mutation::ChangeWatch;
-use super::registry::Key;
+use super::change_watch::ChangeWatch;
+use super::keys::Key;
 
 /// Something observers can react to. Implement it for your own events, to send them
 /// with [`World::trigger`](crate::World::trigger) and

@@ -5,7 +5,7 @@
 use crate::hash::IdMap;
 use crate::hook::HookKind;
 
-use super::registry::{Key, Listeners};
+use super::keys::{Key, Listeners};
 
 /// The listeners of every key: lifecycle keys by component index and moment, the
 /// others in a map.

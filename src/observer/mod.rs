@@ -11,19 +11,22 @@
 //! structural changes where hooks run and of sync points); the core does not know it.
 
 mod api;
+mod change_watch;
 mod error;
 mod event;
+mod keys;
 mod lists;
 mod mutation;
 mod registry;
 mod system;
 
+pub(crate) use change_watch::ChangeWatch;
 pub use error::ObserverError;
 #[doc(hidden)]
 pub use event::ObserverKey;
 pub use event::{ObserverEvent, OnAdd, OnChange, OnDespawn, OnInsert, OnRemove, OnReplace, Trigger};
-pub(crate) use mutation::ChangeWatch;
+pub(crate) use keys::Key;
+pub use keys::ObserverId;
 pub use mutation::MAX_CHANGE_ROUNDS;
-pub(crate) use registry::Key;
-pub use registry::{MAX_OBSERVER_ERRORS, ObserverId};
+pub use registry::MAX_OBSERVER_ERRORS;
 pub use system::ObserverFunction;

@@ -1,6 +1,6 @@
 //! The world's observers: who listens to what, and running them.
 
-use std::any::{Any, TypeId};
+use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use crate::component::ComponentId;
@@ -10,38 +10,11 @@ use crate::hook::HookKind;
 use crate::reactor::Reactor;
 use crate::world::World;
 
+use super::change_watch::ChangeWatch;
 use super::error::ObserverError;
 use super::event::TriggerData;
-use super::mutation::ChangeWatch;
+use super::keys::{Key, Listeners, ObserverId};
 use super::system::AnyObserver;
-
-/// Identifies an observer registered with [`World::observe`] or
-/// [`World::observe_entity`]. Never reused, so a handle to a removed observer stays
-/// invalid.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ObserverId(pub(crate) u32);
-
-/// What a list of observers listens to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) enum Key {
-    Lifecycle(HookKind, ComponentId),
-    Despawn,
-    Change(ComponentId),
-    Custom(TypeId),
-}
-
-/// The observers of one key: those of every entity, and those of some entities.
-#[derive(Default)]
-pub(crate) struct Listeners {
-    pub(crate) global: Vec<ObserverId>,
-    pub(crate) targeted: IdMap<Entity, Vec<ObserverId>>,
-}
-
-impl Listeners {
-    fn is_empty(&self) -> bool {
-        self.global.is_empty() && self.targeted.is_empty()
-    }
-}
 
 pub(crate) struct Entry {
     pub(crate) system: Box<dyn AnyObserver>,

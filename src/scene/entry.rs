@@ -65,7 +65,7 @@ impl<T> Staged<T> {
 
 impl<T: Component + DeserializeOwned> Staging for Staged<T> {
     fn read_json(&mut self, input: &[u8]) -> Result<usize, serde_json::Error> {
-        let (value, taken) = super::json_in::read_value::<T>(input)?;
+        let (value, taken) = super::read_value::read_value::<T>(input)?;
         self.read.push(UnsafeCell::new(value));
         Ok(taken)
     }
@@ -479,7 +479,7 @@ impl ResourceEntry {
             },
             has: World::contains_resource::<R>,
             read_json: |input| {
-                let (value, taken) = super::json_in::read_value::<R>(input)?;
+                let (value, taken) = super::read_value::read_value::<R>(input)?;
                 Ok((Box::new(value), taken))
             },
             read_binary: |input| {

@@ -14,18 +14,7 @@ use crate::entity_serde::RawEntity;
 use super::binary::FORMAT_VERSION;
 use super::error::{InputPosition, LoadError, ValueSite};
 use super::load::{SceneLoad, Stop};
-
-/// Reads one value of `T` from the start of `input` (after any whitespace); returns
-/// it and the bytes it took.
-#[inline]
-pub(crate) fn read_value<T: DeserializeOwned>(input: &[u8]) -> Result<(T, usize), serde_json::Error> {
-    let mut stream = serde_json::Deserializer::from_slice(input).into_iter::<T>();
-    match stream.next() {
-        Some(Ok(value)) => Ok((value, stream.byte_offset())),
-        Some(Err(error)) => Err(error),
-        None => Err(serde::de::Error::custom("EOF while parsing a value")),
-    }
-}
+use super::read_value::read_value;
 
 /// Line and column (from 1) of byte `offset`.
 fn line_column(input: &[u8], offset: usize) -> (usize, usize) {

@@ -20,6 +20,7 @@ mod json_out;
 mod level;
 mod load;
 pub(crate) mod nesting;
+mod read_value;
 mod registry;
 pub(crate) mod remap;
 mod runtime_entry;

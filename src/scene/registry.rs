@@ -15,7 +15,6 @@ use crate::world::World;
 use super::entry::{ComponentEntry, EntryKind, ResourceEntry};
 use super::error::RegistryError;
 use super::runtime_entry::{RuntimeCodec, RuntimeEntry};
-use super::save::SceneSaver;
 
 /// The types a scene holds, each under a stable name: what [`save`](Self::save)
 /// writes and the `load_*` methods read.
@@ -253,13 +252,6 @@ impl SceneRegistry {
     /// The name component `T` is registered under.
     pub fn name_of<T: Component>(&self) -> Option<&str> {
         self.component_names.types.get(&TypeId::of::<T>()).map(|&i| &*self.components[i].name)
-    }
-
-    /// Starts a save of `world`: every entity, or those given to
-    /// [`entities`](SceneSaver::entities), written with
-    /// [`to_json`](SceneSaver::to_json) or [`to_binary`](SceneSaver::to_binary).
-    pub fn save<'s>(&'s self, world: &'s World) -> SceneSaver<'s> {
-        SceneSaver::new(self, world)
     }
 
     pub(crate) fn component_index(&self, name: &str) -> Option<usize> {

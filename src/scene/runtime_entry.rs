@@ -204,7 +204,7 @@ struct StagedBytes {
 
 impl Staging for StagedBytes {
     fn read_json(&mut self, input: &[u8]) -> Result<usize, serde_json::Error> {
-        let (json, taken) = super::json_in::read_value::<serde_json::Value>(input)?;
+        let (json, taken) = super::read_value::read_value::<serde_json::Value>(input)?;
         let mut bytes = vec![0; self.entry.size()];
         self.entry.codec.read_json(&json, &mut bytes).map_err(|message| {
             <serde_json::Error as serde::de::Error>::custom(format!(

@@ -45,6 +45,16 @@ pub struct SkippedComponent {
     pub entities: usize,
 }
 
+/// Saving starts from the registry.
+impl SceneRegistry {
+    /// Starts a save of `world`: every entity, or those given to
+    /// [`entities`](SceneSaver::entities), written with
+    /// [`to_json`](SceneSaver::to_json) or [`to_binary`](SceneSaver::to_binary).
+    pub fn save<'s>(&'s self, world: &'s World) -> SceneSaver<'s> {
+        SceneSaver::new(self, world)
+    }
+}
+
 /// A save in preparation (from [`SceneRegistry::save`]): which entities, and how.
 pub struct SceneSaver<'s> {
     registry: &'s SceneRegistry,

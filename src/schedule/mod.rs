@@ -16,6 +16,7 @@ mod profiler;
 mod set_group;
 mod sets;
 mod skipped;
+mod system_id;
 mod tentative;
 
 use std::borrow::Cow;
@@ -34,6 +35,7 @@ pub use group::{IntoSystemGroup, SystemGroup};
 pub use profiler::{DEFAULT_EVERY as PROFILE_EVERY, ReportRow, SystemStats};
 pub use set_group::{IntoSetGroup, SetGroup};
 pub use sets::SetConfig;
+pub use system_id::SystemId;
 
 use crate::system::SystemError;
 use config::{EntityCallback, WorldCallback};
@@ -57,11 +59,6 @@ pub const POST_UPDATE: &str = "PostUpdate";
 /// A stage whose systems took less than this together on their last runs runs on
 /// the calling thread: handing work to other threads costs more than it saves.
 const PARALLEL_MIN: std::time::Duration = std::time::Duration::from_micros(20);
-
-/// Identifies a system in its [`Schedule`]. Never reused, so a handle to a removed
-/// system stays invalid.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct SystemId(u32);
 
 /// One system and everything the schedule keeps for it.
 pub(crate) struct Slot {

@@ -1,5 +1,6 @@
 //! Reading the crate's own sources, for the tests that check their shape
-//! (`source_shape.rs`) and their floors (`layers.rs`).
+//! (`source_shape.rs`), their floors (`layers.rs`) and their import circles
+//! (`file_loops.rs`).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -77,4 +78,16 @@ pub fn blank_comments_and_literals(source: &str) -> String {
         }
     }
     out
+}
+
+#[allow(dead_code, reason = "the shape test reads whole files")]
+/// The source without comments (doc comments included) and string contents, and
+/// without the unit tests (`#[cfg(test)]` and all after it: the crate keeps them last),
+/// line breaks kept.
+pub fn code_of(source: &str) -> String {
+    let source = match source.find("#[cfg(test)]") {
+        Some(tests) => &source[..tests],
+        None => source,
+    };
+    blank_comments_and_literals(source)
 }
