@@ -10,9 +10,9 @@ use crate::change::log::ChangeLog;
 use crate::change::{Move, Tick};
 use crate::component::{Component, ComponentId, Components};
 use crate::entity::Entity;
-use crate::hash::IdMap;
 use crate::hook::HookFlags;
 use crate::storage::{ArchetypeId, Column, SparseSets, TypedColumn, downcast_mut_unchecked};
+use crate::util::hash::IdMap;
 
 mod sealed {
     pub trait Sealed {}
@@ -318,7 +318,7 @@ macro_rules! impl_bundle {
     };
 }
 
-crate::tuples::for_each_indexed_tuple_prefix!(impl_bundle; A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12, N 13, O 14, P 15);
+crate::util::tuples::for_each_indexed_tuple_prefix!(impl_bundle; A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12, N 13, O 14, P 15);
 
 /// Dense per-world index of a bundle type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -2,9 +2,9 @@
 
 use std::any::TypeId;
 
-use crate::hash::IdMap;
 use crate::hook::ComponentHookFlags;
 use crate::storage::{BlobColumn, BlobShape, Column, TypedColumn};
+use crate::util::hash::IdMap;
 
 /// Data attached to entities. Implemented for every `'static + Send + Sync` type: no
 /// derive or registration is needed. Zero-sized types (tags) take no per-row memory.

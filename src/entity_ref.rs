@@ -119,4 +119,4 @@ macro_rules! impl_component_refs {
     };
 }
 
-crate::tuples::for_each_tuple_prefix!(impl_component_refs; A, B, C, D, E, F, G, H, I, J, K, L);
+crate::util::tuples::for_each_tuple_prefix!(impl_component_refs; A, B, C, D, E, F, G, H, I, J, K, L);

@@ -46,7 +46,6 @@
 
 // The core, re-exported at the root below: entities, components, storage, change
 // tracking, the world, commands and hooks.
-mod abandoned_spawns;
 mod api;
 mod builtin;
 mod bundle;
@@ -58,11 +57,7 @@ mod entity_mut;
 mod entity_ref;
 #[cfg(feature = "persistence")]
 mod entity_serde;
-#[cfg(feature = "persistence")]
-mod entity_upcoming;
 mod error;
-mod hash;
-mod hint;
 mod hook;
 mod one_component;
 mod one_shot_id;
@@ -74,8 +69,7 @@ mod sparse_mut;
 mod spawn_batch;
 mod storage;
 mod storage_choice;
-mod tuples;
-mod type_name;
+mod util;
 mod world;
 
 // The floors above the core, each a module of its own.
@@ -120,7 +114,7 @@ pub use one_shot_id::OneShotId;
 pub use sparse_mut::SparseMut;
 pub use spawn_batch::SpawnBatch;
 pub use storage::ArchetypeId;
-pub use type_name::short_type_name;
+pub use util::type_name::short_type_name;
 pub use world::World;
 pub use world::inspect::{ComponentSummary, TableSummary, WorldMemory};
 #[allow(deprecated, reason = "the former name stays one release")]

@@ -9,7 +9,7 @@
 //! when it registered. The tables know no relation by name.
 
 use crate::entity::Entity;
-use crate::hash::IdMap;
+use crate::util::hash::IdMap;
 
 /// One relation's links. See the module docs.
 #[derive(Default)]
@@ -39,7 +39,7 @@ impl LinkTable {
     /// Hints the processor to load `source`'s slot record.
     #[inline]
     pub(crate) fn prefetch(&self, source: Entity) {
-        crate::hint::prefetch(self.listed.as_ptr().wrapping_add(source.index() as usize));
+        crate::util::hint::prefetch(self.listed.as_ptr().wrapping_add(source.index() as usize));
     }
 
     pub(crate) fn set(&mut self, source: Entity, target: Entity) {

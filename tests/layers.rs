@@ -19,11 +19,10 @@ use sources::{code_of, rust_files};
 /// each. `lib` and the modules that assemble a world from every floor (`builtin`, `api`)
 /// stand on the roof.
 const FLOORS: &[(&str, &[&str])] = &[
-    ("util", &["hash", "hint", "tuples", "type_name"]),
+    ("util", &["util"]),
     (
         "core",
         &[
-            "abandoned_spawns",
             "bundle",
             "change",
             "commands",
@@ -32,7 +31,6 @@ const FLOORS: &[(&str, &[&str])] = &[
             "entity_mut",
             "entity_ref",
             "entity_serde",
-            "entity_upcoming",
             "error",
             "hook",
             "one_component",

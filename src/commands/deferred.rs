@@ -1,9 +1,9 @@
 //! [`Commands`]: queues structural changes (spawn, despawn, insert, remove, closures
 //! over the world) to apply at the next sync point.
 
-use crate::abandoned_spawns::AbandonedSpawns;
 use crate::bundle::Bundle;
 use crate::entity::Entity;
+use crate::entity::abandoned_spawns::AbandonedSpawns;
 use crate::error::CommandError;
 use crate::world::World;
 

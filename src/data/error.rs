@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::type_name::short_type_name;
+use crate::util::type_name::short_type_name;
 
 /// Why a data command was refused. Nothing in the world changed.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -192,4 +192,4 @@ macro_rules! impl_data_method {
     };
 }
 
-crate::tuples::for_each_indexed_tuple_prefix!(impl_data_method; T0 0, T1 1, T2 2, T3 3, T4 4, T5 5, T6 6, T7 7);
+crate::util::tuples::for_each_indexed_tuple_prefix!(impl_data_method; T0 0, T1 1, T2 2, T3 3, T4 4, T5 5, T6 6, T7 7);

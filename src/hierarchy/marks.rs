@@ -96,7 +96,7 @@ impl Marks {
     /// Hints the processor to load `entity`'s mark.
     #[inline]
     pub(super) fn prefetch(&self, entity: Entity) {
-        crate::hint::prefetch(self.slots.as_ptr().wrapping_add(entity.index() as usize));
+        crate::util::hint::prefetch(self.slots.as_ptr().wrapping_add(entity.index() as usize));
     }
 }
 

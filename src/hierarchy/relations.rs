@@ -184,7 +184,7 @@ impl World {
     /// O(children + `order`), with scratch space of the list's length.
     pub(crate) fn reorder_children(&mut self, parent: Entity, order: &[Entity]) -> bool {
         let Ok(children) = self.get::<Children>(parent) else { return false };
-        let mut placed = crate::hash::IdMap::<u64, ()>::default();
+        let mut placed = crate::util::hash::IdMap::<u64, ()>::default();
         let mut wanted: Vec<Entity> = Vec::with_capacity(children.list.len());
         for &child in order {
             if self.child_links().target_of(child) == Some(parent) && placed.insert(child.to_bits(), ()).is_none() {

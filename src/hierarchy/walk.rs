@@ -11,8 +11,8 @@ use rayon::prelude::*;
 
 use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
-use crate::hint::prefetch;
 use crate::storage::{ArchetypeId, downcast_mut, downcast_unchecked};
+use crate::util::hint::prefetch;
 use crate::world::World;
 
 use crate::relation::Related;

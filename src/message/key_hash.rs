@@ -14,7 +14,7 @@
 
 use std::hash::{BuildHasher, BuildHasherDefault, Hash, Hasher, RandomState};
 
-use crate::hash::{GOLDEN, IdHasher};
+use crate::util::hash::{GOLDEN, IdHasher};
 
 /// A policy's random hash salt (see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,7 +54,7 @@ impl Hasher for KeyHasher {
 
     #[inline]
     fn write(&mut self, bytes: &[u8]) {
-        crate::hash::for_each_word(bytes, |word| self.write_u64(word));
+        crate::util::hash::for_each_word(bytes, |word| self.write_u64(word));
     }
 
     #[inline(always)]

@@ -15,7 +15,7 @@
 //! the clearing cost follows the keys, not the largest round ever seen. The array keeps
 //! its allocation, so steady frames allocate nothing.
 
-use crate::hint::prefetch;
+use crate::util::hint::prefetch;
 
 /// The fewest bits a table that holds a key has (16 slots).
 const MIN_BITS: u32 = 4;

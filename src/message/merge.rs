@@ -6,7 +6,7 @@ use std::hash::Hash;
 
 use super::key_hash::{Salt, hash_key};
 use super::key_table::KeyTable;
-use crate::hint::prefetch;
+use crate::util::hint::prefetch;
 
 /// Keys per sync point from which sends are looked up a few sends late, with their
 /// table slots and messages loaded ahead (see [`MergeBy`]). Below it the table and the

@@ -7,7 +7,7 @@ use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::commands::Commands;
-use crate::hash::IdMap;
+use crate::util::hash::IdMap;
 use crate::world::{World, WorldId};
 
 use super::merge::MergeBy;

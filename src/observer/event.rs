@@ -77,7 +77,7 @@ macro_rules! lifecycle_event {
 
         impl<T: Component> std::fmt::Debug for $name<T> {
             fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                write!(f, "{}<{}>", stringify!($name), crate::type_name::short_type_name(std::any::type_name::<T>()))
+                write!(f, "{}<{}>", stringify!($name), crate::util::type_name::short_type_name(std::any::type_name::<T>()))
             }
         }
     };

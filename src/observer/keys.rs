@@ -5,8 +5,8 @@ use std::any::TypeId;
 
 use crate::component::ComponentId;
 use crate::entity::Entity;
-use crate::hash::IdMap;
 use crate::hook::HookKind;
+use crate::util::hash::IdMap;
 
 /// Identifies an observer registered with [`World::observe`](crate::World::observe) or
 /// [`World::observe_entity`](crate::World::observe_entity). Never reused, so a handle to a removed observer stays

@@ -2,8 +2,8 @@
 //! rather than a hash lookup, since every insert, removal and despawn of a watched type
 //! asks.
 
-use crate::hash::IdMap;
 use crate::hook::HookKind;
+use crate::util::hash::IdMap;
 
 use super::keys::{Key, Listeners};
 

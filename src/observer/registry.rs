@@ -5,9 +5,9 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use crate::component::ComponentId;
 use crate::entity::Entity;
-use crate::hash::IdMap;
 use crate::hook::HookKind;
 use crate::reactor::Reactor;
+use crate::util::hash::IdMap;
 use crate::world::World;
 
 use super::change_watch::ChangeWatch;

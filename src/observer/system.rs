@@ -43,7 +43,7 @@ macro_rules! impl_observer_function {
     };
 }
 
-crate::tuples::for_each_tuple_prefix!(impl_observer_function; A, B, C, D, E1, F, G, H, I, J, K);
+crate::util::tuples::for_each_tuple_prefix!(impl_observer_function; A, B, C, D, E1, F, G, H, I, J, K);
 
 /// An observer with its event type erased, as the registry keeps it.
 pub(crate) trait AnyObserver: Send + 'static {

@@ -468,7 +468,7 @@ unsafe impl<T: Component> QueryData for &T {
     }
     #[inline]
     fn prefetch(fetch: &Self::Fetch<'_>, row: usize) {
-        crate::hint::prefetch(fetch.wrapping_add(row));
+        crate::util::hint::prefetch(fetch.wrapping_add(row));
     }
     type Rows<'w> = &'w [T];
     #[inline]
@@ -653,4 +653,4 @@ macro_rules! impl_query_data_tuple {
     };
 }
 
-crate::tuples::for_each_indexed_tuple_prefix!(impl_query_data_tuple; A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12, N 13, O 14, P 15);
+crate::util::tuples::for_each_indexed_tuple_prefix!(impl_query_data_tuple; A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12, N 13, O 14, P 15);

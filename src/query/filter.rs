@@ -161,7 +161,7 @@ macro_rules! impl_archetype_filter_tuple {
     };
 }
 
-crate::tuples::for_each_indexed_tuple_prefix!(impl_archetype_filter_tuple; A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
+crate::util::tuples::for_each_indexed_tuple_prefix!(impl_archetype_filter_tuple; A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
 
 /// `With<T>`/`Without<T>`'s part of a run: `T`'s set, if `T` is sparse.
 type SetRef<'w> = Option<&'w SparseSet>;
@@ -444,4 +444,4 @@ macro_rules! impl_filter_tuple {
     };
 }
 
-crate::tuples::for_each_indexed_tuple_prefix!(impl_filter_tuple; A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
+crate::util::tuples::for_each_indexed_tuple_prefix!(impl_filter_tuple; A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);

@@ -233,9 +233,9 @@ unsafe impl<T: Component> QueryData for &mut T {
     }
     #[inline]
     fn prefetch(fetch: &Self::Fetch<'_>, row: usize) {
-        crate::hint::prefetch(fetch.values.wrapping_add(row));
+        crate::util::hint::prefetch(fetch.values.wrapping_add(row));
         if let Some(ticks) = fetch.ticks {
-            crate::hint::prefetch(ticks.changed.wrapping_add(row));
+            crate::util::hint::prefetch(ticks.changed.wrapping_add(row));
         }
     }
 }

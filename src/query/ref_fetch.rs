@@ -185,9 +185,9 @@ unsafe impl<T: Component> QueryData for Ref<'_, T> {
     }
     #[inline]
     fn prefetch(fetch: &RefFetch<T>, row: usize) {
-        crate::hint::prefetch(fetch.values.wrapping_add(row));
+        crate::util::hint::prefetch(fetch.values.wrapping_add(row));
         if let Some(ticks) = fetch.ticks {
-            crate::hint::prefetch(ticks.changed.wrapping_add(row));
+            crate::util::hint::prefetch(ticks.changed.wrapping_add(row));
         }
     }
     type Rows<'w> = &'w [T];

@@ -130,7 +130,7 @@ impl<R> std::ops::Deref for Related<R> {
 
 impl<R> fmt::Debug for Related<R> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let name = crate::type_name::short_type_name(std::any::type_name::<R>());
+        let name = crate::util::type_name::short_type_name(std::any::type_name::<R>());
         write!(f, "Related<{name}>")?;
         f.debug_list().entries(&self.list).finish()
     }

@@ -16,9 +16,9 @@ use std::ops::Range;
 
 use crate::entity::Entity;
 use crate::entity_serde::rename::{Lent, Rename};
-use crate::hash::IdMap;
 use crate::hierarchy::ChildOf;
 use crate::scene::SceneRegistry;
+use crate::util::hash::IdMap;
 use crate::world::World;
 
 use super::error::ReplicateError;

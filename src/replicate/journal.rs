@@ -5,7 +5,7 @@
 use std::collections::VecDeque;
 
 use crate::entity::Entity;
-use crate::hash::IdMap;
+use crate::util::hash::IdMap;
 
 /// What happened to one entity over one tick (or a window of ticks, merged).
 #[derive(Clone, Copy, Debug)]

@@ -6,8 +6,8 @@ use std::fmt;
 
 use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
-use crate::hash::IdMap;
 use crate::query::{ChangeSource, Changes};
+use crate::util::hash::IdMap;
 use crate::world::World;
 
 use super::peer_handles::PeerHandles;

@@ -3,12 +3,12 @@
 //! limits, and only then changes the world.
 
 use crate::entity::Entity;
-use crate::hash::IdMap;
 use crate::hierarchy::ChildOf;
 use crate::scene::entry::{EntityValues, next_value};
 use crate::scene::nesting::{NESTING_LIMIT, ReadError};
 use crate::scene::remap::{EntityRemap, Installed, Mode, NONE};
 use crate::scene::{EntityMap, SceneRegistry};
+use crate::util::hash::IdMap;
 use crate::world::World;
 
 use super::error::{DeltaError, ReplicateError};

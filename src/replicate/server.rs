@@ -5,10 +5,10 @@
 use crate::change::log::Cursor;
 use crate::component::ComponentId;
 use crate::entity::Entity;
-use crate::hash::IdMap;
 use crate::hierarchy::{ChildOf, Children};
 use crate::query::{ChangeSource, Changes, QueryState, With};
 use crate::scene::SceneRegistry;
+use crate::util::hash::IdMap;
 use crate::world::{World, WorldId};
 
 use super::encode::{Decide, EncodeFor, Encoded, Encoder};

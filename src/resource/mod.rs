@@ -6,7 +6,7 @@ use std::cell::UnsafeCell;
 
 use crate::change::{Remap, Tick};
 use crate::error::MissingResource;
-use crate::hash::IdMap;
+use crate::util::hash::IdMap;
 
 mod world_api;
 

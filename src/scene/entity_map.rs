@@ -1,7 +1,7 @@
 //! [`EntityMap`]: the local handle of each entity another world named.
 
 use crate::entity::Entity;
-use crate::hash::IdMap;
+use crate::util::hash::IdMap;
 
 /// Maps the handles of another world's entities (a server's, a file's) to the local
 /// entities that stand for them.

@@ -14,7 +14,7 @@ use super::entry::{StagedResource, Staging, staged_values};
 use super::error::{LoadError, ValueSite};
 use super::registry::SceneRegistry;
 use super::remap::{EntityRemap, Installed, Mode, NONE};
-use crate::entity_upcoming::Upcoming;
+use crate::entity::upcoming::Upcoming;
 
 /// What a load made.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -17,9 +17,9 @@
 use std::cell::{Cell, RefCell};
 
 use crate::entity::Entity;
+use crate::entity::upcoming::Upcoming;
 use crate::entity_serde::load_remap;
-use crate::entity_upcoming::Upcoming;
-use crate::hash::IdMap;
+use crate::util::hash::IdMap;
 
 use super::entity_map::EntityMap;
 

@@ -309,7 +309,7 @@ impl<'s> SceneSaver<'s> {
         let Some(selection) = &self.selection else {
             return Ok(None);
         };
-        let mut seen = crate::hash::IdMap::<u64, ()>::default();
+        let mut seen = crate::util::hash::IdMap::<u64, ()>::default();
         let mut located = Vec::with_capacity(selection.len());
         for &entity in selection {
             let location = self.world.locate(entity).map_err(|_| SaveError::NoSuchEntity(entity))?;

@@ -74,7 +74,7 @@ macro_rules! impl_set_group {
     };
 }
 
-crate::tuples::for_each_tuple_prefix!(impl_set_group; S0, S1, S2, S3, S4, S5, S6, S7, S8, S9, S10, S11);
+crate::util::tuples::for_each_tuple_prefix!(impl_set_group; S0, S1, S2, S3, S4, S5, S6, S7, S8, S9, S10, S11);
 
 impl Schedule {
     /// Configures every set of `group`, in order, as

@@ -11,7 +11,7 @@ use std::collections::hash_map::Entry;
 use crate::bundle::{Bundle, BundleId, Bundles, SPARSE_COLUMN};
 use crate::change::Tick;
 use crate::component::{ComponentId, Components};
-use crate::hash::IdMap;
+use crate::util::hash::IdMap;
 
 use super::{ArchetypeId, Archetypes};
 

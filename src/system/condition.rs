@@ -39,7 +39,7 @@ macro_rules! impl_read_only_tuple {
     };
 }
 
-crate::tuples::for_each_tuple_prefix!(impl_read_only_tuple; A, B, C, D, E, F, G, H, I, J, K, L);
+crate::util::tuples::for_each_tuple_prefix!(impl_read_only_tuple; A, B, C, D, E, F, G, H, I, J, K, L);
 
 /// A run condition, ready to be attached to a system or a set with `run_if`. Made
 /// from any function of [read-only parameters](ReadOnlySystemParam) returning `bool`

@@ -7,7 +7,7 @@ use std::marker::PhantomData;
 
 use crate::component::ComponentId;
 use crate::storage::ArchetypeId;
-use crate::type_name::short_type_name;
+use crate::util::type_name::short_type_name;
 use crate::world::World;
 
 use super::access::SystemAccess;
@@ -387,7 +387,7 @@ macro_rules! impl_system_function {
     };
 }
 
-crate::tuples::for_each_tuple_prefix!(impl_system_function; A, B, C, D, E, F, G, H, I, J, K, L);
+crate::util::tuples::for_each_tuple_prefix!(impl_system_function; A, B, C, D, E, F, G, H, I, J, K, L);
 
 /// Tells functions with an input apart from those without (in their marker).
 #[doc(hidden)]
@@ -423,7 +423,7 @@ macro_rules! impl_system_function_with_input {
     };
 }
 
-crate::tuples::for_each_tuple_prefix!(impl_system_function_with_input; A, B, C, D, E, F, G, H, I, J, K);
+crate::util::tuples::for_each_tuple_prefix!(impl_system_function_with_input; A, B, C, D, E, F, G, H, I, J, K);
 
 /// A [`System`] made from a function taking `&mut World`: it runs alone, and conflicts
 /// with every other system.

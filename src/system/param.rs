@@ -334,4 +334,4 @@ macro_rules! impl_param_tuple {
     };
 }
 
-crate::tuples::for_each_tuple_prefix!(impl_param_tuple; A, B, C, D, E, F, G, H, I, J, K, L);
+crate::util::tuples::for_each_tuple_prefix!(impl_param_tuple; A, B, C, D, E, F, G, H, I, J, K, L);

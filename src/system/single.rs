@@ -208,5 +208,5 @@ where
 
 /// A parameter's type name without module paths, for messages.
 fn short(name: &str) -> String {
-    crate::type_name::short_type_name(name)
+    crate::util::type_name::short_type_name(name)
 }

@@ -92,7 +92,7 @@ pub struct World {
     pub(crate) hook_queue: CommandQueue,
     /// Entities reserved for spawn commands that were dropped unapplied; freed at the
     /// next structural operation.
-    pub(crate) abandoned_spawns: crate::abandoned_spawns::AbandonedSpawns,
+    pub(crate) abandoned_spawns: crate::entity::abandoned_spawns::AbandonedSpawns,
     /// The other half of `hook_queue`'s double buffer, so applying allocates nothing.
     pub(crate) hook_spare: CommandQueue,
     /// Set while hook commands are being applied: nested operations leave theirs to

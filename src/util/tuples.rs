@@ -5,14 +5,14 @@
 /// `m!(A);` and `m!(A, B);`.
 macro_rules! for_each_tuple_prefix {
     ($m:ident; $($t:ident),*) => {
-        $crate::tuples::for_each_tuple_prefix!(@ $m; []; $($t),*);
+        $crate::util::tuples::for_each_tuple_prefix!(@ $m; []; $($t),*);
     };
     (@ $m:ident; [$($done:ident),*]; ) => {
         $m!($($done),*);
     };
     (@ $m:ident; [$($done:ident),*]; $t:ident $(, $rest:ident)*) => {
         $m!($($done),*);
-        $crate::tuples::for_each_tuple_prefix!(@ $m; [$($done,)* $t]; $($rest),*);
+        $crate::util::tuples::for_each_tuple_prefix!(@ $m; [$($done,)* $t]; $($rest),*);
     };
 }
 
@@ -23,14 +23,14 @@ pub(crate) use for_each_tuple_prefix;
 /// `m!(A 0, B 1);`.
 macro_rules! for_each_indexed_tuple_prefix {
     ($m:ident; $($t:ident $i:tt),*) => {
-        $crate::tuples::for_each_indexed_tuple_prefix!(@ $m; []; $($t $i),*);
+        $crate::util::tuples::for_each_indexed_tuple_prefix!(@ $m; []; $($t $i),*);
     };
     (@ $m:ident; [$($done:ident $done_i:tt),*]; ) => {
         $m!($($done $done_i),*);
     };
     (@ $m:ident; [$($done:ident $done_i:tt),*]; $t:ident $i:tt $(, $rest:ident $rest_i:tt)*) => {
         $m!($($done $done_i),*);
-        $crate::tuples::for_each_indexed_tuple_prefix!(@ $m; [$($done $done_i,)* $t $i]; $($rest $rest_i),*);
+        $crate::util::tuples::for_each_indexed_tuple_prefix!(@ $m; [$($done $done_i,)* $t $i]; $($rest $rest_i),*);
     };
 }
 

@@ -13,6 +13,10 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::storage::{ArchetypeId, Row};
 
+pub(crate) mod abandoned_spawns;
+#[cfg(feature = "persistence")]
+pub(crate) mod upcoming;
+
 /// A handle to an entity: a slot index and the generation of that slot.
 ///
 /// Handles are cheap to copy and compare. A handle stays valid until its entity is
@@ -218,7 +222,7 @@ impl Entities {
     /// The handles the next allocations will give, in order, once reserved ones are
     /// flushed (none may be waiting): at most `recycled` from the free list, then
     /// fresh indices.
-    pub(crate) fn upcoming(&self, recycled: usize) -> crate::entity_upcoming::Upcoming {
+    pub(crate) fn upcoming(&self, recycled: usize) -> crate::entity::upcoming::Upcoming {
         debug_assert!(!self.has_reserved(), "ripple: flush reserved entities first");
         let recycled = self
             .free
@@ -233,13 +237,13 @@ impl Entities {
         } else {
             self.meta.len() as u32
         };
-        crate::entity_upcoming::Upcoming::new(recycled, fresh_from)
+        crate::entity::upcoming::Upcoming::new(recycled, fresh_from)
     }
 
     /// Hints the processor to load `entity`'s slot.
     #[inline]
     pub(crate) fn prefetch(&self, entity: Entity) {
-        crate::hint::prefetch(self.meta.as_ptr().wrapping_add(entity.index as usize));
+        crate::util::hint::prefetch(self.meta.as_ptr().wrapping_add(entity.index as usize));
     }
 
     /// Records a new location for a live entity (after a row move).

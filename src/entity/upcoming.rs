@@ -6,7 +6,7 @@
 use std::cell::OnceCell;
 
 use crate::entity::Entity;
-use crate::hash::IdMap;
+use crate::util::hash::IdMap;
 
 /// The handles a world's next allocations will give, in order.
 pub(crate) struct Upcoming {
