@@ -37,7 +37,10 @@ impl World {
     /// }
     /// let mut world = World::new();
     /// let mut schedule = Schedule::new();
-    /// schedule.add_system(&mut world, (|| {}).named("score").on_added(|w| { w.publish_api(Score::default()); })).unwrap();
+    /// let score = (|| {}).named("score").on_added(|w| {
+    ///     w.publish_api(Score::default());
+    /// });
+    /// schedule.add_system(&mut world, score).unwrap();
     /// schedule.add_system(&mut world, collect_coin).unwrap();
     /// schedule.run(&mut world);
     /// assert_eq!(world.api::<Score>().unwrap().points, 10);

@@ -13,9 +13,10 @@
 //! frame with no changes costs one comparison per matched table.
 //!
 //! Tracking is opt-in per component type ([`World::track`](crate::World::track), or a
-//! query that asks with [`Changed`](crate::query::Changed), [`Added`](crate::query::Added),
-//! [`Dirty`](crate::query::Dirty) or [`Ref`](crate::query::Ref)); untracked columns carry no tick memory and `&mut T` access
-//! to them writes straight through.
+//! query that asks with [`Changed`](crate::query::Changed),
+//! [`Added`](crate::query::Added), [`Dirty`](crate::query::Dirty) or
+//! [`Ref`](crate::query::Ref)); untracked columns carry no tick memory and `&mut T`
+//! access to them writes straight through.
 
 mod change_list;
 pub(crate) mod history;

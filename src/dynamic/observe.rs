@@ -49,7 +49,8 @@ impl World {
     /// let hp = world.register_component(ComponentDescriptor::new("hp", 4, 4).unwrap());
     /// let added = Arc::new(Mutex::new(Vec::new()));
     /// let log = added.clone();
-    /// world.observe_by_id(hp, Moment::Add, move |t: Trigger<OnComponent>| log.lock().unwrap().push(t.entity())).unwrap();
+    /// let on_add = move |t: Trigger<OnComponent>| log.lock().unwrap().push(t.entity());
+    /// world.observe_by_id(hp, Moment::Add, on_add).unwrap();
     /// let orc = world.spawn(());
     /// world.insert_by_id(orc, hp, &10i32.to_le_bytes()).unwrap();
     /// assert_eq!(*added.lock().unwrap(), [orc]);

@@ -2,8 +2,10 @@
 //!
 //! A child names its parent with a [`ChildOf`] component; the parent's [`Children`]
 //! component lists its children in the order they were attached. The world keeps the
-//! two in step through every path that changes a relation: [`World::set_parent`](crate::World::set_parent),
-//! [`World::remove_parent`](crate::World::remove_parent), [`World::spawn_child`](crate::World::spawn_child), inserting or removing `ChildOf`
+//! two in step through every path that changes a relation:
+//! [`World::set_parent`](crate::World::set_parent),
+//! [`World::remove_parent`](crate::World::remove_parent),
+//! [`World::spawn_child`](crate::World::spawn_child), inserting or removing `ChildOf`
 //! directly (also from [`Commands`](crate::Commands) and hooks), and despawning.
 //!
 //! - **Despawning a parent despawns its descendants.** To keep them, detach them

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use crate::system::SystemAccess;
 use crate::world::World;
 
-use super::order::Node;
+use super::node::Node;
 use super::{
     IntoSystemConfig, Schedule, ScheduleError, Slot, SystemConfig, SystemId, SystemStats, UPDATE, initialize_conditions,
 };

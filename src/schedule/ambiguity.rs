@@ -4,7 +4,7 @@
 use std::fmt;
 
 use super::config::SystemRef;
-use super::order::Node;
+use super::node::Node;
 use super::{Schedule, SystemId};
 
 /// Two systems of one phase whose accesses conflict and that no order constraint

@@ -10,16 +10,9 @@
 
 use std::borrow::Cow;
 
+use super::node::Node;
 use super::plan;
 use super::{Schedule, ScheduleError, SystemId};
-
-/// One end of an order constraint.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Node {
-    System(SystemId),
-    /// A set, by index into the schedule's sets.
-    Set(usize),
-}
 
 /// One phase's order graph.
 struct PhaseOrder {
@@ -204,7 +197,7 @@ impl Schedule {
     pub(crate) fn order_target(&mut self, target: &super::SystemRef) -> Result<Node, ScheduleError> {
         match target {
             super::SystemRef::Name(name) if self.find(name).is_none() && self.find_set(name).is_none() => {
-                let mut set = super::sets::SetSlot::new(name.clone());
+                let mut set = super::set_slot::SetSlot::new(name.clone());
                 set.placeholder = true;
                 self.sets.push(set);
                 Ok(Node::Set(self.sets.len() - 1))
@@ -260,7 +253,7 @@ impl Schedule {
         if self.find(&name).is_some() {
             return Err(ScheduleError::DuplicateName(name.to_string()));
         }
-        self.sets.push(super::sets::SetSlot::new(name));
+        self.sets.push(super::set_slot::SetSlot::new(name));
         Ok(self.sets.len() - 1)
     }
 }

@@ -6,41 +6,8 @@ use std::borrow::Cow;
 use crate::system::{Condition, IntoCondition};
 use crate::world::World;
 
-use super::order::Node;
+use super::node::Node;
 use super::{Schedule, ScheduleError, SystemRef};
-
-/// A set as the schedule keeps it.
-pub(crate) struct SetSlot {
-    pub(crate) name: Cow<'static, str>,
-    /// The phase its members run in, if it names one.
-    pub(crate) phase: Option<usize>,
-    pub(crate) enabled: bool,
-    pub(crate) conditions: Vec<Condition>,
-    /// This run's verdict of its conditions, once evaluated.
-    pub(crate) verdict: Option<bool>,
-    /// The sets it is directly in.
-    pub(crate) parents: Vec<usize>,
-    /// Made by an order against a name nothing had yet: a system added later under
-    /// this name takes its place (see `Schedule::adopt_placeholder`).
-    pub(crate) placeholder: bool,
-    /// A placeholder a system took the place of: no longer a set (its index stays).
-    pub(crate) gone: bool,
-}
-
-impl SetSlot {
-    pub(crate) fn new(name: Cow<'static, str>) -> Self {
-        SetSlot {
-            name,
-            phase: None,
-            enabled: true,
-            conditions: Vec::new(),
-            verdict: None,
-            parents: Vec::new(),
-            placeholder: false,
-            gone: false,
-        }
-    }
-}
 
 /// Settings for a system set, applied with [`Schedule::configure_set`]. A system
 /// joins a set with [`in_set`](crate::schedule::IntoSystemConfig::in_set); a set that is
@@ -49,13 +16,13 @@ impl SetSlot {
 /// ```
 /// use ripple::World;
 /// use ripple::schedule::{IntoSystemConfig, Schedule, SetConfig};
-/// use ripple::system::resource_exists;
+/// use ripple::system::{not, resource_exists};
 /// struct Paused;
 ///
 /// let mut world = World::new();
 /// let mut schedule = Schedule::new();
 /// schedule
-///     .configure_set(&mut world, SetConfig::new("physics").before("render").run_if(ripple::system::not(resource_exists::<Paused>)))
+///     .configure_set(&mut world, SetConfig::new("physics").before("render").run_if(not(resource_exists::<Paused>)))
 ///     .unwrap();
 /// // No system or set called "render" yet: the order waits for one.
 /// assert_eq!(schedule.unresolved_order_targets(), ["render"]);

@@ -11,7 +11,7 @@
 use std::ops::{Deref, DerefMut};
 
 use super::Schedule;
-use super::order::Node;
+use super::node::Node;
 
 /// A schedule being edited; see the module docs.
 pub(crate) struct Tentative<'s> {

@@ -26,12 +26,13 @@ use super::param::{EntityCounts, SystemMeta, SystemParam, SystemParamItem};
 ///
 /// ```
 /// use ripple::World;
+/// use ripple::query::With;
 /// use ripple::schedule::Schedule;
 /// use ripple::system::{ParamSet, Query};
 /// struct Health(i32);
 /// struct Shielded;
 ///
-/// fn regenerate(mut set: ParamSet<(Query<&'static mut Health>, Query<&'static Health, ripple::query::With<Shielded>>)>) {
+/// fn regenerate(mut set: ParamSet<(Query<&'static mut Health>, Query<&'static Health, With<Shielded>>)>) {
 ///     set.p0().for_each_mut(|mut health| health.0 += 1);
 ///     let shielded_total: i32 = set.p1().iter().map(|health| health.0).sum();
 ///     assert_eq!(shielded_total, 11);
