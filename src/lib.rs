@@ -124,13 +124,13 @@ pub use world::memory::{BacklogMemory, DEFAULT_CHANGE_LOG_LIMIT, LogMemory, MAX_
 /// The types most programs need: `use ripple::prelude::*;`.
 pub mod prelude {
     pub use crate::hierarchy::{ChildOf, Children, Propagation};
-    pub use crate::message::{MessageReader, MessageWriter};
+    pub use crate::message::{Message, MessageReader, MessageWriter};
     pub use crate::observer::{ObserverEvent, OnAdd, OnChange, OnDespawn, OnInsert, OnRemove, OnReplace, Trigger};
     pub use crate::query::{Added, Changed, Dirty, Or, QueryState, Ref, With, Without};
-    pub use crate::schedule::{IntoSystemConfig, Schedule};
+    pub use crate::schedule::{IntoSystemConfig, IntoSystemGroup, Schedule};
     pub use crate::system::{
         In, InMut, InRef, IntoCondition, IntoIoSystem, Local, ParamSet, Populated, Query, Removed, Res, ResMut, Single,
-        SystemResult,
+        SystemResult, not, resource_exists,
     };
     pub use crate::{Api, ApiMut, Bundle, Commands, Component, Entity, HookContext, Mut, World};
 }
