@@ -56,4 +56,5 @@ pub use fetch::{QueryData, ReadOnlyQueryData};
 pub use filter::{ArchetypeFilter, Or, QueryFilter, With, Without};
 pub use iter::QueryIter;
 pub use ref_fetch::Ref;
+pub(crate) use state::QueryMemory;
 pub use state::QueryState;

@@ -17,9 +17,9 @@ use super::param::{EntityCounts, SystemMeta, SystemParam, SystemParamItem};
 /// themselves they may. The schedule treats the set as touching everything its
 /// members touch.
 ///
-/// Each `pN()` call makes its member afresh; a `Res` or `ResMut` member's `is_changed`
-/// is still relative to the system's previous run, however many times it is handed
-/// out in one run (as in bevy_ecs).
+/// Each `pN()` call makes its member afresh; a `Res` or `ResMut` member's `is_changed`,
+/// and a `Query` member's change filters, are still relative to the system's previous
+/// run, however many times it is handed out in one run (as in bevy_ecs).
 ///
 /// Member types must be `'static`: spell a query's references with `'static`
 /// (`Query<&'static mut Health>`); the items still borrow only for the member's use.

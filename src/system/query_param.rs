@@ -4,7 +4,7 @@
 use crate::component::ComponentId;
 use crate::entity::Entity;
 use crate::error::QueryEntityError;
-use crate::query::{ArchetypeFilter, QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData};
+use crate::query::{ArchetypeFilter, QueryData, QueryFilter, QueryIter, QueryMemory, QueryState, ReadOnlyQueryData};
 use crate::storage::ArchetypeId;
 use crate::world::World;
 
@@ -16,17 +16,26 @@ pub struct QueryParamState<Q: QueryData, F: QueryFilter> {
     pub(super) query: QueryState<Q, F>,
     /// Items handed out since the profiler last counted.
     pub(super) processed: usize,
+    /// The query's memory when this run of the system first iterated it: every
+    /// iteration of the run starts from it. `None` until the run's first iteration.
+    run_start: Option<QueryMemory>,
+    /// Whether a [`ParamSet`](super::ParamSet) holds the query: then it may be made
+    /// several times in one run, and the run starts at `begin_shared_run`, not at
+    /// each `get`.
+    shared: bool,
 }
 
 /// The entities that have what `Q` fetches and pass filter `F` (a system parameter).
 ///
-/// Every iteration is a run of the system's own [`QueryState`]: `Changed`, `Added`
-/// and `Dirty` report what happened since *this system's* previous run, so a system
-/// that was disabled sees everything it missed when it runs again, and a system
-/// added late sees every entity as changed on its first run (see "A disabled
-/// observer catches up" and "A new observer sees everything as new" in
-/// docs/design.md). A system that panics part-way through a run sees what that run
-/// had not finished again on its next run.
+/// Its change filters count from *this system's* previous run: `Changed`, `Added` and
+/// `Dirty` report what happened since then, in every iteration of one run of the
+/// system alike (iterating a `Changed` query twice in a system yields the changed
+/// entities both times, as in bevy_ecs; what the system wrote in the first iteration
+/// counts as changed in the second). So a system that was disabled sees everything it
+/// missed when it runs again, and a system added late sees every entity as changed on
+/// its first run (see "A disabled observer catches up" and "A new observer sees
+/// everything as new" in docs/design.md). A system that panics part-way through a run
+/// sees what that run had not finished again on its next run.
 ///
 /// ```
 /// use ripple::World;
@@ -52,53 +61,59 @@ pub struct Query<'w, 's, Q: QueryData, F: QueryFilter = ()> {
 }
 
 impl<'w, Q: QueryData, F: QueryFilter> Query<'w, '_, Q, F> {
-    /// Iterates over the matching entities' items. One run.
+    /// Iterates over the matching entities' items.
     pub fn iter(&mut self) -> QueryParamIter<'_, 'w, Q, F>
     where
         Q: ReadOnlyQueryData,
     {
+        self.same_window();
         // SAFETY: the schedule holds the access this query declared, for `'w`.
         let inner = unsafe { self.state.query.iter_unchecked(self.world) };
         QueryParamIter { inner, processed: &mut self.state.processed }
     }
 
-    /// Iterates with mutable access. One run. Writes through items are recorded as
+    /// Iterates with mutable access. Writes through items are recorded as
     /// they happen, so items may be kept until the iterator is dropped.
     pub fn iter_mut(&mut self) -> QueryParamIter<'_, '_, Q, F> {
+        self.same_window();
         // SAFETY: the schedule holds the access this query declared, for `'w`, and the
         // items borrow `self` mutably, so no other run of this query overlaps them.
         let inner = unsafe { self.state.query.iter_unchecked(self.world) };
         QueryParamIter { inner, processed: &mut self.state.processed }
     }
 
-    /// Calls `f` with each matching entity's item. One run.
+    /// Calls `f` with each matching entity's item.
     pub fn for_each(&mut self, f: impl FnMut(Q::Item<'w>))
     where
         Q: ReadOnlyQueryData,
     {
+        self.same_window();
         // SAFETY: the schedule holds the (read-only) access for `'w`.
         self.state.processed += unsafe { self.state.query.for_each_shared(self.world, f) };
     }
 
-    /// Calls `f` with each matching entity's item, with mutable access. One run.
+    /// Calls `f` with each matching entity's item, with mutable access.
     /// Items cannot outlive the call to `f`.
     pub fn for_each_mut(&mut self, f: impl for<'a> FnMut(Q::Item<'a>)) {
+        self.same_window();
         // SAFETY: the schedule holds the access this query declared, for `'w`.
         self.state.processed += unsafe { self.state.query.for_each_unchecked(self.world, f) };
     }
 
-    /// Like [`for_each`](Self::for_each), spread over rayon's threads. One run.
+    /// Like [`for_each`](Self::for_each), spread over rayon's threads.
     pub fn par_for_each(&mut self, f: impl Fn(Q::Item<'w>) + Send + Sync)
     where
         Q: ReadOnlyQueryData,
     {
+        self.same_window();
         // SAFETY: the schedule holds the (read-only) access for `'w`.
         self.state.processed += unsafe { self.state.query.par_for_each_unchecked(self.world, &f) };
     }
 
     /// Like [`for_each_mut`](Self::for_each_mut), spread over rayon's threads; each row
-    /// is visited by one thread. One run.
+    /// is visited by one thread.
     pub fn par_for_each_mut(&mut self, f: impl for<'a> Fn(Q::Item<'a>) + Send + Sync) {
+        self.same_window();
         // SAFETY: the schedule holds the access this query declared, for `'w`; each row
         // is claimed by one thread.
         self.state.processed += unsafe { self.state.query.par_for_each_unchecked(self.world, &f) };
@@ -168,6 +183,17 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, '_, Q, F> {
         visited
     }
 
+    /// Starts an iteration from where this run of the system first found the query, so
+    /// that every iteration in the run reports the changes since the system's previous
+    /// run. Putting the memory back is sound within a run: no sync point (which trims
+    /// the logs and ages the ticks) runs while a system holds the world.
+    fn same_window(&mut self) {
+        match self.state.run_start {
+            Some(start) => self.state.query.restore_memory(start),
+            None => self.state.run_start = Some(self.state.query.memory()),
+        }
+    }
+
     /// The number of entities in the tables this query matches: an upper bound on its
     /// items, as [`QueryState::matched_entities`] explains (sparse components do not
     /// split tables).
@@ -191,13 +217,20 @@ where
         if let Err(conflict) = meta.access.add_query(&query.access, std::any::type_name::<Self>()) {
             meta.refuse(conflict);
         }
-        QueryParamState { query, processed: 0 }
+        QueryParamState { query, processed: 0, run_start: None, shared: false }
     }
     unsafe fn get<'w, 's>(state: &'s mut Self::State, world: &'w World, _: &SystemMeta) -> Query<'w, 's, Q, F> {
         // Once per run: `get` and `get_mut` rely on it (`QueryState::get_in`), since
         // the run holds the world shared and no table can appear meanwhile.
         state.query.update_archetypes(world);
+        if !state.shared {
+            state.run_start = None;
+        }
         Query { world, state }
+    }
+    fn begin_shared_run(state: &mut Self::State) {
+        state.shared = true;
+        state.run_start = None;
     }
     fn matches(
         state: &mut Self::State,
