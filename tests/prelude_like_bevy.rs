@@ -80,3 +80,56 @@ fn the_former_event_names_still_work_as_the_message_names_do() {
     assert_eq!(world.read_events(&mut cursor).map(|hit| hit.0).collect::<Vec<_>>(), [4]);
     assert_eq!(world.event_stats::<Hit>(), world.message_stats::<Hit>());
 }
+
+#[derive(Default, Debug, PartialEq)]
+struct Score(u32);
+struct Level(u8);
+
+#[test]
+fn spawn_empty_and_init_resource_as_bevy_names_them() {
+    let mut world = World::new();
+    let empty = world.spawn_empty();
+    assert!(world.contains(empty));
+    world.init_resource::<Score>();
+    assert_eq!(world.resource::<Score>().unwrap(), &Score(0));
+    world.resource_mut::<Score>().unwrap().0 = 3;
+    world.init_resource::<Score>();
+    assert_eq!(world.resource::<Score>().unwrap(), &Score(3), "an existing resource is kept");
+}
+
+#[test]
+fn commands_spawn_empty_and_manage_resources_at_the_sync_point() {
+    fn setup(mut commands: Commands) {
+        let marker = commands.spawn_empty();
+        commands.insert(marker, (Level(1),));
+        commands.insert_resource(Level(2));
+        commands.init_resource::<Score>();
+        commands.remove_resource::<Total>();
+    }
+    #[derive(Default)]
+    struct Ready(Vec<bool>);
+    fn check(
+        level: Option<Res<Level>>,
+        score: Option<Res<Score>>,
+        total: Option<Res<Total>>,
+        mut ready: ResMut<Ready>,
+    ) {
+        ready.0.push(level.is_some() && score.is_some() && total.is_none());
+    }
+    let mut world = World::new();
+    world.insert_resource(Total(5));
+    world.init_resource::<Ready>();
+    let mut schedule = Schedule::new();
+    schedule.add_system(&mut world, check.in_phase(ripple::schedule::PRE_UPDATE)).unwrap();
+    schedule.add_system(&mut world, setup.in_phase(ripple::schedule::PRE_UPDATE).after("check")).unwrap();
+    schedule.run(&mut world);
+    schedule.run(&mut world);
+    // The first run's check ran before the setup's commands applied at the phase's sync
+    // point; the second saw them.
+    assert_eq!(world.resource::<Ready>().unwrap().0, [false, true]);
+    assert_eq!(world.resource::<Level>().unwrap().0, 2);
+    assert_eq!(world.resource::<Score>().unwrap(), &Score(0));
+    assert!(world.resource::<Total>().is_err());
+    // One marker entity per run of the setup.
+    assert_eq!(world.query::<&Level>().iter(&world).map(|level| level.0).collect::<Vec<_>>(), [1, 1]);
+}

@@ -111,6 +111,12 @@ impl Commands<'_, '_> {
         entity
     }
 
+    /// Queues spawning an entity with no components; returns its handle, reserved now
+    /// (bevy_ecs's `spawn_empty`; the same as `spawn(())`).
+    pub fn spawn_empty(&mut self) -> Entity {
+        self.spawn(())
+    }
+
     /// Queues despawning `entity`.
     pub fn despawn(&mut self, entity: Entity) {
         self.queue.push(move |world: &mut World| {

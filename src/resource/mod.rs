@@ -8,6 +8,7 @@ use crate::change::{Remap, Tick};
 use crate::error::MissingResource;
 use crate::util::hash::IdMap;
 
+mod commands;
 mod world_api;
 
 /// One stored resource with its change ticks. The value is last so that a

@@ -40,6 +40,25 @@ impl World {
         None
     }
 
+    /// Stores `R::default()` as the world's `R` unless it already holds one (which is
+    /// kept as it is, with its change ticks).
+    ///
+    /// ```
+    /// # use ripple::World;
+    /// #[derive(Default)]
+    /// struct Score(u32);
+    /// let mut world = World::new();
+    /// world.init_resource::<Score>();
+    /// world.resource_mut::<Score>().unwrap().0 = 7;
+    /// world.init_resource::<Score>(); // already there: kept
+    /// assert_eq!(world.resource::<Score>().unwrap().0, 7);
+    /// ```
+    pub fn init_resource<R: Default + Send + Sync + 'static>(&mut self) {
+        if !self.contains_resource::<R>() {
+            self.insert_resource(R::default());
+        }
+    }
+
     /// Whether the world holds an `R`.
     pub fn contains_resource<R: Send + Sync + 'static>(&self) -> bool {
         self.resources.slot::<R>().is_some()

@@ -36,6 +36,19 @@ impl World {
         (bundle, archetype)
     }
 
+    /// Creates an entity with no components and returns its handle (bevy_ecs's
+    /// `spawn_empty`; the same as `spawn(())`).
+    ///
+    /// ```
+    /// # use ripple::World;
+    /// let mut world = World::new();
+    /// let e = world.spawn_empty();
+    /// assert!(world.contains(e));
+    /// ```
+    pub fn spawn_empty(&mut self) -> Entity {
+        self.spawn(())
+    }
+
     /// Creates an entity with the components of `bundle` and returns its handle.
     ///
     /// # Panics
