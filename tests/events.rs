@@ -36,10 +36,11 @@ fn world() -> World {
 }
 
 #[test]
-fn an_event_sent_in_a_phase_is_readable_from_the_next_sync_point_on() {
+fn an_event_is_readable_by_systems_ordered_after_its_writer_in_the_same_run() {
     let mut world = world();
     let mut schedule = Schedule::new();
     let same_phase = Seen::default();
+    let unordered = Seen::default();
     let next_phase = Seen::default();
     schedule.add_system(&mut world, count_frames.in_phase(PRE_UPDATE)).unwrap();
     schedule
@@ -49,12 +50,16 @@ fn an_event_sent_in_a_phase_is_readable_from_the_next_sync_point_on() {
         )
         .unwrap();
     schedule.add_system(&mut world, recorder::<Ping>(same_phase.clone()).named("same").after("send")).unwrap();
+    schedule.add_system(&mut world, recorder::<Ping>(unordered.clone()).named("unordered")).unwrap();
     schedule.add_system(&mut world, recorder::<Ping>(next_phase.clone()).in_phase(POST_UPDATE)).unwrap();
     for _ in 0..3 {
         schedule.run(&mut world);
     }
-    // The reader after the writer in the same phase sees each event one frame later.
-    assert_eq!(*same_phase.lock().unwrap(), [(2, Ping(1)), (3, Ping(2))]);
+    // The reader after the writer in the same phase sees each event in the same frame.
+    assert_eq!(*same_phase.lock().unwrap(), [(1, Ping(1)), (2, Ping(2)), (3, Ping(3))]);
+    // A reader with no order to the writer runs beside it (no conflict): it sees each
+    // event the next frame.
+    assert_eq!(*unordered.lock().unwrap(), [(2, Ping(1)), (3, Ping(2))]);
     // The reader in the next phase sees it in the same frame.
     assert_eq!(*next_phase.lock().unwrap(), [(1, Ping(1)), (2, Ping(2)), (3, Ping(3))]);
 }

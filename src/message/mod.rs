@@ -1,10 +1,13 @@
-//! Messages: typed values sent by systems and read by other systems after the next sync
-//! point, each reader with its own cursor, with optional merging and bounds.
+//! Messages: typed values sent by systems and read by other systems, each reader with
+//! its own cursor, with optional merging and bounds.
 //!
-//! Delivery is deterministic even with parallel systems: messages sent during a phase
-//! wait in an outbox; the phase's sync point makes them readable, in send order. Two
-//! writers of one message type never run at the same time (their declared accesses
-//! conflict), so send order is the schedule's order.
+//! Delivery is deterministic even with parallel systems: messages a system sends wait
+//! in an outbox while its stage runs; the stage's end makes them readable, in send
+//! order, so every system ordered after the writer in the same schedule run reads them
+//! (as in bevy_ecs), and a reader running beside the writer reads them the next run.
+//! Two writers of one message type never run at the same time (their declared accesses
+//! conflict), so send order is the schedule's order. A type under a merge policy is
+//! delivered at the phase's sync point, once every writer of the phase has sent.
 
 mod former_names;
 mod key_hash;

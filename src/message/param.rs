@@ -11,8 +11,9 @@ use super::registry::{Message, MessageIter, Messages};
 /// The access key of sending `E`: writers of one message type exclude each other.
 struct Sends<E>(PhantomData<fn(E)>);
 
-/// Sends messages of type `E` (a system parameter). They become readable at the end of
-/// the current phase; a merge policy set with
+/// Sends messages of type `E` (a system parameter). They become readable when the
+/// writer's stage ends, to every system ordered after it in the same schedule run
+/// (at the phase's sync point for a type under a merge policy); a merge policy set with
 /// [`World::merge_messages_by`](crate::World::merge_messages_by) applies as they are sent.
 ///
 /// Two systems that send `E` never run at the same time, so the order of delivered
@@ -46,7 +47,9 @@ unsafe impl<E: Message> SystemParam for MessageWriter<'_, E> {
     }
 
     unsafe fn get<'w>(index: &mut usize, world: &'w World, _: &SystemMeta) -> MessageWriter<'w, E> {
-        let queue: &MessageQueue<E> = world.messages.get::<Messages>().queue(*index);
+        let messages = world.messages.get::<Messages>();
+        messages.mark_pending();
+        let queue: &MessageQueue<E> = messages.queue(*index);
         // SAFETY: the declared write of `Sends<E>` makes this the only writer of `E`
         // running (caller), and readers never touch the outbox.
         MessageWriter { outbox: unsafe { queue.outbox_unchecked() } }
@@ -62,7 +65,7 @@ pub struct ReaderState {
 }
 
 impl ReaderState {
-    /// A new reader of `E`: it reads the messages delivered from the next sync point on.
+    /// A new reader of `E`: it reads the messages delivered from the next delivery on.
     pub(crate) fn register<E: Message>(messages: &mut Messages) -> Self {
         let index = messages.index_or_register::<E>();
         let cursor = messages.queue_mut::<E>(index).register_reader();
@@ -87,9 +90,10 @@ impl ReaderState {
 /// delivered while its system was disabled — unless a bounded queue dropped them,
 /// which [`missed`](Self::missed) counts.
 ///
-/// # A new reader starts at the next sync point
+/// # A new reader starts at the next delivery
 /// A reader added to a running schedule reads the messages delivered from the next
-/// sync point on, none of those delivered before it existed. bevy_ecs's readers start
+/// delivery on (a stage's end, a sync point, a run's start), none of those delivered
+/// before it existed. bevy_ecs's readers start
 /// with whatever its buffers still hold (up to two updates' worth). ripple keeps an
 /// message until every reader has read it, so what is still held when a reader arrives
 /// depends on how far behind the other readers are; starting after it gives every new

@@ -175,6 +175,15 @@ impl<E: Send + Sync + 'static> MessageQueue<E> {
         (self.end() - cursor.load(Ordering::Relaxed).max(self.base)) as usize
     }
 
+    /// Delivers the outbox now unless a merge policy applies (a merge gathers the sends
+    /// of a whole phase, so merged messages wait for its sync point) or it is empty.
+    pub(crate) fn deliver_unmerged(&mut self) {
+        let outbox = self.outbox.get_mut();
+        if outbox.merge.is_none() && !outbox.waiting.is_empty() {
+            self.deliver();
+        }
+    }
+
     /// The sync point: forgets messages every reader has read, makes the outbox
     /// readable, then trims to the capacity, counting what that drops.
     pub(crate) fn deliver(&mut self) {

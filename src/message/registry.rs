@@ -4,7 +4,7 @@
 use std::any::{Any, TypeId};
 use std::hash::Hash;
 use std::marker::PhantomData;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use crate::commands::Commands;
 use crate::util::hash::IdMap;
@@ -14,7 +14,8 @@ use super::merge::MergeBy;
 use super::param::ReaderState;
 use super::queue::MessageQueue;
 
-/// A value sent from systems to systems, delivered at the next sync point. Implemented
+/// A value sent from systems to systems, readable by the systems ordered after the
+/// sender in the same schedule run (see [`crate::message`]). Implemented
 /// for every `Send + Sync + 'static` type.
 pub trait Message: Send + Sync + 'static {}
 
@@ -23,6 +24,7 @@ impl<T: Send + Sync + 'static> Message for T {}
 /// A queue of some message type, for delivery without knowing the type.
 trait AnyQueue: Send + Sync {
     fn deliver(&mut self);
+    fn deliver_unmerged(&mut self);
     /// The message type's name.
     fn name(&self) -> &'static str;
     fn stats(&mut self) -> MessageStats;
@@ -33,6 +35,9 @@ trait AnyQueue: Send + Sync {
 impl<E: Message> AnyQueue for MessageQueue<E> {
     fn deliver(&mut self) {
         MessageQueue::deliver(self);
+    }
+    fn deliver_unmerged(&mut self) {
+        MessageQueue::deliver_unmerged(self);
     }
     fn name(&self) -> &'static str {
         std::any::type_name::<E>()
@@ -54,6 +59,10 @@ impl<E: Message> AnyQueue for MessageQueue<E> {
 pub(crate) struct Messages {
     by_type: IdMap<TypeId, usize>,
     queues: Vec<Box<dyn AnyQueue>>,
+    /// Whether anything may have been sent since the last delivery: set once per
+    /// writer handed out (not per message), so a schedule stage that sent nothing
+    /// delivers nothing.
+    pending: AtomicBool,
 }
 
 impl Messages {
@@ -80,6 +89,12 @@ impl Messages {
     fn get_or_register<E: Message>(&mut self) -> &mut MessageQueue<E> {
         let index = self.index_or_register::<E>();
         self.queue_mut(index)
+    }
+
+    /// Notes that a writer was handed out: messages may be waiting.
+    #[inline]
+    pub(crate) fn mark_pending(&self) {
+        self.pending.store(true, Ordering::Relaxed);
     }
 }
 
@@ -223,8 +238,9 @@ impl World {
         self.messages.get_mut::<Messages>().index_or_register::<E>();
     }
 
-    /// Sends `message`; it becomes readable at the next sync point
-    /// ([`World::deliver_messages`], which every schedule phase ends with).
+    /// Sends `message`; it becomes readable at the next delivery: the next schedule
+    /// run's start, the end of the exclusive system's stage that sends it, or
+    /// [`World::deliver_messages`].
     ///
     /// ```
     /// # use ripple::World;
@@ -237,12 +253,16 @@ impl World {
     /// assert_eq!(world.read_messages(&mut cursor).count(), 0); // read once
     /// ```
     pub fn write_message<E: Message>(&mut self, message: E) {
-        self.messages.get_mut::<Messages>().get_or_register::<E>().outbox().send(message);
+        let messages = self.messages.get_mut::<Messages>();
+        *messages.pending.get_mut() = true;
+        messages.get_or_register::<E>().outbox().send(message);
     }
 
     /// Sends every message of `messages`, in order.
     pub fn write_message_batch<E: Message>(&mut self, messages: impl IntoIterator<Item = E>) {
-        self.messages.get_mut::<Messages>().get_or_register::<E>().outbox().send_all(messages);
+        let queues = self.messages.get_mut::<Messages>();
+        *queues.pending.get_mut() = true;
+        queues.get_or_register::<E>().outbox().send_all(messages);
     }
 
     /// A world-level reader of `E`, which reads the messages delivered from the next
@@ -284,8 +304,31 @@ impl World {
     /// and forgets messages that every reader has read. Schedules call it at the end of
     /// each phase; call it yourself when driving the world without a schedule.
     pub fn deliver_messages(&mut self) {
-        for queue in &mut self.messages.get_mut::<Messages>().queues {
+        let messages = self.messages.get_mut::<Messages>();
+        *messages.pending.get_mut() = false;
+        for queue in &mut messages.queues {
             queue.deliver();
+        }
+    }
+
+    /// A schedule stage's end: makes readable what its systems sent, so that systems
+    /// ordered after them in the same run read it (bevy_ecs's order), except message
+    /// types under a merge policy, which gather a whole phase. O(message types) when
+    /// anything was sent since the last delivery, O(1) otherwise.
+    pub(crate) fn deliver_stage_messages(&mut self) {
+        let messages = self.messages.get_mut::<Messages>();
+        if std::mem::take(messages.pending.get_mut()) {
+            for queue in &mut messages.queues {
+                queue.deliver_unmerged();
+            }
+        }
+    }
+
+    /// A schedule run's start: delivers what was sent between runs (from outside any
+    /// schedule), so every system of the run reads it. O(1) when nothing was.
+    pub(crate) fn deliver_messages_sent_between_runs(&mut self) {
+        if *self.messages.get_mut::<Messages>().pending.get_mut() {
+            self.deliver_messages();
         }
     }
 
@@ -295,7 +338,10 @@ impl World {
     /// merged retroactively.
     ///
     /// Readers get one message per key, in the order the keys were first sent, each
-    /// combined in send order. Keys are looked up in an open-addressing table that
+    /// combined in send order. A merged type is delivered at the phase's sync point
+    /// (not as each writer's stage ends, as other messages are), so one merge spans
+    /// every writer of the phase: a reader in a later phase reads the merged messages
+    /// in the same run, one in the writers' phase the next run. Keys are looked up in an open-addressing table that
     /// keeps its memory from one sync point to the next; past 262,144 distinct keys in
     /// one sync point, where the table and the messages outgrow the caches, each send is
     /// looked up a few dozen sends later, with its table slot and message loaded ahead,

@@ -115,8 +115,12 @@ unsafe impl Sync for SlotPtr {}
 ///
 /// - **Phases** run in order (by default `PreUpdate`, `Update`, `PostUpdate`). Each
 ///   ends in a **sync point**: deferred commands are applied in the phase's run
-///   order, then entity enter/exit callbacks run, then events sent since the last
+///   order, then entity enter/exit callbacks run, then messages sent since the last
 ///   sync point are delivered ([`World::deliver_messages`]).
+/// - **Messages** a system writes are also delivered as its stage ends, so every system
+///   ordered after it in the same run reads them (a message type under a merge policy
+///   waits for the phase's sync point, where merging completes); messages written
+///   between runs are delivered as the next run starts.
 /// - **Order** within a phase comes from `before`/`after` constraints (by name or by
 ///   handle); a cycle is refused, listing it. Conflicting systems with no order
 ///   between them run in insertion order; the others run in parallel on rayon. The
@@ -455,6 +459,7 @@ impl Schedule {
         }
         world.flush_reserved();
         world.maintain_ticks();
+        world.deliver_messages_sent_between_runs();
         self.refresh_plans();
         for set in &mut self.sets {
             set.verdict = None;
@@ -463,6 +468,10 @@ impl Schedule {
             let stages = self.phases[phase].plan.stages.len();
             for stage in 0..stages {
                 self.run_stage(world, phase, stage);
+                if stage + 1 < stages {
+                    // Systems ordered after this stage's writers read what they sent.
+                    world.deliver_stage_messages();
+                }
             }
             self.sync_point(world, phase);
         }

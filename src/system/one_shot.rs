@@ -173,8 +173,9 @@ impl World {
     }
 
     /// Runs a registered system once, with exclusive access to the world, then
-    /// applies its commands. Events it sends are delivered at the next sync point of
-    /// a schedule (or [`deliver_messages`](Self::deliver_messages)).
+    /// applies its commands. Messages it sends are delivered at the next delivery of
+    /// a schedule (a stage's end, a phase's sync point, a run's start) or by
+    /// [`deliver_messages`](Self::deliver_messages).
     ///
     /// The system is put back before its commands apply, so a command may run it
     /// again (as bevy_ecs does): that run sees what the commands before it changed,
