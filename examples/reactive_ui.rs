@@ -75,7 +75,6 @@ pub fn install(world: &mut World) {
             |t: Trigger<'_, OnAdd<Health>>,
              players: Query<'_, '_, (&Name, &Health, Option<&Score>)>,
              mut ui: ResMut<'_, Ui>| {
-                let mut players = players;
                 let (name, health, score) = players.get(t.entity()).expect("a player has a name");
                 let panel = Panel { health: health_text(name, health), score: score_text(score) };
                 ui.redraw(format!("+ panel {}: [{}] [{}]", t.entity(), panel.health, panel.score));
@@ -86,7 +85,6 @@ pub fn install(world: &mut World) {
     world
         .observe(
             |t: Trigger<'_, OnChange<Health>>, players: Query<'_, '_, (&Name, &Health)>, mut ui: ResMut<'_, Ui>| {
-                let mut players = players;
                 let (name, health) = players.get(t.entity()).expect("a player has a name");
                 let text = health_text(name, health);
                 let Some(panel) = ui.panels.get_mut(&t.entity()) else { return };
@@ -99,7 +97,6 @@ pub fn install(world: &mut World) {
         .unwrap();
     world
         .observe(|t: Trigger<'_, OnChange<Score>>, scores: Query<'_, '_, &Score>, mut ui: ResMut<'_, Ui>| {
-            let mut scores = scores;
             let text = score_text(scores.get(t.entity()).ok());
             let Some(panel) = ui.panels.get_mut(&t.entity()) else { return };
             if panel.score != text {

@@ -272,7 +272,7 @@ pub fn run(source: &str, turns: u32) -> Result<Vec<String>, String> {
                 dead,
                 Moment::Add,
                 |t: Trigger<'_, OnComponent>,
-                 mut names: Query<'_, '_, &Name>,
+                 names: Query<'_, '_, &Name>,
                  turn: Res<'_, Turn>,
                  mut log: ResMut<'_, Log>| {
                     let name = names.get(t.entity()).map_or("?".to_owned(), |n| n.0.clone());

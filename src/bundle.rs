@@ -41,6 +41,21 @@ mod sealed {
 /// struct Mine;
 /// impl ripple::Bundle for Mine {}
 /// ```
+///
+/// A bare component is not a bundle (every type is a component, so `(A, B)` could
+/// otherwise be a bundle of two or one component of tuple type): write `(A,)`, or the
+/// one-component calls `insert_one` and `remove_one`. The compiler's message says so:
+///
+/// ```compile_fail,E0277
+/// struct Pos(f32);
+/// let mut world = ripple::World::new();
+/// world.spawn(Pos(0.0)); // `Pos` is not a bundle: write `(Pos(0.0),)`
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a bundle: ripple's bundles are tuples, so one component is written `(value,)`",
+    label = "write `(value,)` for one component",
+    note = "every type is a component in ripple, so a bare value and a tuple could not be told apart; `insert_one(entity, value)` and `remove_one::<T>(entity)` take one component"
+)]
 pub trait Bundle: sealed::Sealed + Send + Sync + Sized + 'static {
     /// Column handles held while spawning many bundles into one archetype.
     #[doc(hidden)]

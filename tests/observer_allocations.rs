@@ -32,7 +32,7 @@ fn steady_frames_with_observers_allocate_nothing() {
     world.observe(|_: Trigger<'_, OnDespawn>, mut count: ResMut<'_, Count>| count.0 += 1).unwrap();
     world.observe(|_: Trigger<'_, Ping>, mut count: ResMut<'_, Count>| count.0 += 1).unwrap();
     world
-        .observe(|t: Trigger<'_, OnChange<Hp>>, mut hp: Query<'_, '_, &Hp>, mut commands: Commands<'_, '_>| {
+        .observe(|t: Trigger<'_, OnChange<Hp>>, hp: Query<'_, '_, &Hp>, mut commands: Commands<'_, '_>| {
             if hp.get(t.entity()).is_ok_and(|hp| hp.0 % 7 == 0) {
                 commands.insert(t.entity(), (Marked,));
             }

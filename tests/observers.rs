@@ -33,27 +33,27 @@ fn lifecycle_observers_run_in_order_and_see_the_values() {
     let l = log();
     let (a, b, c, d, e) = (l.clone(), l.clone(), l.clone(), l.clone(), l.clone());
     world
-        .observe(move |t: Trigger<OnAdd<Hp>>, mut q: Query<&Hp>| {
+        .observe(move |t: Trigger<OnAdd<Hp>>, q: Query<&Hp>| {
             a.lock().unwrap().push(format!("add {:?}", q.get(t.entity()).unwrap()))
         })
         .unwrap();
     world
-        .observe(move |t: Trigger<OnInsert<Hp>>, mut q: Query<&Hp>| {
+        .observe(move |t: Trigger<OnInsert<Hp>>, q: Query<&Hp>| {
             b.lock().unwrap().push(format!("insert {:?}", q.get(t.entity()).unwrap()))
         })
         .unwrap();
     world
-        .observe(move |t: Trigger<OnReplace<Hp>>, mut q: Query<&Hp>| {
+        .observe(move |t: Trigger<OnReplace<Hp>>, q: Query<&Hp>| {
             c.lock().unwrap().push(format!("replace {:?}", q.get(t.entity()).unwrap()))
         })
         .unwrap();
     world
-        .observe(move |t: Trigger<OnRemove<Hp>>, mut q: Query<&Hp>| {
+        .observe(move |t: Trigger<OnRemove<Hp>>, q: Query<&Hp>| {
             d.lock().unwrap().push(format!("remove {:?}", q.get(t.entity()).unwrap()))
         })
         .unwrap();
     world
-        .observe(move |t: Trigger<OnDespawn>, mut q: Query<&Hp>| {
+        .observe(move |t: Trigger<OnDespawn>, q: Query<&Hp>| {
             e.lock().unwrap().push(format!("despawn {:?}", q.get(t.entity()).ok()))
         })
         .unwrap();
@@ -415,11 +415,11 @@ fn scene_loads_report_adds_and_inserts_in_file_order() {
     let mut copy = World::new();
     let l = log();
     let (la, li, lc) = (l.clone(), l.clone(), l.clone());
-    copy.observe(move |t: Trigger<OnAdd<Saved>>, mut q: Query<&Saved>| {
+    copy.observe(move |t: Trigger<OnAdd<Saved>>, q: Query<&Saved>| {
         la.lock().unwrap().push(format!("add {}", q.get(t.entity()).unwrap().0));
     })
     .unwrap();
-    copy.observe(move |t: Trigger<OnInsert<Saved>>, mut q: Query<&Saved>| {
+    copy.observe(move |t: Trigger<OnInsert<Saved>>, q: Query<&Saved>| {
         li.lock().unwrap().push(format!("insert {}", q.get(t.entity()).unwrap().0));
     })
     .unwrap();

@@ -66,17 +66,17 @@ fn watch_parents(world: &mut World) -> ParentLog {
     let log = Arc::new(Mutex::new(Vec::new()));
     let (despawn, replace, remove) = (log.clone(), log.clone(), log.clone());
     world
-        .observe(move |t: Trigger<OnDespawn>, mut parents: Query<&ChildOf>| {
+        .observe(move |t: Trigger<OnDespawn>, parents: Query<&ChildOf>| {
             despawn.lock().unwrap().push(("despawn", parents.get(t.entity()).ok().map(ChildOf::parent)));
         })
         .unwrap();
     world
-        .observe(move |t: Trigger<OnReplace<Tag>>, mut parents: Query<&ChildOf>| {
+        .observe(move |t: Trigger<OnReplace<Tag>>, parents: Query<&ChildOf>| {
             replace.lock().unwrap().push(("replace", parents.get(t.entity()).ok().map(ChildOf::parent)));
         })
         .unwrap();
     world
-        .observe(move |t: Trigger<OnRemove<Tag>>, mut parents: Query<&ChildOf>| {
+        .observe(move |t: Trigger<OnRemove<Tag>>, parents: Query<&ChildOf>| {
             remove.lock().unwrap().push(("remove", parents.get(t.entity()).ok().map(ChildOf::parent)));
         })
         .unwrap();

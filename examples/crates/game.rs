@@ -500,7 +500,7 @@ fn collision_driven(
 fn combat(
     mut commands: Commands,
     hits: Res<Hits>,
-    mut movers: Query<(&Mover, &Velocity)>,
+    movers: Query<(&Mover, &Velocity)>,
     mut crates: Query<(&mut Position, &mut Health, &mut CollisionShape, Option<&DamagedFlash>), With<Crate>>,
     mut work: ResMut<Work>,
 ) {

@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use crate::storage::{ArchetypeId, Row};
 
 pub(crate) mod abandoned_spawns;
+mod builder_spellings;
 #[cfg(feature = "persistence")]
 pub(crate) mod upcoming;
 

@@ -4,7 +4,9 @@
 use crate::bundle::Bundle;
 use crate::commands::{Commands, EntityCommands};
 use crate::entity::Entity;
+use crate::entity_mut::EntityMut;
 use crate::error::{CommandError, CommandFailure};
+use crate::relation::{ChildSpawner, ChildSpawnerCommands, QueueLink, WorldLink};
 use crate::world::World;
 
 use super::HierarchyError;
@@ -70,6 +72,81 @@ impl EntityCommands<'_, '_, '_> {
     pub fn detach_children(&mut self) -> &mut Self {
         let parent = self.id();
         self.commands().detach_children(parent);
+        self
+    }
+}
+
+/// bevy_ecs's builders for children, on the same spawner as `with_related`.
+impl EntityCommands<'_, '_, '_> {
+    /// Queues spawning the children `spawn` asks for, each the last child of this
+    /// entity when its command applies (as [`Commands::spawn_child`]).
+    ///
+    /// ```
+    /// use ripple::{CommandQueue, World};
+    /// struct Ship;
+    /// struct Gun(u32);
+    /// let mut world = World::new();
+    /// let mut queue = CommandQueue::default();
+    /// let mut commands = queue.commands(&world);
+    /// let ship = commands.spawn((Ship,));
+    /// commands.entity(ship).with_children(|parent| {
+    ///     parent.spawn((Gun(1),));
+    ///     parent.spawn((Gun(2),));
+    /// });
+    /// queue.apply(&mut world);
+    /// assert_eq!(world.children(ship).unwrap().len(), 2);
+    /// ```
+    pub fn with_children(&mut self, spawn: impl FnOnce(&mut ChildSpawnerCommands<'_, '_, '_>)) -> &mut Self {
+        let parent = self.id();
+        spawn(&mut ChildSpawnerCommands::new(self.commands(), parent, queue_set_parent as QueueLink));
+        self
+    }
+
+    /// Queues spawning one child with `bundle` (as [`Commands::spawn_child`]).
+    pub fn with_child<B: Bundle>(&mut self, bundle: B) -> &mut Self {
+        let parent = self.id();
+        self.commands().spawn_child(parent, bundle);
+        self
+    }
+}
+
+fn queue_set_parent(commands: &mut Commands<'_, '_>, child: Entity, parent: Entity) {
+    commands.set_parent(child, parent);
+}
+
+fn set_parent_now(world: &mut World, child: Entity, parent: Entity) {
+    if let Err(error) = world.set_parent(child, parent) {
+        record(world, "with_children", error);
+    }
+}
+
+/// bevy_ecs's builders for children on a world's entity view.
+impl EntityMut<'_> {
+    /// Spawns the children `spawn` asks for, each the last child of this entity.
+    ///
+    /// ```
+    /// use ripple::World;
+    /// struct Ship;
+    /// struct Gun(u32);
+    /// let mut world = World::new();
+    /// let ship = world.spawn((Ship,));
+    /// world.entity_mut(ship).unwrap().with_children(|parent| {
+    ///     let gun = parent.spawn((Gun(1),)).id();
+    ///     assert_eq!(parent.target_entity(), ship);
+    ///     # let _ = gun;
+    /// });
+    /// assert_eq!(world.children(ship).unwrap().len(), 1);
+    /// ```
+    pub fn with_children(&mut self, spawn: impl FnOnce(&mut ChildSpawner<'_>)) -> &mut Self {
+        let parent = self.id();
+        spawn(&mut ChildSpawner::new(self.world(), parent, set_parent_now as WorldLink));
+        self
+    }
+
+    /// Spawns one child with `bundle`, the last child of this entity.
+    pub fn with_child<B: Bundle>(&mut self, bundle: B) -> &mut Self {
+        let parent = self.id();
+        ChildSpawner::new(self.world(), parent, set_parent_now as WorldLink).spawn(bundle);
         self
     }
 }

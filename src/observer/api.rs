@@ -58,7 +58,18 @@ impl World {
         &mut self,
         observer: impl ObserverFunction<E, M>,
     ) -> Result<ObserverId, ObserverError> {
-        self.add_observer(observer, None)
+        self.add_observer_for(observer, None)
+    }
+
+    /// bevy_ecs's name for [`observe`](Self::observe).
+    ///
+    /// # Errors
+    /// As [`observe`](Self::observe).
+    pub fn add_observer<E: ObserverEvent, M: 'static>(
+        &mut self,
+        observer: impl ObserverFunction<E, M>,
+    ) -> Result<ObserverId, ObserverError> {
+        self.add_observer_for(observer, None)
     }
 
     /// Registers `observer` to run when its event happens to `entity` only (for a
@@ -91,10 +102,10 @@ impl World {
         if !self.contains(entity) {
             return Err(ObserverError::NoSuchEntity(entity));
         }
-        self.add_observer(observer, Some(entity))
+        self.add_observer_for(observer, Some(entity))
     }
 
-    fn add_observer<E: ObserverEvent, M: 'static>(
+    fn add_observer_for<E: ObserverEvent, M: 'static>(
         &mut self,
         observer: impl ObserverFunction<E, M>,
         target: Option<Entity>,
@@ -278,6 +289,11 @@ impl Commands<'_, '_> {
                 world.reactor_mut(Observers::default).systems.record(error);
             }
         });
+    }
+
+    /// bevy_ecs's name for [`observe`](Self::observe).
+    pub fn add_observer<E: ObserverEvent, M: 'static>(&mut self, observer: impl ObserverFunction<E, M>) {
+        self.observe(observer);
     }
 
     /// Queues [`World::unobserve`]; if it fails, the error is kept with the others.

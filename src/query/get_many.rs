@@ -76,6 +76,23 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         distinct: bool,
     ) -> Result<[Q::Item<'w>; N], QueryEntityError> {
         self.update_archetypes(world);
+        // SAFETY: per the caller; updated just now.
+        unsafe { self.get_many_updated(world, entities, distinct) }
+    }
+
+    /// [`get_many_in`](Self::get_many_in) for a state already updated against `world`
+    /// (a system's query is, once per run: no table appears while the run holds the
+    /// world shared).
+    ///
+    /// # Safety
+    /// As `get_many_in`; the state was updated against `world`, which gained no table
+    /// since.
+    pub(crate) unsafe fn get_many_updated<'w, const N: usize>(
+        &self,
+        world: &'w World,
+        entities: [Entity; N],
+        distinct: bool,
+    ) -> Result<[Q::Item<'w>; N], QueryEntityError> {
         if distinct {
             refuse_duplicates(&entities)?;
         }

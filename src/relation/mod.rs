@@ -2,7 +2,11 @@
 //! on targets, and the upkeep that keeps the two in step.
 
 mod api;
+mod spawner;
 mod upkeep;
+
+pub use spawner::{ChildSpawner, ChildSpawnerCommands, RelatedSpawner, RelatedSpawnerCommands};
+pub(crate) use spawner::{QueueLink, WorldLink};
 
 pub(crate) use upkeep::install_with;
 

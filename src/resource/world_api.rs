@@ -72,6 +72,18 @@ impl World {
         self.resources.get::<R>().map(|resource| resource.value)
     }
 
+    /// The world's `R`, if it holds one: bevy_ecs's name for
+    /// [`resource`](Self::resource)`.ok()`.
+    pub fn get_resource<R: Send + Sync + 'static>(&self) -> Option<&R> {
+        self.resource::<R>().ok()
+    }
+
+    /// The world's `R` for writing, if it holds one (a change of `R`, as
+    /// [`resource_mut`](Self::resource_mut)): bevy_ecs's name for `resource_mut().ok()`.
+    pub fn get_resource_mut<R: Send + Sync + 'static>(&mut self) -> Option<&mut R> {
+        self.resource_mut::<R>().ok()
+    }
+
     /// Exclusive access to the world's `R`. Counts as a change of `R` for change
     /// detection, whether or not it is written through.
     ///

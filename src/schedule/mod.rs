@@ -33,7 +33,7 @@ use crate::world::{World, WorldId};
 pub use ambiguity::Ambiguity;
 pub use config::{IntoSystemConfig, SystemConfig, SystemRef};
 pub use error::ScheduleError;
-pub use group::{IntoSystemGroup, SystemGroup};
+pub use group::{IntoSystemGroup, IntoSystems, ManySystems, OneSystem, SystemGroup};
 pub use profiler::{DEFAULT_EVERY as PROFILE_EVERY, ReportRow, SystemStats};
 pub use set_group::{IntoSetGroup, SetGroup};
 pub use sets::SetConfig;

@@ -119,11 +119,12 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, '_, Q, F> {
         self.state.processed += unsafe { self.state.query.par_for_each_unchecked(self.world, &f) };
     }
 
-    /// The item of `entity`, if it matches. Not a run.
+    /// The item of `entity`, if it matches. Not a run. Through `&self`, as in bevy_ecs,
+    /// since a read-only item borrows the world, not the query.
     ///
     /// # Errors
     /// As [`QueryState::get`].
-    pub fn get(&mut self, entity: Entity) -> Result<Q::Item<'w>, QueryEntityError>
+    pub fn get(&self, entity: Entity) -> Result<Q::Item<'w>, QueryEntityError>
     where
         Q: ReadOnlyQueryData,
     {
@@ -149,13 +150,13 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, '_, Q, F> {
     ///
     /// # Errors
     /// As [`QueryState::get_many`].
-    pub fn get_many<const N: usize>(&mut self, entities: [Entity; N]) -> Result<[Q::Item<'w>; N], QueryEntityError>
+    pub fn get_many<const N: usize>(&self, entities: [Entity; N]) -> Result<[Q::Item<'w>; N], QueryEntityError>
     where
         Q: ReadOnlyQueryData,
     {
         // SAFETY: the schedule holds the (read-only) access for `'w`; shared items may
-        // alias.
-        unsafe { self.state.query.get_many_in(self.world, entities, false) }
+        // alias; the state was updated when the system received the query.
+        unsafe { self.state.query.get_many_updated(self.world, entities, false) }
     }
 
     /// The items of `entities` with mutable access, if every one is alive, matches
@@ -169,8 +170,9 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, '_, Q, F> {
         entities: [Entity; N],
     ) -> Result<[Q::Item<'_>; N], QueryEntityError> {
         // SAFETY: the schedule holds the access for `'w`; duplicates are refused, and
-        // the items borrow `self` mutably, so they are the only ones alive.
-        unsafe { self.state.query.get_many_in(self.world, entities, true) }
+        // the items borrow `self` mutably, so they are the only ones alive; the state
+        // was updated when the system received the query.
+        unsafe { self.state.query.get_many_updated(self.world, entities, true) }
     }
 
     /// Calls `f` with the item of each entity of `entities` that is alive and
@@ -243,6 +245,20 @@ where
     fn count(state: &mut Self::State, world: &World, counts: &mut EntityCounts) {
         counts.matched += state.query.matched_entities(world);
         counts.processed += std::mem::take(&mut state.processed);
+    }
+}
+
+/// `for item in &mut query`: [`Query::iter_mut`] (which, for a read-only query, gives
+/// what [`Query::iter`] gives). A shared `&query` does not iterate: an iteration
+/// records what the query has seen (its change window, the rows it gathered), so it
+/// needs the query mutably: `for item in &mut query` or `query.iter()` on a
+/// `mut query`.
+impl<'a, 'w, 's, Q: QueryData, F: QueryFilter> IntoIterator for &'a mut Query<'w, 's, Q, F> {
+    type Item = Q::Item<'a>;
+    type IntoIter = QueryParamIter<'a, 'a, Q, F>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter_mut()
     }
 }
 
