@@ -5,12 +5,14 @@
 use crate::world::World;
 
 impl World {
-    /// An empty world (with the hierarchy's components registered, as in every world).
+    /// An empty world (with the hierarchy's components and [`Disabled`](crate::Disabled)
+    /// registered, as in every world).
     pub fn new() -> World {
         let mut world = World::bare();
         crate::message::install(&mut world);
         crate::system::install(&mut world);
         crate::hierarchy::install(&mut world);
+        crate::disabled::install(&mut world);
         world
     }
 }

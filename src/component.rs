@@ -201,7 +201,7 @@ impl Components {
     #[inline]
     pub(crate) fn kept_refusal(&self, id: ComponentId) -> Option<String> {
         let info = &self.infos[id.index()];
-        info.kept.map(|advice| format!("{} is kept by {advice}", info.name))
+        info.kept.map(|advice| format!("{} {advice}", info.name))
     }
 
     /// Number of registered component types.

@@ -33,6 +33,8 @@ const FLOORS: &[(&str, &[&str])] = &[
             "entity_serde",
             "error",
             "hook",
+            "disabled",
+            "immutable",
             "one_component",
             "one_shot_id",
             "query",

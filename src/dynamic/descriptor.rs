@@ -34,6 +34,7 @@ pub struct ComponentDescriptor {
     pub(crate) layout: Layout,
     pub(crate) storage: Storage,
     pub(crate) drop: Option<unsafe fn(*mut u8)>,
+    pub(crate) immutable: bool,
 }
 
 impl ComponentDescriptor {
@@ -55,12 +56,28 @@ impl ComponentDescriptor {
     /// A component named `name` whose values have `layout` (its size rounded up to its
     /// alignment, so values can lie back to back).
     pub fn from_layout(name: &str, layout: Layout) -> Self {
-        ComponentDescriptor { name: intern(name), layout: layout.pad_to_align(), storage: Storage::Table, drop: None }
+        ComponentDescriptor {
+            name: intern(name),
+            layout: layout.pad_to_align(),
+            storage: Storage::Table,
+            drop: None,
+            immutable: false,
+        }
     }
 
     /// Stores the values in `storage` (see [`Storage`]); tables by default.
     pub fn with_storage(mut self, storage: Storage) -> Self {
         self.storage = storage;
+        self
+    }
+
+    /// Makes the component immutable (bevy_ecs's immutable components): its values
+    /// can be read, replaced ([`insert_by_id`](crate::World::insert_by_id)) or removed,
+    /// never written in place, so hooks see every change of them.
+    /// [`get_mut_by_id`](crate::World::get_mut_by_id) and a query term that writes it
+    /// are refused with [`DynamicError::Immutable`].
+    pub fn immutable(mut self) -> Self {
+        self.immutable = true;
         self
     }
 
@@ -139,6 +156,13 @@ pub enum DynamicError {
     /// asked of a query that selects entities row by row (a sparse component or a
     /// change filter).
     NeedsRows,
+    /// The component's values may not be written in place: it was made immutable
+    /// ([`ComponentDescriptor::immutable`], [`World::register_immutable`](crate::World::register_immutable))
+    /// or is kept by the world (a relation's). Replace or remove the value instead.
+    Immutable {
+        /// Why, beginning with the component's name.
+        refusal: String,
+    },
     /// A descriptor's size and alignment form no layout.
     BadLayout {
         /// The name the descriptor was to have.
@@ -173,6 +197,7 @@ impl fmt::Display for DynamicError {
                 "this query selects entities row by row (a sparse component or a change filter); \
                  iterate it with for_each_mut, not table by table"
             ),
+            DynamicError::Immutable { refusal } => f.write_str(refusal),
             DynamicError::BadLayout { name, size, align } => write!(
                 f,
                 "component `{name}`: size {size} with alignment {align} is no layout (the alignment must be a \

@@ -70,7 +70,8 @@ impl World {
         }
         self.add_observer_with(observer, None, |world| match moment {
             Moment::Change => {
-                let mut source = world.dynamic_query().changed(id).build().expect("a known component");
+                let mut source =
+                    world.dynamic_query().changed(id).including_disabled().build().expect("a known component");
                 source.skip_to_now(world);
                 world.reactor.sync_points = true;
                 ObserverKey { key: Key::Change(id), watch: Some(ChangeWatch::new(id, Box::new(source))) }

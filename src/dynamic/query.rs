@@ -72,12 +72,14 @@ pub struct DynamicQueryBuilder<'w> {
     without: Vec<ComponentId>,
     changes: Vec<(ComponentId, bool)>,
     dirty: Vec<ComponentId>,
+    /// Whether [`Disabled`](crate::Disabled) entities are skipped if unnamed.
+    hide_disabled: bool,
 }
 
 impl<'w> DynamicQueryBuilder<'w> {
     pub(crate) fn new(world: &'w mut World) -> Self {
         let (terms, with, without, changes, dirty) = Default::default();
-        DynamicQueryBuilder { world, terms, with, without, changes, dirty }
+        DynamicQueryBuilder { world, terms, with, without, changes, dirty, hide_disabled: true }
     }
 
     /// Adds a term reading runtime component `id`; items hand it out by its position
@@ -131,6 +133,14 @@ impl<'w> DynamicQueryBuilder<'w> {
         self
     }
 
+    /// Reaches [`Disabled`](crate::Disabled) entities too, without naming `Disabled`:
+    /// for the world's own followers of changes, which must not lose what changes
+    /// while an entity is disabled.
+    pub(crate) fn including_disabled(mut self) -> Self {
+        self.hide_disabled = false;
+        self
+    }
+
     /// The query.
     ///
     /// # Errors
@@ -138,8 +148,9 @@ impl<'w> DynamicQueryBuilder<'w> {
     /// [`DynamicError::Typed`] for a term naming a typed component;
     /// [`DynamicError::AccessConflict`] for a component written by one term and read
     /// or written by another, or both required and excluded.
+    /// [`DynamicError::Immutable`] for a written term of an immutable component.
     pub fn build(self) -> Result<DynamicQuery, DynamicError> {
-        let DynamicQueryBuilder { world, terms, with, without, changes, mut dirty } = self;
+        let DynamicQueryBuilder { world, terms, with, without, changes, mut dirty, hide_disabled } = self;
         let known = |id: ComponentId| {
             if id.index() < world.components.len() { Ok(id) } else { Err(DynamicError::UnknownComponent(id)) }
         };
@@ -160,6 +171,9 @@ impl<'w> DynamicQueryBuilder<'w> {
             if clash || without.contains(&id) {
                 return Err(DynamicError::AccessConflict { component: world.components.info(id).name });
             }
+            if let Some(refusal) = world.components.kept_refusal(id).filter(|_| write) {
+                return Err(DynamicError::Immutable { refusal });
+            }
         }
         if let Some(&id) = with.iter().chain(changes.iter().map(|(id, _)| id)).find(|id| without.contains(id)) {
             return Err(DynamicError::AccessConflict { component: world.components.info(id).name });
@@ -179,6 +193,12 @@ impl<'w> DynamicQueryBuilder<'w> {
         let terms: Box<[Term]> = terms.iter().map(|&(id, write)| Term { id, write, sparse: sparse(id) }).collect();
         let changes: Box<[ChangeTerm]> =
             changes.iter().map(|&(id, added)| ChangeTerm { id, added, sparse: sparse(id) }).collect();
+        let mut without = without;
+        let named = |id| [&required, &without, &dirty].iter().any(|ids| ids.contains(&id));
+        // `Disabled` entities are skipped unless the query names `Disabled`.
+        if let Some(hidden) = crate::disabled::hidden_by_default(world, named).filter(|_| hide_disabled) {
+            without.push(hidden);
+        }
         let (required_sparse, required_table) = required.into_iter().partition(|&id| sparse(id));
         let (excluded_sparse, excluded_table) = without.into_iter().partition(|&id| sparse(id));
         Ok(DynamicQuery {

@@ -42,6 +42,9 @@ impl World {
     pub fn register_component(&mut self, descriptor: ComponentDescriptor) -> ComponentId {
         let shape = crate::storage::BlobShape { layout: descriptor.layout, drop: descriptor.drop };
         let id = self.components.register_blob(descriptor.name, shape, descriptor.storage);
+        if descriptor.immutable {
+            self.components.keep(id, crate::immutable::IMMUTABLE);
+        }
         if descriptor.storage == Storage::SparseSet {
             let column = self.components.info(id).make_column();
             self.sparse.create(id, column);
@@ -190,10 +193,14 @@ impl World {
     /// handle marks it changed if the component is tracked.
     ///
     /// # Errors
-    /// As [`get_by_id`](Self::get_by_id).
+    /// As [`get_by_id`](Self::get_by_id); [`DynamicError::Immutable`] for a component
+    /// made [immutable](crate::dynamic::ComponentDescriptor::immutable).
     pub fn get_mut_by_id(&mut self, entity: Entity, id: ComponentId) -> Result<Mut<'_, [u8]>, DynamicError> {
         let location = self.locate(entity)?;
         let component = self.runtime_component(id)?;
+        if let Some(refusal) = self.components.kept_refusal(id) {
+            return Err(DynamicError::Immutable { refusal });
+        }
         let missing = DynamicError::MissingComponent { entity, component };
         self.maintain_ticks();
         let now = self.change_tick();

@@ -31,7 +31,7 @@ pub(crate) fn install(world: &mut World) {
     for id in [CHILD_OF, CHILDREN] {
         world.components.keep(
             id,
-            "the hierarchy and cannot be written through a query or get_mut; change relations with \
+            "is kept by the hierarchy and cannot be written through a query or get_mut; change relations with \
              World::set_parent, remove_parent or despawn",
         );
     }

@@ -113,6 +113,9 @@ pub struct Access {
     optional: u32,
     /// Every component but those excepted (an entity reference term).
     whole: Option<WholeAccess>,
+    /// Every component a term names, wherever it stands (inside `Option` and `Or`
+    /// too): a query that names [`Disabled`](crate::Disabled) sees disabled entities.
+    named: Vec<ComponentId>,
 }
 
 impl Access {
@@ -151,6 +154,7 @@ impl Access {
 
     /// Declares a read of `component`'s change ticks by a filter.
     pub(crate) fn read_ticks(&mut self, component: ComponentId, name: &'static str) {
+        self.named.push(component);
         self.tick_reads.push((component, name));
     }
 
@@ -172,6 +176,7 @@ impl Access {
     /// term is not inside an `Option` or `Or`: the query then only reaches tables
     /// that have it.
     pub(crate) fn require(&mut self, component: &ComponentRef) {
+        self.named.push(component.id);
         if self.optional == 0 && !component.sparse && !self.with.contains(&component.id) {
             self.with.push(component.id);
         }
@@ -180,6 +185,7 @@ impl Access {
     /// Records that no match has `component`, under the same conditions as
     /// [`require`](Self::require).
     pub(crate) fn exclude(&mut self, component: &ComponentRef) {
+        self.named.push(component.id);
         if self.optional == 0 && !component.sparse && !self.without.contains(&component.id) {
             self.without.push(component.id);
         }
@@ -225,7 +231,13 @@ impl Access {
                 }
             }
         }
+        self.named.push(component);
         self.entries.push((component, write, name));
+    }
+
+    /// Whether a term names `component` (see `named`).
+    pub(crate) fn names(&self, component: ComponentId) -> bool {
+        self.named.contains(&component)
     }
 
     /// The first aliasing conflict, described.

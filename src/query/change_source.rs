@@ -25,7 +25,7 @@ pub(crate) struct Changes<T: Component>(QueryState<Entity, Changed<T>>);
 impl<T: Component> Changes<T> {
     /// Changes to `T` made from now on (turning `T`'s change tracking on).
     pub(crate) fn from_now(world: &mut World) -> Changes<T> {
-        let mut state = QueryState::new(world);
+        let mut state = QueryState::including_disabled(world);
         state.skip_to_now(world);
         Changes(state)
     }

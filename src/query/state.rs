@@ -142,6 +142,9 @@ pub struct QueryState<Q: QueryData, F: QueryFilter = ()> {
     /// Whether the query reaches a sparse component: then every run visits entity by
     /// entity (`Mode::Sparse`).
     pub(crate) sparse: bool,
+    /// Tables with this component are skipped ([`Disabled`](crate::Disabled), unless
+    /// the query names it).
+    hidden: Option<crate::ComponentId>,
     /// The sparse components every match has: a run starts from the smallest set.
     pub(crate) required_sparse: Box<[crate::ComponentId]>,
     /// The sparse components whose presence decides a match (for `Dirty`).
@@ -160,15 +163,33 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     /// message naming the component; if `Dirty` is nested in `Or`.
     #[track_caller]
     pub fn new(world: &mut World) -> Self {
+        Self::build(world, true)
+    }
+
+    /// A query that also reaches [`Disabled`](crate::Disabled) entities without naming
+    /// `Disabled`: for the world's own followers of changes (observers' change
+    /// sources, replication, propagation), which must not lose what changes while an
+    /// entity is disabled.
+    #[track_caller]
+    pub(crate) fn including_disabled(world: &mut World) -> Self {
+        Self::build(world, false)
+    }
+
+    #[track_caller]
+    fn build(world: &mut World, hide_disabled: bool) -> Self {
         let data = Q::init_state(world);
         let filter = F::init_state(world);
         let mut access = Access::default();
         Q::access(&data, &mut access);
-        access.refuse_kept(|id| world.components.kept_refusal(id));
         if let Some(conflict) = access.conflict() {
             panic!("query `{}` would alias: {conflict}", std::any::type_name::<Q>());
         }
+        access.refuse_kept(|id| world.components.kept_refusal(id));
+        if let Some(refusal) = access.conflict() {
+            panic!("query `{}` may not write: {refusal}", std::any::type_name::<Q>());
+        }
         F::access(&filter, &mut access);
+        let hidden = crate::disabled::hidden_by_default(world, |id| access.names(id)).filter(|_| hide_disabled);
         let (mut required, mut deciding) = (Vec::new(), Vec::new());
         Q::sparse_ids(&data, &mut required, &mut deciding);
         F::sparse_ids(&filter, &mut required, &mut deciding);
@@ -194,6 +215,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             required_sparse: required.into(),
             deciding_sparse: deciding.into(),
             presence_known,
+            hidden,
         };
         state.update_archetypes(world);
         state
@@ -222,6 +244,9 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         self.position.resize(total, UNMATCHED);
         for index in self.seen..total {
             let archetype = world.archetypes.get(ArchetypeId(index as u32));
+            if self.hidden.is_some_and(|hidden| archetype.has(hidden)) {
+                continue;
+            }
             if let (Some(data), Some(filter)) =
                 (Q::match_archetype(&self.data, archetype), F::match_archetype(&self.filter, archetype))
             {

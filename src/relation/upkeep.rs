@@ -22,7 +22,7 @@ fn relation_refusal<R: Relation>(error: RelationError) -> CommandError {
 }
 
 /// Why a relation's components refuse writes (after the component's name).
-const KEPT: &str = "its relation and cannot be written through a query or get_mut; change it with World::relate, \
+const KEPT: &str = "is kept by its relation and cannot be written through a query or get_mut; change it with World::relate, \
                     unrelate or despawn";
 
 /// Registers `R` and `Related<R>`, marks them kept by the world, gives `R` a link

@@ -222,7 +222,7 @@ impl Replicator {
             builder: TickBuilder::default(),
             peers: Vec::new(),
             writer: Writer {
-                replicated: QueryState::new(world),
+                replicated: QueryState::including_disabled(world),
                 schema,
                 child_of,
                 journal: Journal::default(),

@@ -169,7 +169,8 @@ impl RuntimeEntry {
 
     pub(crate) fn changes_from_now(&self, world: &mut World) -> Box<dyn ChangeSource> {
         let id = self.register_in(world);
-        let mut source = world.dynamic_query().changed(id).build().expect("a registered component");
+        let mut source =
+            world.dynamic_query().changed(id).including_disabled().build().expect("a registered component");
         source.skip_to_now(world);
         Box::new(source)
     }

@@ -2,6 +2,7 @@
 //! [`Schedule`](crate::schedule::Schedule) can order them and run them in parallel.
 
 mod access;
+mod combinations;
 mod condition;
 mod function;
 mod input;
@@ -16,6 +17,7 @@ mod res;
 mod single;
 
 pub use access::SystemAccess;
+pub use combinations::{QueryCombinationIter, QueryCombinationIterMut};
 pub use condition::{
     Condition, IntoCondition, ReadOnlySystemParam, any_component_removed, any_match, condition_changed,
     condition_changed_to, not, resource_added, resource_changed, resource_changed_or_removed, resource_equals,

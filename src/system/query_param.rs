@@ -23,6 +23,9 @@ pub struct QueryParamState<Q: QueryData, F: QueryFilter> {
     /// several times in one run, and the run starts at `begin_shared_run`, not at
     /// each `get`.
     shared: bool,
+    /// The matching entities a combination iteration walks, kept between runs so
+    /// that steady runs allocate nothing.
+    pub(super) combined: Vec<Entity>,
 }
 
 /// The entities that have what `Q` fetches and pass filter `F` (a system parameter).
@@ -56,8 +59,8 @@ pub struct QueryParamState<Q: QueryData, F: QueryFilter> {
 /// assert_eq!(world.get::<Pos>(e).unwrap().0, 2.0);
 /// ```
 pub struct Query<'w, 's, Q: QueryData, F: QueryFilter = ()> {
-    world: &'w World,
-    state: &'s mut QueryParamState<Q, F>,
+    pub(super) world: &'w World,
+    pub(super) state: &'s mut QueryParamState<Q, F>,
 }
 
 impl<'w, Q: QueryData, F: QueryFilter> Query<'w, '_, Q, F> {
@@ -219,7 +222,7 @@ where
         if let Err(conflict) = meta.access.add_query(&query.access, std::any::type_name::<Self>()) {
             meta.refuse(conflict);
         }
-        QueryParamState { query, processed: 0, run_start: None, shared: false }
+        QueryParamState { query, processed: 0, run_start: None, shared: false, combined: Vec::new() }
     }
     unsafe fn get<'w, 's>(state: &'s mut Self::State, world: &'w World, _: &SystemMeta) -> Query<'w, 's, Q, F> {
         // Once per run: `get` and `get_mut` rely on it (`QueryState::get_in`), since
