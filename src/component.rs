@@ -81,6 +81,8 @@ pub(crate) struct ComponentInfo {
     /// For a relation's list of sources (`Related<R>`): the relation's component, from
     /// which the world derives it.
     pub(crate) list_of: Option<ComponentId>,
+    /// The components an entity given this one gets too (see `World::register_required_components`).
+    pub(crate) required: Vec<ComponentId>,
 }
 
 impl ComponentInfo {
@@ -106,6 +108,7 @@ impl ComponentInfo {
             kept: None,
             relation: None,
             list_of: None,
+            required: Vec::new(),
         }
     }
 

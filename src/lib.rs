@@ -66,6 +66,7 @@ mod one_shot_id;
 mod reactor;
 mod relation_error;
 mod relation_registry;
+mod required;
 mod resource;
 mod sparse_mut;
 mod spawn_batch;
@@ -114,6 +115,7 @@ pub use error::{
 };
 pub use hook::{HookContext, MAX_HOOK_ROUNDS};
 pub use one_shot_id::OneShotId;
+pub use required::RequiredComponentsError;
 pub use sparse_mut::SparseMut;
 pub use spawn_batch::SpawnBatch;
 pub use storage::ArchetypeId;

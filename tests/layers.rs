@@ -39,6 +39,7 @@ const FLOORS: &[(&str, &[&str])] = &[
             "one_shot_id",
             "query",
             "reactor",
+            "required",
             "relation_error",
             "relation_registry",
             "resource",

@@ -10,6 +10,7 @@ mod io_system;
 mod one_shot;
 mod output;
 mod param;
+mod param_macro;
 mod param_set;
 mod pipe;
 mod query_param;
