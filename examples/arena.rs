@@ -60,7 +60,7 @@ impl Gui {
 }
 
 /// Twenty explosions on the first enemy, every frame.
-fn explosions(mut enemies: Query<Entity, With<Health>>, mut damage: MessageWriter<Damage>) {
+fn explosions(enemies: Query<Entity, With<Health>>, mut damage: MessageWriter<Damage>) {
     if let Some(target) = enemies.iter().next() {
         for _ in 0..20 {
             damage.write(Damage { target, amount: 1 });
@@ -89,7 +89,7 @@ fn health(
 }
 
 /// Removes the dead; completes the level when no enemy is left.
-fn referee(mut deaths: MessageReader<Died>, mut commands: Commands, mut gui: ApiMut<Gui>, mut enemies: Query<&Health>) {
+fn referee(mut deaths: MessageReader<Died>, mut commands: Commands, mut gui: ApiMut<Gui>, enemies: Query<&Health>) {
     let mut dead = 0;
     for death in deaths.read() {
         commands.despawn(death.0);

@@ -54,7 +54,7 @@ fn a_changed_query_read_twice_in_one_run_reports_the_same_entities() {
 
 #[test]
 fn added_and_dirty_queries_read_twice_in_one_run_agree() {
-    fn twice(mut added: Query<Entity, Added<Pos>>, mut dirty: Query<Entity, Dirty<(Pos,)>>, mut seen: ResMut<Seen>) {
+    fn twice(added: Query<Entity, Added<Pos>>, mut dirty: Query<Entity, Dirty<(Pos,)>>, mut seen: ResMut<Seen>) {
         let added_first = added.iter().count();
         let added_second = added.iter().count();
         let dirty_first = dirty.iter().count();

@@ -56,7 +56,7 @@ fn systems_skip_disabled_entities_and_commands_disable_and_enable() {
     struct Listed(Vec<Vec<&'static str>>);
     struct Click(Option<Entity>);
     struct Space(bool);
-    fn list(mut query: Query<&Name>, mut listed: ResMut<Listed>) {
+    fn list(query: Query<&Name>, mut listed: ResMut<Listed>) {
         let mut names: Vec<_> = query.iter().map(|n| n.0).collect();
         names.sort_unstable();
         listed.0.push(names);
@@ -66,7 +66,7 @@ fn systems_skip_disabled_entities_and_commands_disable_and_enable() {
             commands.entity(entity).insert_one(Disabled);
         }
     }
-    fn reenable_on_space(space: Res<Space>, mut disabled: Query<Entity, With<Disabled>>, mut commands: Commands) {
+    fn reenable_on_space(space: Res<Space>, disabled: Query<Entity, With<Disabled>>, mut commands: Commands) {
         if space.0 {
             for entity in disabled.iter() {
                 commands.entity(entity).remove_one::<Disabled>();

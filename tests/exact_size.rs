@@ -77,7 +77,7 @@ fn len_after_partial_iteration_and_between_runs() {
 #[derive(Default)]
 struct Lens(Vec<usize>);
 
-fn count_enemies(mut enemies: Query<'_, '_, &Pos, With<Enemy>>, mut lens: ResMut<'_, Lens>) {
+fn count_enemies(enemies: Query<'_, '_, &Pos, With<Enemy>>, mut lens: ResMut<'_, Lens>) {
     let iter = enemies.iter();
     let len = iter.len();
     assert_eq!(len, iter.count());

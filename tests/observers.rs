@@ -324,7 +324,7 @@ fn observers_spawn_and_despawn_through_commands() {
         })
         .unwrap();
     world
-        .observe(|t: Trigger<OnDespawn>, mut shadows: Query<(Entity, &ShadowOf)>, mut commands: Commands| {
+        .observe(|t: Trigger<OnDespawn>, shadows: Query<(Entity, &ShadowOf)>, mut commands: Commands| {
             for (shadow, of) in shadows.iter() {
                 if of.0 == t.entity() {
                     commands.despawn(shadow);

@@ -37,7 +37,7 @@ fn commands_insert_and_remove_one_component() {
     world.despawn(gone).unwrap();
     let mut schedule = Schedule::new();
     schedule
-        .add_system(&mut world, move |mut commands: Commands<'_, '_>, mut shields: Query<'_, '_, &Shield>| {
+        .add_system(&mut world, move |mut commands: Commands<'_, '_>, shields: Query<'_, '_, &Shield>| {
             if shields.iter().count() == 0 {
                 commands.insert_one(ship, Shield(5));
                 commands.insert_one(gone, Shield(6));

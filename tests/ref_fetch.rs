@@ -138,7 +138,7 @@ fn sorted_pairs(mut pairs: Vec<(Entity, Option<bool>)>) -> Vec<(Entity, Option<b
 #[derive(Default)]
 struct Seen(Vec<Vec<Entity>>);
 
-fn watch(mut positions: Query<'_, '_, (Entity, Ref<'_, Pos>)>, mut seen: ResMut<'_, Seen>) {
+fn watch(positions: Query<'_, '_, (Entity, Ref<'_, Pos>)>, mut seen: ResMut<'_, Seen>) {
     let changed = positions.iter().filter(|(_, pos)| pos.is_changed()).map(|(e, _)| e).collect();
     seen.0.push(sorted(changed));
 }

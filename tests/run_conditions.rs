@@ -80,7 +80,7 @@ fn a_system_skipped_by_its_condition_catches_up_like_a_disabled_one() {
     schedule
         .add_system(
             &mut world,
-            (|mut changed: Query<&Hp, Changed<Hp>>, mut seen: ResMut<Seen>| {
+            (|changed: Query<&Hp, Changed<Hp>>, mut seen: ResMut<Seen>| {
                 let mut values: Vec<u32> = changed.iter().map(|hp| hp.0).collect();
                 values.sort_unstable();
                 seen.0.extend(values);
@@ -404,7 +404,7 @@ fn one_shot_systems_keep_their_own_memory_between_calls() {
     let hero = world.spawn((Hp(10),));
     world.spawn((Hp(5),));
     let report = world
-        .register_system(|mut hurt: Query<&Hp, Changed<Hp>>, mut reports: ResMut<Reports>| {
+        .register_system(|hurt: Query<&Hp, Changed<Hp>>, mut reports: ResMut<Reports>| {
             reports.0.push(hurt.iter().count());
         })
         .unwrap();

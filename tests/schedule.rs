@@ -223,7 +223,7 @@ fn commands_apply_at_the_phase_end_in_order_and_failures_are_recorded() {
         commands.insert(e, (Vel(2),));
         spawned.0.push(e);
     }
-    fn despawner(mut commands: Commands, spawned: Res<Spawned>, mut seen: Query<&Pos>) {
+    fn despawner(mut commands: Commands, spawned: Res<Spawned>, seen: Query<&Pos>) {
         // Commands of the earlier phase are applied: the entity exists now.
         assert_eq!(seen.iter().count(), spawned.0.len());
         for &e in &spawned.0 {
@@ -323,7 +323,7 @@ fn exclusive_systems_see_the_whole_world() {
     fn spawn_one(world: &mut World) {
         world.spawn((Pos(7),));
     }
-    fn count(mut q: Query<&Pos>, mut log: ResMut<Log>) {
+    fn count(q: Query<&Pos>, mut log: ResMut<Log>) {
         if q.iter().count() == 1 {
             log.0.push("one");
         }
@@ -341,7 +341,7 @@ fn the_profiler_counts_entities_and_reports_a_table() {
     fn movers(mut q: Query<(&Vel, &mut Pos)>) {
         q.for_each_mut(|(v, mut p)| p.0 += v.0);
     }
-    fn some(mut q: Query<&Pos>) {
+    fn some(q: Query<&Pos>) {
         let _ = q.iter().take(3).count();
     }
     let mut world = World::new();
@@ -468,7 +468,7 @@ fn enter_and_exit_callbacks_stay_exact_past_the_change_log_limit() {
 
 #[test]
 fn the_profiler_measures_a_sample_of_runs_and_counts_each_measured_run_alone() {
-    fn read(mut q: Query<&Pos>) {
+    fn read(q: Query<&Pos>) {
         let _ = q.iter().count();
     }
     let mut world = World::new();

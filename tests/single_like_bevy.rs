@@ -84,7 +84,7 @@ fn populated_skips_when_empty_and_keeps_dirty_entries() {
     world.insert_resource(Runs::default());
     let mut schedule = Schedule::new();
     schedule
-        .add_system(&mut world, |mut dirty: Populated<&Hp, Dirty<(Hp,)>>, mut runs: ResMut<Runs>| {
+        .add_system(&mut world, |dirty: Populated<&Hp, Dirty<(Hp,)>>, mut runs: ResMut<Runs>| {
             runs.0 += dirty.iter().count() as u32;
         })
         .unwrap();

@@ -177,16 +177,13 @@ fn commands_insert_and_remove_sparse_components() {
     let e = world.spawn((Pos(0),));
     let mut schedule = Schedule::new();
     schedule
-        .add_system(
-            &mut world,
-            move |mut commands: Commands<'_, '_>, mut movers: Query<'_, '_, Entity, With<Moving>>| {
-                if movers.iter().count() == 0 {
-                    commands.insert(e, (Moving,));
-                } else {
-                    commands.remove::<(Moving,)>(e);
-                }
-            },
-        )
+        .add_system(&mut world, move |mut commands: Commands<'_, '_>, movers: Query<'_, '_, Entity, With<Moving>>| {
+            if movers.iter().count() == 0 {
+                commands.insert(e, (Moving,));
+            } else {
+                commands.remove::<(Moving,)>(e);
+            }
+        })
         .unwrap();
     schedule.run(&mut world);
     assert!(world.entity(e).unwrap().has::<Moving>());

@@ -42,6 +42,7 @@ mod parallel;
 mod parallel_run;
 mod ref_fetch;
 mod run_end;
+mod run_plan;
 mod serial;
 mod sparse_fetch;
 mod sparse_run;

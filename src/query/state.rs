@@ -16,6 +16,7 @@ use super::fetch::{QueryData, ReadOnlyQueryData};
 use super::filter::QueryFilter;
 use super::iter::QueryIter;
 use super::run_end::{PendingRun, RunEnd};
+use super::run_plan::RunKind;
 
 /// One matched table and what the query resolved for it.
 pub(crate) struct Matched<QA, FA> {
@@ -62,16 +63,6 @@ pub(crate) enum Mode {
 /// folds the summaries when its participants are done (`parallel_run.rs`), and an
 /// iterator's items stamp their rows as they are written (their items may outlive any
 /// point the run controls).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum RunKind {
-    /// `for_each`-style: rows may be streamed.
-    Serial,
-    /// An iterator: rows must be listed up front.
-    Iterator,
-    /// Threads share the rows out: rows listed up front.
-    Parallel,
-}
-
 /// A [`QueryState`]'s memory of its runs, saved by `memory` and put back by
 /// `restore_memory`.
 #[derive(Clone, Copy, Debug)]
@@ -309,54 +300,6 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     /// The tick of this state's last run, if it has run.
     pub fn last_run(&self) -> Option<Tick> {
         self.has_run.load(Ordering::Relaxed).then(|| Tick(self.last_run.load(Ordering::Relaxed)))
-    }
-
-    /// Starts a run: catches up with new tables, takes a tick, and gathers candidate
-    /// rows if the filter drives iteration. The run records its tick as the state's
-    /// last run when it completes ([`RunEnd`], made by [`end_of`](Self::end_of)).
-    #[track_caller]
-    fn begin_run(&mut self, world: &World, kind: RunKind) -> (RunTicks, Mode, PendingRun) {
-        self.update_archetypes(world);
-        let dirty_from = F::dirty_state(&self.filter).map(|dirty| dirty.cursor.load(Ordering::Relaxed));
-        // Only a reader (a query with a change filter, or whose items compare
-        // ticks) needs a tick of its own; a query without one stamps its writes with the current tick, like a write
-        // outside any run, which is still newer than every reader's last run.
-        let this_run =
-            if F::IS_ARCHETYPAL && !Q::OBSERVES { world.change_tick() } else { world.increment_change_tick() };
-        // Tick maintenance keeps an idle reader's last run ordered against every
-        // stored tick, however long it idles.
-        let last_run = self.last_run();
-        let dirty = F::dirty_state(&self.filter);
-        let mode = if self.sparse {
-            self.gather_sparse(world, RunTicks { last_run, this_run, world: WorldPtr(world) });
-            if kind == RunKind::Iterator && F::IS_ARCHETYPAL && !self.presence_known {
-                // An iterator over a filter decided per table reports its exact length.
-                // SAFETY: an iterator run's caller (`iter`, `iter_mut`,
-                // `iter_unchecked`) holds the access the query declared.
-                unsafe {
-                    self.keep_matching_candidates(world, RunTicks { last_run, this_run, world: WorldPtr(world) })
-                };
-            }
-            Mode::Sparse
-        } else if F::IS_ARCHETYPAL {
-            Mode::Tables
-        } else if dirty.map_or(last_run.is_none(), |dirty| dirty.starts_over(world, last_run)) {
-            Mode::FilteredTables
-        } else if dirty.is_some() {
-            self.gather_dirty_rows(world, RunTicks { last_run, this_run, world: WorldPtr(world) });
-            Mode::Candidates
-        } else if F::DRIVES && kind == RunKind::Serial && Q::IS_READ_ONLY {
-            // Streaming walks the summary while the closure runs, so only a query that
-            // cannot write (and so cannot mark that summary) may stream.
-            Mode::Driven
-        } else if F::DRIVES {
-            self.gather_driven(world, RunTicks { last_run, this_run, world: WorldPtr(world) });
-            Mode::Candidates
-        } else {
-            Mode::FilteredTables
-        };
-        let ticks = RunTicks { last_run, this_run, world: WorldPtr(world) };
-        (ticks, mode, PendingRun { this_run, dirty_from })
     }
 
     /// The end of a run begun with `pending` (see [`RunEnd`]).

@@ -86,17 +86,18 @@ impl<'w, Q: QueryData, F: ArchetypeFilter> Query<'w, '_, Q, F> {
     fn gather_combined(&mut self) -> (&[Entity], &QueryState<Q, F>) {
         let world = self.world;
         let state = &mut *self.state;
-        state.combined.clear();
-        for matched in &state.query.matched {
-            state.combined.extend_from_slice(world.archetypes.get(matched.archetype).entities());
+        let (query, combined) = (state.query.get_mut(), &mut state.combined);
+        combined.clear();
+        for matched in &query.matched {
+            combined.extend_from_slice(world.archetypes.get(matched.archetype).entities());
         }
-        if state.query.sparse {
+        if query.sparse {
             // A sparse component does not split tables: keep the entities that have it.
             // SAFETY: the schedule holds the access the query declared for `'w`; each
             // item is dropped at once, before the next is made.
-            state.combined.retain(|&entity| unsafe { state.query.get_in(world, entity) }.is_ok());
+            combined.retain(|&entity| unsafe { query.get_in(world, entity) }.is_ok());
         }
-        (&state.combined, &state.query)
+        (combined, query)
     }
 }
 

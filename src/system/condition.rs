@@ -311,7 +311,7 @@ pub fn resource_added<T: Send + Sync + 'static>(resource: Option<Res<'_, T>>) ->
 
 /// A run condition: whether any entity matches query `Q` with filter `F` (for
 /// example `any_match::<(), With<Player>>`).
-pub fn any_match<Q: ReadOnlyQueryData + 'static, F: QueryFilter + 'static>(mut query: Query<'_, '_, Q, F>) -> bool
+pub fn any_match<Q: ReadOnlyQueryData + 'static, F: QueryFilter + 'static>(query: Query<'_, '_, Q, F>) -> bool
 where
     QueryState<Q, F>: Send,
 {

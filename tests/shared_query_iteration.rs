@@ -1,0 +1,130 @@
+//! A read-only system query iterates through `&self`, as in bevy_ecs: `query.iter()`
+//! on a query not declared `mut`, `for x in &query`, and iterations nested inside
+//! each other. A nested iteration reuses the rows the outer one gathered, so every
+//! filter (change filters, `Dirty`, sparse components) gives the same items in both,
+//! and steady runs allocate nothing.
+
+#![allow(elided_lifetimes_in_paths, reason = "system signatures read as a bevy user writes them")]
+
+use ripple::Storage;
+use ripple::prelude::*;
+use ripple::schedule::PRE_UPDATE;
+
+#[derive(Debug, PartialEq, Eq, PartialOrd, Ord, Clone, Copy)]
+struct Pos(u32);
+struct Tag;
+#[derive(Default)]
+struct Seen(Vec<(usize, usize)>);
+struct Moving(bool);
+
+fn mover(moving: Res<Moving>, mut positions: Query<&mut Pos>) {
+    if moving.0 {
+        positions.for_each_mut(|mut pos| {
+            if pos.0 % 2 == 0 {
+                pos.0 += 2;
+            }
+        });
+    }
+}
+
+fn world(entities: u32, sparse_tag: bool) -> World {
+    let mut world = World::new();
+    if sparse_tag {
+        world.set_storage::<Tag>(Storage::SparseSet).unwrap();
+    }
+    world.insert_resource(Moving(true));
+    world.init_resource::<Seen>();
+    for i in 0..entities {
+        let e = world.spawn((Pos(i),));
+        if i % 3 == 0 {
+            world.insert_one(e, Tag).unwrap();
+        }
+    }
+    world
+}
+
+fn run<M>(world: &mut World, reader: impl IntoSystemConfig<M>, frames: usize) -> Vec<(usize, usize)> {
+    let mut schedule = Schedule::new();
+    schedule.add_system(world, mover.in_phase(PRE_UPDATE)).unwrap();
+    schedule.add_system(world, reader).unwrap();
+    for frame in 0..frames {
+        world.insert_resource(Moving(frame != 1));
+        schedule.run(world);
+    }
+    std::mem::take(&mut world.resource_mut::<Seen>().unwrap().0)
+}
+
+#[test]
+fn a_plain_query_iterates_through_a_shared_reference_and_nests() {
+    fn pairs(query: Query<&Pos>, mut seen: ResMut<Seen>) {
+        let outer = query.iter().count();
+        let mut nested = 0;
+        for a in &query {
+            for b in &query {
+                nested += usize::from(a < b);
+            }
+        }
+        seen.0.push((outer, nested));
+    }
+    let mut w = world(6, false);
+    // 6 entities: 15 ordered pairs, every frame.
+    assert_eq!(run(&mut w, pairs, 3), [(6, 15), (6, 15), (6, 15)]);
+}
+
+#[test]
+fn a_changed_query_nested_in_itself_sees_the_same_rows_inside_and_out() {
+    fn changed(query: Query<&Pos, Changed<Pos>>, mut seen: ResMut<Seen>) {
+        let mut outer = 0;
+        let mut inner = 0;
+        for _ in query.iter() {
+            outer += 1;
+            inner += query.iter().count();
+        }
+        seen.0.push((outer, inner));
+    }
+    let mut w = world(10, false);
+    // Frame 0: all 10 are new; frame 1: nothing moves; frame 2: the 5 even ones move.
+    assert_eq!(run(&mut w, changed, 3), [(10, 100), (0, 0), (5, 25)]);
+}
+
+#[test]
+fn a_sparse_query_nested_in_itself_sees_the_same_rows() {
+    fn tagged(query: Query<&Pos, With<Tag>>, mut seen: ResMut<Seen>) {
+        let mut outer = 0;
+        let mut inner = 0;
+        for _ in &query {
+            outer += 1;
+            inner += (&query).into_iter().count();
+        }
+        seen.0.push((outer, inner));
+    }
+    let mut w = world(10, true);
+    // Tagged: 0, 3, 6, 9.
+    assert_eq!(run(&mut w, tagged, 2), [(4, 16), (4, 16)]);
+}
+
+#[test]
+fn a_dirty_query_nested_in_itself_sees_the_same_rows() {
+    fn dirty(query: Query<&Pos, Dirty<(Pos,)>>, mut seen: ResMut<Seen>) {
+        let outer: Vec<_> = query.iter().copied().collect();
+        let mut inner = 0;
+        for _ in &query {
+            inner += query.iter().count();
+        }
+        seen.0.push((outer.len(), inner));
+    }
+    let mut w = world(10, false);
+    assert_eq!(run(&mut w, dirty, 3), [(10, 100), (0, 0), (5, 25)]);
+}
+
+#[test]
+fn iteration_through_mut_and_through_shared_agree_run_after_run() {
+    fn both(query: Query<Entity, Changed<Pos>>, mut seen: ResMut<Seen>) {
+        let shared = query.iter().count();
+        let mut query = query;
+        let exclusive = query.iter_mut().count();
+        seen.0.push((shared, exclusive));
+    }
+    let mut w = world(10, false);
+    assert_eq!(run(&mut w, both, 3), [(10, 10), (0, 0), (5, 5)]);
+}
