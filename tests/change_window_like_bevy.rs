@@ -123,3 +123,25 @@ fn what_the_system_wrote_between_two_iterations_counts_as_changed_in_the_second(
     schedule.run(&mut world);
     assert_eq!(world.resource::<Seen>().unwrap().0, [(6, 6), (0, 2), (0, 2)]);
 }
+
+#[test]
+fn a_lookup_after_an_iteration_judges_against_the_same_run_window() {
+    // bevy_ecs: `get` on a `Changed` query finds what the run's iteration found, before
+    // and after iterating, and the next run does not see those changes again.
+    fn iterate_then_get(changed: Query<Entity, Changed<Pos>>, mut seen: ResMut<Seen>) {
+        let entities: Vec<Entity> = changed.iter().collect();
+        let found = entities.iter().filter(|&&e| changed.get(e).is_ok()).count();
+        seen.0.push((entities.len(), found));
+    }
+    let mut world = world_with(10);
+    let mut schedule = Schedule::new();
+    schedule.add_system(&mut world, writer.in_phase(PRE_UPDATE)).unwrap();
+    schedule.add_system(&mut world, iterate_then_get).unwrap();
+    schedule.run(&mut world);
+    schedule.run(&mut world);
+    world.insert_resource(Moving(false));
+    schedule.run(&mut world);
+    // ripple before this change gave (10, 0): the lookup judged against the iteration
+    // that had just ended.
+    assert_eq!(world.resource::<Seen>().unwrap().0, [(10, 10), (10, 10), (0, 0)]);
+}

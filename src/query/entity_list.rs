@@ -44,7 +44,8 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             // SAFETY: forwarded from the caller.
             return unsafe { self.for_each_of_sparse(world, entities, f) };
         }
-        let ticks = RunTicks { last_run: self.last_run(), this_run: world.change_tick(), world: WorldPtr(world) };
+        let ticks =
+            RunTicks { last_run: self.lookup_last_run(), this_run: world.change_tick(), world: WorldPtr(world) };
         // The locations of entities `index .. index + AHEAD`, entity `i`'s at
         // `ahead[i % AHEAD]` (a dead entity's in no table): each entity is looked up once,
         // `AHEAD` entities early.

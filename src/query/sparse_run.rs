@@ -159,7 +159,8 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         entities: &[Entity],
         mut f: impl for<'a> FnMut(Q::Item<'a>),
     ) -> usize {
-        let ticks = RunTicks { last_run: self.last_run(), this_run: world.change_tick(), world: WorldPtr(world) };
+        let ticks =
+            RunTicks { last_run: self.lookup_last_run(), this_run: world.change_tick(), world: WorldPtr(world) };
         let mut visited = 0;
         for &entity in entities {
             // SAFETY: per the caller; the previous item is gone (`f` returned).

@@ -2,7 +2,7 @@
 //! its change-tracking memory (the tick of its last run).
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 
 use crate::change::WorldPtr;
 use crate::change::{RunTicks, Tick};
@@ -63,6 +63,11 @@ pub(crate) enum Mode {
 /// folds the summaries when its participants are done (`parallel_run.rs`), and an
 /// iterator's items stamp their rows as they are written (their items may outlive any
 /// point the run controls).
+/// `lookup_window`: lookups judge against the state's own last run.
+const NO_WINDOW: u64 = u64::MAX;
+/// `lookup_window`: lookups judge as if the state had never run.
+const NEVER_RAN: u64 = u64::MAX - 1;
+
 /// A [`QueryState`]'s memory of its runs, saved by `memory` and put back by
 /// `restore_memory`.
 #[derive(Clone, Copy, Debug)]
@@ -119,6 +124,9 @@ pub struct QueryState<Q: QueryData, F: QueryFilter = ()> {
     last_run: Arc<AtomicU32>,
     /// Whether it has run: before the first run everything is new.
     has_run: AtomicBool,
+    /// The last run lookups judge changes against while a system runs, if not the
+    /// state's own (see `set_lookup_window`): a `u32` tick, or `NO_WINDOW`, `NEVER_RAN`.
+    lookup_window: AtomicU64,
     /// Rows gathered for a `Candidates` or `Sparse` run, each once: for a `Dirty`
     /// filter sorted, for a driving change filter grouped by table, from a sparse set in
     /// the set's order.
@@ -198,6 +206,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             seen: 0,
             last_run: world.register_change_reader(),
             has_run: AtomicBool::new(false),
+            lookup_window: AtomicU64::new(NO_WINDOW),
             candidates: Vec::new(),
             replay: Default::default(),
             doomed: Vec::new(),
@@ -300,6 +309,31 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     /// The tick of this state's last run, if it has run.
     pub fn last_run(&self) -> Option<Tick> {
         self.has_run.load(Ordering::Relaxed).then(|| Tick(self.last_run.load(Ordering::Relaxed)))
+    }
+
+    /// Makes lookups (`get`, `get_many`, `for_each_of`) judge changes against
+    /// `memory`'s last run instead of the state's: a system's query sets the memory its
+    /// run started from, so that a lookup after an iteration in the same run sees the
+    /// run's window, as the iterations do; `None` goes back to the state's last run.
+    /// Only within one system run (no tick maintenance runs meanwhile).
+    pub(crate) fn set_lookup_window(&self, memory: Option<QueryMemory>) {
+        let window = match memory {
+            None => NO_WINDOW,
+            Some(QueryMemory { has_run: false, .. }) => NEVER_RAN,
+            Some(QueryMemory { last_run, .. }) => u64::from(last_run),
+        };
+        self.lookup_window.store(window, Ordering::Relaxed);
+    }
+
+    /// The last run a lookup judges changes against (see `set_lookup_window`).
+    #[inline]
+    pub(crate) fn lookup_last_run(&self) -> Option<Tick> {
+        match self.lookup_window.load(Ordering::Relaxed) {
+            NO_WINDOW => self.last_run(),
+            NEVER_RAN => None,
+            // Set from a `u32` tick.
+            window => Some(Tick(window as u32)),
+        }
     }
 
     /// The end of a run begun with `pending` (see [`RunEnd`]).
@@ -567,7 +601,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         // Not a run: judged against the last run, writes stamped with the current tick.
         // Only a query that compares ticks reads its last run (two loads per call that a
         // plain `&mut T` would pay for nothing).
-        let last_run = if F::IS_ARCHETYPAL && !Q::OBSERVES { None } else { self.last_run() };
+        let last_run = if F::IS_ARCHETYPAL && !Q::OBSERVES { None } else { self.lookup_last_run() };
         let ticks = RunTicks { last_run, this_run: world.change_tick(), world: WorldPtr(world) };
         // One path for table and sparse components, inlined whole: a call to a separate
         // sparse path would return the item through memory, which every caller of

@@ -246,7 +246,12 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, '_, Q, F> {
         let state: &QueryParamState<Q, F> = self.state;
         match state.run_start.get() {
             Some(start) => state.query().restore_memory(start),
-            None => state.run_start.set(Some(state.query().memory())),
+            None => {
+                let start = state.query().memory();
+                state.run_start.set(Some(start));
+                // Lookups after this iteration judge against the same window.
+                state.query().set_lookup_window(Some(start));
+            }
         }
     }
 
@@ -287,12 +292,14 @@ where
         state.query_mut().update_archetypes(world);
         if !state.shared {
             state.run_start.set(None);
+            state.query().set_lookup_window(None);
         }
         Query { world, state }
     }
     fn begin_shared_run(state: &mut Self::State) {
         state.shared = true;
         state.run_start.set(None);
+        state.query().set_lookup_window(None);
     }
     fn matches(
         state: &mut Self::State,
