@@ -190,3 +190,14 @@ fn spawn_then_id_is_the_handle_itself() {
     let hero = world.spawn((Pos(1),)).id();
     assert_eq!(world.get::<Pos>(hero).unwrap().0, 1);
 }
+
+#[test]
+fn run_system_once_runs_applies_commands_and_refuses_missing_resources() {
+    let mut world = World::new();
+    let spawned = world.run_system_once(|mut commands: Commands| commands.spawn((Pos(7),))).unwrap();
+    assert_eq!(world.get::<Pos>(spawned).unwrap().0, 7);
+    let doubled = world.run_system_once_with(|In(x): In<u32>, q: Query<&Pos>| x * q.iter().count() as u32, 2);
+    assert_eq!(doubled, Ok(2));
+    let refused = world.run_system_once(|_: Res<Playing>| ());
+    assert!(matches!(refused, Err(ripple::system::OneShotError::InvalidParams { .. })));
+}

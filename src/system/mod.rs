@@ -15,6 +15,7 @@ mod param_set;
 mod pipe;
 mod query_param;
 mod res;
+mod run_once;
 mod single;
 
 pub use access::SystemAccess;
