@@ -63,7 +63,7 @@ impl<B: Bundle> Drop for SpawnCommand<B> {
 /// fn spawner(mut commands: Commands) {
 ///     commands.spawn((Hp(1),));
 /// }
-/// fn count(mut hp: Query<&Hp>, mut counts: ResMut<Counts>) {
+/// fn count(hp: Query<&Hp>, mut counts: ResMut<Counts>) {
 ///     counts.0.push(hp.iter().count());
 /// }
 ///

@@ -37,7 +37,7 @@ impl World {
     ///
     /// let mut world = World::new();
     /// world
-    ///     .observe(|trigger: Trigger<OnChange<Hp>>, mut hp: Query<&Hp>, mut commands: Commands| {
+    ///     .observe(|trigger: Trigger<OnChange<Hp>>, hp: Query<&Hp>, mut commands: Commands| {
     ///         let entity = trigger.entity();
     ///         if hp.get(entity).unwrap().0 <= 0 {
     ///             commands.insert(entity, (Dead,));

@@ -111,7 +111,7 @@ lifecycle_event!(
     /// struct Label(&'static str);
     /// let mut world = World::new();
     /// world
-    ///     .observe(|t: Trigger<OnInsert<Label>>, mut labels: Query<&Label>| {
+    ///     .observe(|t: Trigger<OnInsert<Label>>, labels: Query<&Label>| {
     ///         println!("draw {}", labels.get(t.entity()).unwrap().0); // every write by insert
     ///     })
     ///     .unwrap();
@@ -136,7 +136,7 @@ lifecycle_event!(
     /// let mut world = World::new();
     /// world.insert_resource(Spent::default());
     /// world
-    ///     .observe(|t: Trigger<OnReplace<Gold>>, mut gold: Query<&Gold>, mut spent: ResMut<Spent>| {
+    ///     .observe(|t: Trigger<OnReplace<Gold>>, gold: Query<&Gold>, mut spent: ResMut<Spent>| {
     ///         spent.0 += gold.get(t.entity()).unwrap().0; // the old value
     ///     })
     ///     .unwrap();
@@ -159,7 +159,7 @@ lifecycle_event!(
     /// struct Body(u32);
     /// let mut world = World::new();
     /// world
-    ///     .observe(|t: Trigger<OnRemove<Body>>, mut bodies: Query<&Body>| {
+    ///     .observe(|t: Trigger<OnRemove<Body>>, bodies: Query<&Body>| {
     ///         println!("destroy physics body {}", bodies.get(t.entity()).unwrap().0);
     ///     })
     ///     .unwrap();
