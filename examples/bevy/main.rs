@@ -1,0 +1,52 @@
+//! bevy_ecs's own ECS examples (`examples/ecs` in bevy's repository, bevy 0.20), ported
+//! to ripple one module each, under bevy's file names. Each prints what bevy's prints
+//! for the same frames; `tests/bevy_examples.rs` checks it, and README.md beside this
+//! file lists what differs and why.
+//!
+//! `cargo run --example bevy -- ecs_guide` runs one; `cargo run --example bevy` runs
+//! them all, each under a heading.
+
+#![allow(elided_lifetimes_in_paths, reason = "system signatures read as bevy's examples write them")]
+
+/// Prints a line and, when a test captures the output, keeps it.
+macro_rules! say { ($($arg:tt)*) => { super::capture::line(format!($($arg)*)) }; }
+
+pub mod capture;
+pub mod input;
+pub mod math;
+pub mod rng;
+
+pub mod change_detection;
+pub mod component_hooks;
+pub mod ecs_guide;
+pub mod observer_propagation;
+pub mod observers;
+
+/// Every ported example, by bevy's file name, in the order of the port's priority.
+pub const EXAMPLES: &[(&str, fn())] = &[
+    ("ecs_guide", ecs_guide::main),
+    ("change_detection", change_detection::main),
+    ("component_hooks", component_hooks::main),
+    ("observers", observers::main),
+    ("observer_propagation", observer_propagation::main),
+];
+
+/// Runs the example named on the command line, or all of them.
+fn main() {
+    let wanted: Vec<String> = std::env::args().skip(1).collect();
+    if wanted.is_empty() {
+        for (name, example) in EXAMPLES {
+            capture::line(format!("=== {name} ==="));
+            example();
+        }
+        return;
+    }
+    for name in &wanted {
+        let Some((_, example)) = EXAMPLES.iter().find(|(known, _)| known == name) else {
+            let names: Vec<&str> = EXAMPLES.iter().map(|(name, _)| *name).collect();
+            eprintln!("no example `{name}`; the examples are: {}", names.join(", "));
+            std::process::exit(2);
+        };
+        example();
+    }
+}

@@ -1,0 +1,215 @@
+//! bevy_ecs's own ECS examples, ported to ripple (`examples/bevy`), print what bevy's
+//! print for the same frames. Each test runs one example, captures its lines, and
+//! compares them with bevy's output: worked out from bevy's source and, for the
+//! examples marked so, checked against bevy_ecs 0.20.1 running the same code with the
+//! same random numbers. Where ripple prints differently on purpose (an `Entity` is
+//! `0v1` where bevy's first is `0v0`, and bevy's `App` spawns entities of its own
+//! first), the comment says so and the test holds ripple's exact output. Where
+//! bevy's output depends on the order its parallel executor happens to pick, the
+//! comment says which order the port prints (one bevy can print too) or the test
+//! compares what does not depend on it.
+
+#[path = "../examples/bevy/main.rs"]
+#[allow(dead_code, reason = "the example's `main` and table are for the binary; the tests call the modules")]
+mod bevy;
+
+use bevy::capture::captured;
+
+/// What `example` prints, one line per `say!`, joined as printed.
+fn output(example: fn()) -> String {
+    let mut text = captured(example).join("\n");
+    text.push('\n');
+    text
+}
+
+#[test]
+fn ecs_guide() {
+    // Checked against bevy_ecs. bevy may run `exclusive_player_system` before or after
+    // the `(new_round_system, new_player_system)` chain, and `print_message_system`
+    // anywhere in the frame (no order binds them); this is the order ripple's plan
+    // gives, one bevy's executor can pick. bevy spawns a player through commands at
+    // the sync point after `BeforeRound`, so "Player 3" (commands) is scored after
+    // "Player 4" (spawned at once by the exclusive system), as here.
+    assert_eq!(
+        output(bevy::ecs_guide::main),
+        "\
+Begin round 1 of 10
+Player 3 joined the game!
+Player 4 has joined the game!
+This game is fun!
+Alice scored a point! Their score is: 1 (1 round hot streak)
+Bob scored a point! Their score is: 1 (1 round hot streak)
+Player 4 did not score a point! Their score is: 0 (1 round cold streak)
+Player 3 did not score a point! Their score is: 0 (1 round cold streak)
+In set 'Last' for the 1th time
+
+Begin round 2 of 10
+This game is fun!
+Alice did not score a point! Their score is: 1 (1 round cold streak)
+Bob scored a point! Their score is: 2 (2 round hot streak)
+Player 4 did not score a point! Their score is: 0 (2 round cold streak)
+Player 3 did not score a point! Their score is: 0 (2 round cold streak)
+In set 'Last' for the 2th time
+
+Begin round 3 of 10
+This game is fun!
+Alice scored a point! Their score is: 2 (1 round hot streak)
+Bob did not score a point! Their score is: 2 (1 round cold streak)
+Player 4 did not score a point! Their score is: 0 (3 round cold streak)
+Player 3 did not score a point! Their score is: 0 (3 round cold streak)
+In set 'Last' for the 3th time
+
+Begin round 4 of 10
+This game is fun!
+Alice did not score a point! Their score is: 2 (1 round cold streak)
+Bob scored a point! Their score is: 3 (1 round hot streak)
+Player 4 did not score a point! Their score is: 0 (4 round cold streak)
+Player 3 did not score a point! Their score is: 0 (4 round cold streak)
+In set 'Last' for the 4th time
+
+Begin round 5 of 10
+This game is fun!
+Alice scored a point! Their score is: 3 (1 round hot streak)
+Bob scored a point! Their score is: 4 (2 round hot streak)
+Player 4 did not score a point! Their score is: 0 (5 round cold streak)
+Player 3 did not score a point! Their score is: 0 (5 round cold streak)
+Bob won the game!
+In set 'Last' for the 5th time
+
+"
+    );
+}
+
+/// The lines `change_detection` prints for a change it detected.
+fn detected(value: &str, added: bool) -> String {
+    format!("Change detected!\n\t-> value: {value}\n\t-> added: {added}\n\t-> changed: true\n\t-> changed by: ")
+}
+
+#[test]
+fn change_detection() {
+    // Checked against bevy_ecs, with its systems in the order ripple's plan runs them
+    // (`change_component`, `change_resource`, `change_component_2`,
+    // `change_detection`: the first two share a stage). bevy's entity is `3v0` there
+    // and higher under `DefaultPlugins`; ripple's first is `0v1`. Equal values written
+    // with `set_if_neq` (the resource's 0.0 in frame 1, 3.0 twice in frame 12) are
+    // not reported as changes.
+    let expected = [
+        "New value: MyResource(0.0)".to_string(),
+        detected("Ref(MyComponent(0.0))", true),
+        detected("Res(MyResource(0.0))", true),
+        "New value: MyComponent(2.0) 0v1".to_string(),
+        detected("Ref(MyComponent(2.0))", false),
+        "New value: MyResource(3.0)".to_string(),
+        detected("Res(MyResource(3.0))", false),
+        "New value: MyComponent(3.0) 0v1".to_string(),
+        detected("Ref(MyComponent(3.0))", false),
+        "New value: MyResource(4.0)".to_string(),
+        "New value: MyComponent(4.0) 0v1".to_string(),
+        detected("Ref(MyComponent(4.0))", false),
+        detected("Res(MyResource(4.0))", false),
+        "New value: MyResource(5.0)".to_string(),
+        detected("Res(MyResource(5.0))", false),
+    ];
+    assert_eq!(captured(bevy::change_detection::main), expected);
+}
+
+#[test]
+fn component_hooks() {
+    // Checked against bevy_ecs. There the component's id is 14 and the entities
+    // `5v0`..`8v0` (its resources are entities too, and it does not reuse a freed
+    // index at once); ripple's component id is 2 (after the two resources' types)
+    // and it reuses freed slots, with a new generation.
+    assert_eq!(
+        output(bevy::component_hooks::main),
+        "\
+ComponentId(2) added to 0v1 with value KeyA
+Current Index: MyComponentIndex({KeyA: 0v1})
+ComponentId(2) added to 1v1 with value KeyB
+Current Index: MyComponentIndex({KeyA: 0v1, KeyB: 1v1})
+ComponentId(2) removed from 0v1 with value KeyA
+ComponentId(2) removed from 1v1 with value KeyB
+ComponentId(2) added to 1v2 with value KeyA
+Current Index: MyComponentIndex({KeyA: 1v2})
+ComponentId(2) added to 0v2 with value KeyR
+Current Index: MyComponentIndex({KeyA: 1v2, KeyR: 0v2})
+ComponentId(2) removed from 1v2 with value KeyA
+ComponentId(2) removed from 0v2 with value KeyR
+"
+    );
+}
+
+/// "Boom!" lines for the mines of these slots (the mines are the first 1001
+/// entities, so a mine's slot is its place in the field).
+fn booms(slots: &[u32]) -> Vec<String> {
+    slots.iter().map(|slot| format!("Boom! {slot}v1 exploded.")).collect()
+}
+
+#[test]
+fn observers() {
+    let lines = captured(bevy::observers::main);
+    // The click at the origin: the same 14 mines explode in bevy_ecs, once each.
+    let first = [424, 399, 836, 717, 99, 994, 545, 581, 578, 700, 445, 789, 76, 866];
+    let mut expected = booms(&first);
+    expected.push("Explosions DISABLED".to_string());
+    // The click while explosions are off does nothing.
+    expected.push("Explosions ENABLED".to_string());
+    // The click at (-500, 170): in bevy_ecs the same 30 mines explode, once each, in
+    // another order. ripple applies the commands of observers breadth-first (the
+    // commands of one round of observers, then those the next round queued), where
+    // bevy applies each command's consequences first: a mine that two explosions of
+    // one round reach runs its `Explode` observer twice before the despawn queued by
+    // the first run applies, and its "Boom!" prints twice (and its explosion is
+    // triggered twice). bevy's despawn applies before the second `Explode`, which
+    // finds no entity.
+    let second = [
+        6, 199, 997, 92, 118, 669, 693, 932, 118, 669, 693, 790, 932, 118, 669, 693, 932, 972, 830, 830, 516, 644, 647,
+        830, 830, 65, 379, 591, 591, 949, 746, 774, 787, 591, 591, 531, 641, 191, 598, 598, 586, 331, 127, 598, 598,
+        360, 313, 313, 313, 313,
+    ];
+    expected.extend(booms(&second));
+    assert_eq!(lines, expected);
+
+    let mut exploded: Vec<u32> = second.to_vec();
+    exploded.sort_unstable();
+    exploded.dedup();
+    let bevy = [
+        6, 65, 92, 118, 127, 191, 199, 313, 331, 360, 379, 516, 531, 586, 591, 598, 641, 644, 647, 669, 693, 746, 774,
+        787, 790, 830, 932, 949, 972, 997,
+    ];
+    assert_eq!(exploded, bevy);
+}
+
+#[test]
+fn observer_propagation() {
+    // Checked against bevy_ecs: the same lines. The global observer runs before the
+    // target's own at each entity, as in bevy.
+    let attack = |damage: u16, armor: &str, through: u16, hp: u16| {
+        format!(
+            "⚔️  Attack for {damage} damage\nAttack hit {armor}\n🩸 {through} damage passed through {armor}\n\
+             Attack hit Goblin\nGoblin has {hp} HP\n(propagation reached root)\n\n"
+        )
+    };
+    let blocked = |damage: u16, armor: &str| {
+        format!(
+            "⚔️  Attack for {damage} damage\nAttack hit {armor}\n🛡️  {damage} damage blocked by {armor}\n(propagation halted early)\n\n"
+        )
+    };
+    let expected = [
+        attack(16, "Helmet", 11, 39),
+        attack(8, "Helmet", 3, 36),
+        blocked(3, "Shirt"),
+        attack(16, "Helmet", 11, 25),
+        attack(19, "Shirt", 4, 21),
+        attack(12, "Socks", 2, 19),
+        attack(14, "Socks", 4, 15),
+        attack(15, "Helmet", 10, 5),
+        attack(13, "Socks", 3, 2),
+        blocked(3, "Shirt"),
+        blocked(6, "Socks"),
+        blocked(2, "Helmet"),
+        "⚔️  Attack for 18 damage\nAttack hit Helmet\n🩸 13 damage passed through Helmet\nAttack hit Goblin\n\
+         💀 Goblin has died a gruesome death\n(propagation reached root)\n\n"
+            .to_string(),
+    ];
+    assert_eq!(output(bevy::observer_propagation::main), expected.concat());
+}
