@@ -213,3 +213,199 @@ fn observer_propagation() {
     ];
     assert_eq!(output(bevy::observer_propagation::main), expected.concat());
 }
+
+#[test]
+fn relationships() {
+    // Checked against bevy_ecs: the same lines but the last `Err(..)`, which bevy
+    // prints as `Err(TargetingCycle { initial_entity: 4v0, visited: {3v0, 2v0, 1v0} })`
+    // (its `Entity` orders otherwise, and its resources take index 0).
+    assert_eq!(
+        output(bevy::relationships::main),
+        "\
+James is targeting Charlie, and is targeted by nobody
+Devon is targeting Charlie, and is targeted by nobody
+Bob is targeting Alice, and is targeted by Charlie
+Charlie is targeting Bob, and is targeted by James, Devon, Alice
+Alice is targeting Charlie, and is targeted by Bob
+
+Making Devon target Alice.
+
+James is targeting Charlie, and is targeted by nobody
+Devon is targeting Alice, and is targeted by nobody
+Bob is targeting Alice, and is targeted by Charlie
+Charlie is targeting Bob, and is targeted by James, Alice
+Alice is targeting Charlie, and is targeted by Bob, Devon
+
+Checking for cycles starting at James
+James is targeting Charlie
+Charlie is targeting Bob
+Bob is targeting Alice
+Alice is targeting Charlie
+Err(TargetingCycle { initial_entity: 3v1, visited: {0v1, 1v1, 2v1} }) \n
+Removing Charlie's targeting relationship.
+
+James is targeting Charlie, and is targeted by nobody
+Devon is targeting Alice, and is targeted by nobody
+Bob is targeting Alice, and is targeted by nobody
+Alice is targeting Charlie, and is targeted by Bob, Devon
+
+Checking for cycles starting at James
+James is targeting Charlie
+Checking for cycles starting at Devon
+Devon is targeting Alice
+Alice is targeting Charlie
+Checking for cycles starting at Bob
+Bob is targeting Alice
+Alice is targeting Charlie
+Checking for cycles starting at Alice
+Alice is targeting Charlie
+Ok(()) \n
+"
+    );
+}
+
+#[test]
+fn hierarchy() {
+    use bevy::hierarchy::{FRAMES, Sprite, Transform, run};
+    use ripple::prelude::*;
+    use std::f32::consts::PI;
+
+    // bevy prints nothing; what it does shows in the world.
+    assert!(captured(bevy::hierarchy::main).is_empty());
+    let sprites = |world: &mut World| {
+        let mut sprites: Vec<&str> = world.query::<&Sprite>().iter(world).map(|sprite| sprite.0).collect();
+        sprites.sort_unstable();
+        sprites
+    };
+    // One frame (0.25 s): the root turns back a quarter turn a second, its children
+    // forward half a turn a second.
+    let mut world = run(1);
+    let mut turns: Vec<(&str, f32)> =
+        world.query::<(&Sprite, &Transform)>().iter(&world).map(|(sprite, t)| (sprite.0, t.rotation_z)).collect();
+    turns.sort_by(|a, b| a.0.cmp(b.0));
+    assert_eq!(turns, [("blue", PI / 4.0), ("lime", PI / 4.0), ("white", -PI / 8.0)]);
+    // At 2 s (frame 8) the last child, added with `add_child` (bevy), goes.
+    assert_eq!(sprites(&mut run(7)), ["blue", "lime", "white"]);
+    let mut world = run(8);
+    assert_eq!(sprites(&mut world), ["blue", "white"]);
+    // At 4 s (frame 16) the root goes, and its child with it.
+    assert_eq!(sprites(&mut run(15)), ["blue", "white"]);
+    assert!(sprites(&mut run(16)).is_empty());
+    assert!(run(FRAMES).is_empty());
+}
+
+#[test]
+fn one_shot_systems() {
+    // `system_b` runs once at startup (bevy: `run_system_once`); then A in frame 2,
+    // B in frame 4, and A then B in frame 6, when both keys go down (the entity
+    // tagged first comes first in bevy's query, its archetype being older, and here).
+    assert_eq!(
+        output(bevy::one_shot_systems::main),
+        "\
+B: One shot system registered with World was triggered
+A: One shot system registered with Commands was triggered
+B: One shot system registered with World was triggered
+A: One shot system registered with Commands was triggered
+B: One shot system registered with World was triggered
+"
+    );
+    let mut world = bevy::one_shot_systems::run();
+    assert_eq!(
+        bevy::one_shot_systems::ui_text(&mut world),
+        "Press A or B to trigger a one-shot system\nLast Triggered: B"
+    );
+}
+
+#[test]
+fn run_conditions() {
+    // Checked against bevy_ecs (with `print_input_counter` after
+    // `increment_input_counter`, an order bevy's executor may pick or not: in the
+    // other, each count prints a frame later). Space (frame 3), Enter (5), the left
+    // button (11) and the right one (12) count; held keys and A do not. The timed
+    // message shows at 2 s and 2.25 s (frames 8 and 9).
+    assert_eq!(
+        output(bevy::run_conditions::main),
+        "
+For the first 2 seconds you will not be able to increment the counter
+Once that time has passed you can press space, enter, left mouse, right mouse or touch the screen to increment the counter
+
+Input counter: 1
+Input counter: 2
+It has been more than 2 seconds since the program started and less than 2.5 seconds
+It has been more than 2 seconds since the program started and less than 2.5 seconds
+Input counter: 3
+Input counter: 4
+"
+    );
+}
+
+#[test]
+fn system_piping() {
+    // bevy runs the six pipes in parallel, in an order that varies: the lines are
+    // compared in order.
+    let mut lines = captured(bevy::system_piping::main);
+    lines.sort();
+    assert_eq!(lines, ["42", "Got to rusty?", "Ok(42)", "parsed message: 42"]);
+}
+
+#[test]
+fn removal_detection() {
+    use bevy::removal_detection::{FRAMES, MyComponent, Sprite, run};
+
+    // bevy prints nothing: the sprite is tinted once `MyComponent` is removed, in the
+    // first frame past 2 s (frame 9).
+    assert!(captured(bevy::removal_detection::main).is_empty());
+    let state = |frames| {
+        let mut world = run(frames);
+        let has_component = world.query::<&MyComponent>().iter(&world).count() == 1;
+        let color = world.query::<&Sprite>().iter(&world).next().unwrap().color;
+        (has_component, color)
+    };
+    assert_eq!(state(8), (true, [1.0, 1.0, 1.0]));
+    assert_eq!(state(9), (false, [0.5, 1.0, 1.0]));
+    assert_eq!(state(FRAMES), (false, [0.5, 1.0, 1.0]));
+}
+
+#[test]
+fn fallible_params() {
+    use bevy::fallible_params::{SCRIPT, Transform, run};
+    use ripple::prelude::*;
+
+    // bevy prints its help, then nothing.
+    assert_eq!(
+        output(bevy::fallible_params::main),
+        "
+Press 'A' to add enemy ships and 'R' to remove them.
+Player ship will wait for enemy ships and track one if it exists,
+but will stop tracking if there are more than one.
+
+"
+    );
+    let player = |frames| {
+        let (mut world, _) = run(frames);
+        *world.query_filtered::<&Transform, With<bevy::fallible_params::Player>>().iter(&world).next().unwrap()
+    };
+    // Enemies after each frame: A adds one in frames 2 and 5, R removes one in 7 and 10.
+    let enemies = [0, 1, 1, 1, 2, 2, 1, 1, 1, 0, 0, 0];
+    let mut before = Transform::default();
+    for (frame, count) in enemies.iter().enumerate() {
+        let after = player(frame + 1);
+        if *count == 1 {
+            // One enemy (`Option<Single>` is `Some`): the player follows it.
+            assert_ne!(after.translation, before.translation, "frame {}", frame + 1);
+        } else {
+            // None or several: it turns on the spot, 2 rad/s.
+            assert_eq!(after.translation, before.translation, "frame {}", frame + 1);
+            assert!((after.rotation - before.rotation - 0.5).abs() < 1e-6, "frame {}", frame + 1);
+        }
+        before = after;
+    }
+    // `Populated` skipped `move_targets` while there was no enemy (frames 1, 10, 11
+    // and 12); the `Single` that never matches skipped its system every frame.
+    let (_, mut schedule) = run(SCRIPT.len());
+    let skipped: Vec<String> = schedule.take_skipped_runs().into_iter().map(|run| run.system).collect();
+    let count = |name: &str| skipped.iter().filter(|system| *system == name).count();
+    assert_eq!(count("move_targets"), 4);
+    assert_eq!(count("do_nothing_fail_validation"), 12);
+    assert_eq!(skipped.len(), 16);
+}

@@ -13,6 +13,17 @@ pub enum KeyCode {
     KeyR,
     /// The space bar.
     Space,
+    /// The enter key.
+    Enter,
+}
+
+/// The mouse's buttons (bevy's `MouseButton`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum MouseButton {
+    /// The left button.
+    Left,
+    /// The right button.
+    Right,
 }
 
 /// Which buttons are held, and which went down this frame, as bevy's `ButtonInput`.

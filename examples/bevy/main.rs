@@ -12,15 +12,22 @@
 macro_rules! say { ($($arg:tt)*) => { super::capture::line(format!($($arg)*)) }; }
 
 pub mod capture;
+pub mod fallible_params;
+pub mod hierarchy;
 pub mod input;
 pub mod math;
+pub mod relationships;
+pub mod removal_detection;
 pub mod rng;
+pub mod run_conditions;
+pub mod system_piping;
 
 pub mod change_detection;
 pub mod component_hooks;
 pub mod ecs_guide;
 pub mod observer_propagation;
 pub mod observers;
+pub mod one_shot_systems;
 
 /// Every ported example, by bevy's file name, in the order of the port's priority.
 pub const EXAMPLES: &[(&str, fn())] = &[
@@ -29,6 +36,13 @@ pub const EXAMPLES: &[(&str, fn())] = &[
     ("component_hooks", component_hooks::main),
     ("observers", observers::main),
     ("observer_propagation", observer_propagation::main),
+    ("relationships", relationships::main),
+    ("hierarchy", hierarchy::main),
+    ("one_shot_systems", one_shot_systems::main),
+    ("run_conditions", run_conditions::main),
+    ("system_piping", system_piping::main),
+    ("removal_detection", removal_detection::main),
+    ("fallible_params", fallible_params::main),
 ];
 
 /// Runs the example named on the command line, or all of them.
