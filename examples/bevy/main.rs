@@ -13,21 +13,27 @@ macro_rules! say { ($($arg:tt)*) => { super::capture::line(format!($($arg)*)) };
 
 pub mod capture;
 pub mod fallible_params;
+pub mod generic_system;
 pub mod hierarchy;
 pub mod input;
 pub mod math;
+pub mod message;
 pub mod relationships;
 pub mod removal_detection;
 pub mod rng;
 pub mod run_conditions;
+pub mod system_closure;
+pub mod system_param;
 pub mod system_piping;
 
 pub mod change_detection;
 pub mod component_hooks;
 pub mod ecs_guide;
+pub mod error_handling;
 pub mod observer_propagation;
 pub mod observers;
 pub mod one_shot_systems;
+pub mod parallel_query;
 
 /// Every ported example, by bevy's file name, in the order of the port's priority.
 pub const EXAMPLES: &[(&str, fn())] = &[
@@ -43,6 +49,12 @@ pub const EXAMPLES: &[(&str, fn())] = &[
     ("system_piping", system_piping::main),
     ("removal_detection", removal_detection::main),
     ("fallible_params", fallible_params::main),
+    ("error_handling", error_handling::main),
+    ("generic_system", generic_system::main),
+    ("parallel_query", parallel_query::main),
+    ("message", message::main),
+    ("system_closure", system_closure::main),
+    ("system_param", system_param::main),
 ];
 
 /// Runs the example named on the command line, or all of them.
