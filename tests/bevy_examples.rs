@@ -527,3 +527,232 @@ fn system_closure() {
 fn system_param() {
     assert_eq!(output(bevy::system_param::main), "3 players in the game\n");
 }
+
+#[test]
+fn custom_query_param() {
+    // Checked against bevy_ecs: the same lines but three. bevy's entity is `2v0`;
+    // its `Mut` prints as `Mut(ComponentA)` where ripple's prints as the value (as a
+    // `&mut` does); and its contiguous `A` is a `ContiguousRef([ComponentA])`, where
+    // the port, which gathers the rows itself (ripple has no contiguous iteration),
+    // prints the plain slice.
+    assert_eq!(
+        output(bevy::custom_query_param::main),
+        "\
+Print components (read_only):
+Entity: 0v1
+A: ComponentA
+B: Some(ComponentB)
+Nested: NestedQueryItem { c: ComponentC, d: Some(ComponentD) }
+Optional nested: Some(NestedQueryItem { c: ComponentC, d: Some(ComponentD) })
+Optional tuple: None
+Generic: GenericQueryItem { generic: (ComponentC, ComponentD) }
+
+Print components (iter_mut):
+Entity: 0v1
+A: ComponentA
+B: Some(ComponentB)
+Optional nested: Some(NestedQueryItem { c: ComponentC, d: Some(ComponentD) })
+Optional tuple: None
+Nested: NestedQueryItem { c: ComponentC, d: Some(ComponentD) }
+Generic: GenericQueryItem { generic: (ComponentC, ComponentD) }
+
+Print components (iter):
+Entity: 0v1
+A: ComponentA
+B: Some(ComponentB)
+Nested: NestedQueryItem { c: ComponentC, d: Some(ComponentD) }
+Generic: GenericQueryItem { generic: (ComponentC, ComponentD) }
+
+Print components (tuple):
+Entity: 0v1
+A: ComponentA
+B: ComponentB
+Nested: ComponentC ComponentD
+Generic: ComponentC ComponentD
+
+Print components (contiguous_iter):
+Entity: [0v1]
+A: [ComponentA]
+B: Some([ComponentB])
+Generic: [ComponentC] [ComponentD]
+"
+    );
+}
+
+#[test]
+fn nondeterministic_system_order() {
+    // bevy_ecs (with its `debug` feature, which names systems) finds the same three
+    // pairs, listed in another order and each pair the other way round:
+    // "reads_a_and_b and writes_a", "reads_a_and_b and doubles_b", "writes_a and
+    // reads_a"; its type names are full paths, as ripple's are (the test strips the
+    // crate's). The values follow ripple's order for the ambiguous pairs (write, then
+    // read): A counts frames, B doubles after adding one, and only B < 10 prints.
+    let text = output(bevy::nondeterministic_system_order::main);
+    let module = "bevy::nondeterministic_system_order::";
+    let text = text.replace(&format!("bevy_examples::{module}"), "").replace(module, "");
+    assert_eq!(
+        text,
+        "\
+Schedule Update has ambiguities.
+3 pairs of systems with conflicting data access have indeterminate execution order. Consider adding `before`, `after`, or `ambiguous_with` relationships between these:
+ -- reads_a and writes_a
+    conflict on: [\"A\"]
+ -- writes_a and reads_a_and_b
+    conflict on: [\"A\"]
+ -- doubles_b and reads_a_and_b
+    conflict on: [\"B\"]
+1, 2
+2, 6
+"
+    );
+}
+
+#[test]
+fn startup_system() {
+    assert_eq!(output(bevy::startup_system::main), "startup system ran first\nnormal system ran second\n");
+}
+
+#[test]
+fn callbacks() {
+    // Checked against bevy_ecs, where the exclusive systems count 14 entities: its
+    // registered systems are entities too (and so are its resources). ripple keeps
+    // one-shot systems apart from entities: the 6 callbacks are all there is.
+    assert_eq!(
+        output(bevy::callbacks::main),
+        "\
+This is the trivial callback system
+This is the ordinary callback system. There are currently 6 callbacks in the world.
+This is the exclusive callback system. There are currently 6 entities in the world.
+This is the boxed trivial callback system
+This is the boxed ordinary callback system. There are currently 6 callbacks in the world.
+This is the boxed exclusive callback system. There are currently 6 entities in the world.
+"
+    );
+}
+
+#[test]
+fn custom_schedule() {
+    assert_eq!(
+        output(bevy::custom_schedule::main),
+        "Pre Startup\nCustom Startup\nStartup\nFirst\nUpdate\nSingle Threaded Update\nLast\n"
+    );
+}
+
+#[test]
+fn custom_executor() {
+    assert_eq!(output(bevy::custom_executor::main), "Counter: 1\nCounter: 2\nCounter: 3\nCounter: 4\nCounter: 5\n");
+}
+
+#[test]
+fn contiguous_query() {
+    // The first entity (health 5) decays by 0.9 and loses a point each frame, and
+    // dies in frame 4; the entity that takes its row (the last, health 49,995) lives
+    // on. bevy prints its first entity's id, which `DefaultPlugins` pushes past 0.
+    assert_eq!(output(bevy::contiguous_query::main), "Finishing off 0v1\n");
+}
+
+#[test]
+fn fixed_timestep() {
+    // 0.2 s frames against a 0.5 s timestep: the fixed schedule runs in frames 3, 5
+    // and 8 (before `Update`, as bevy's `RunFixedMainLoop` does), and the gaps
+    // between frames carry `f32`'s rounding of the elapsed seconds, as bevy's do.
+    let fixed = |accrued: &str| {
+        format!(
+            "time since last fixed_update: 0.5\n\nfixed timestep: 0.5\n\ntime accrued toward next fixed_update: {accrued}\n\n"
+        )
+    };
+    let frame = |gap: &str| format!("time since last frame_update: {gap}\n");
+    let expected = [
+        frame("0.2"),
+        frame("0.2"),
+        fixed("0.1"),
+        frame("0.20000002"),
+        frame("0.19999999"),
+        fixed("0"),
+        frame("0.19999999"),
+        frame("0.20000005"),
+        frame("0.19999993"),
+        fixed("0.1"),
+        frame("0.20000005"),
+    ];
+    assert_eq!(output(bevy::fixed_timestep::main), expected.concat());
+}
+
+#[test]
+fn delayed_commands() {
+    use bevy::delayed_commands::{FRAMES, run, white_squares};
+
+    // bevy prints nothing. The click at the origin in frame 1 (50 ms frames) makes
+    // each square white for 0.1 s after a delay of a millisecond per pixel from the
+    // click: a ring that widens and fades.
+    assert!(captured(bevy::delayed_commands::main).is_empty());
+    let white: Vec<usize> = (1..=FRAMES).map(|frames| white_squares(&mut run(frames))).collect();
+    assert_eq!(white, [1, 1, 9, 24, 36, 52, 64, 36, 12, 4]);
+    assert_eq!(white_squares(&mut run(FRAMES + 2)), 0);
+}
+
+#[test]
+fn dynamic() {
+    // Checked against bevy_ecs, fed the same lines on standard input: the same lines
+    // but the ids. bevy's components start at id 9 and its events' keys are 12 and 14
+    // (an observer's registrations come between), and its entities at `1v0`.
+    let expected = "
+Commands:
+    comp, c    Create new components
+    spawn, s   Spawn entities
+    query, q   Query for entities
+    event, e   Register dynamic events and observers
+    emit, t    Trigger a dynamic event
+Enter a command with no parameters for usage.
+
+> Component A created with id: 2
+Component B created with id: 3
+Component C created with id: 4
+
+> Entity spawned with id: 0v1
+
+> Entity spawned with id: 1v1
+
+> Entity spawned with id: 2v1
+
+> 0v1: A: [1, 2]
+1v1: A: [3, 0]
+
+> 0v1: A: [2, 3]
+1v1: A: [4, 1]
+
+> 2v1: C: [5]
+
+> 0v1: 
+1v1: 
+2v1: 
+
+> Event 'OnDamage' registered (key: 5) with a dynamic observer
+Event 'OnHeal' registered (key: 6) with a dynamic observer
+
+>   Observer fired!
+Event 'OnDamage' triggered (1 fires)
+
+>   Observer fired!
+Event 'OnDamage' triggered (2 fires)
+
+>   Observer fired!
+Event 'OnHeal' triggered (1 fires)
+
+> Event 'OnDeath' does not exist. Register it first with 'event OnDeath'
+
+> 
+query, q  Query for entities
+    Enter a query to fetch and update entities
+    Components with read or write access will be displayed with their values
+    Components with write access will have their fields incremented by one
+
+    Accesses: 'A' with, '&A' read, '&mut A' write
+    Operators: '||' or, ',' and, '?' optional
+
+    e.g. &A || &B, &mut C, D, ?E
+
+> 
+";
+    assert_eq!(output(bevy::dynamic::main), expected);
+}

@@ -142,6 +142,9 @@ pub fn main() {
             ),
         )
         .unwrap();
+    // bevy: the two may run in parallel; one thread runs them here, so that `say!`
+    // captures each line.
+    update.set_single_threaded(true);
     // Cleanup systems: the type they work on goes in with the turbofish (bevy:
     // `add_systems(OnExit(AppState::MainMenu), cleanup_system::<MenuClose>)`).
     let mut on_exit_main_menu = Schedule::new();

@@ -11,8 +11,10 @@
 /// Prints a line and, when a test captures the output, keeps it.
 macro_rules! say { ($($arg:tt)*) => { super::capture::line(format!($($arg)*)) }; }
 
+pub mod callbacks;
 pub mod capture;
 pub mod fallible_params;
+pub mod fixed_timestep;
 pub mod generic_system;
 pub mod hierarchy;
 pub mod input;
@@ -22,14 +24,22 @@ pub mod relationships;
 pub mod removal_detection;
 pub mod rng;
 pub mod run_conditions;
+pub mod startup_system;
 pub mod system_closure;
 pub mod system_param;
 pub mod system_piping;
 
 pub mod change_detection;
 pub mod component_hooks;
+pub mod contiguous_query;
+pub mod custom_executor;
+pub mod custom_query_param;
+pub mod custom_schedule;
+pub mod delayed_commands;
+pub mod dynamic;
 pub mod ecs_guide;
 pub mod error_handling;
+pub mod nondeterministic_system_order;
 pub mod observer_propagation;
 pub mod observers;
 pub mod one_shot_systems;
@@ -55,6 +65,16 @@ pub const EXAMPLES: &[(&str, fn())] = &[
     ("message", message::main),
     ("system_closure", system_closure::main),
     ("system_param", system_param::main),
+    ("custom_query_param", custom_query_param::main),
+    ("nondeterministic_system_order", nondeterministic_system_order::main),
+    ("startup_system", startup_system::main),
+    ("callbacks", callbacks::main),
+    ("custom_schedule", custom_schedule::main),
+    ("custom_executor", custom_executor::main),
+    ("fixed_timestep", fixed_timestep::main),
+    ("dynamic", dynamic::main),
+    ("delayed_commands", delayed_commands::main),
+    ("contiguous_query", contiguous_query::main),
 ];
 
 /// Runs the example named on the command line, or all of them.
