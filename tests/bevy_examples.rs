@@ -756,3 +756,13 @@ query, q  Query for entities
 ";
     assert_eq!(output(bevy::dynamic::main), expected);
 }
+
+#[test]
+fn the_example_runs_each_port_by_its_name() {
+    // `cargo run --example bevy -- NAME` finds each port by bevy's file name.
+    let mut names: Vec<&str> = bevy::EXAMPLES.iter().map(|(name, _)| *name).collect();
+    assert_eq!(names.len(), 28);
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), 28, "each name once");
+}

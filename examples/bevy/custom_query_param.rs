@@ -138,12 +138,15 @@ fn print_components_iter(
 type NestedTupleQuery = (&'static ComponentC, &'static ComponentD);
 type GenericTupleQuery<T, P> = (&'static T, &'static P);
 
-fn print_components_tuple(
-    mut query: Query<
-        (Entity, &ComponentA, &ComponentB, NestedTupleQuery, GenericTupleQuery<ComponentC, ComponentD>),
-        (With<ComponentC>, With<ComponentD>, Or<(Added<ComponentC>, Changed<ComponentD>, Without<ComponentZ>)>),
-    >,
-) {
+/// The tuple query's items.
+type TupleQuery =
+    (Entity, &'static ComponentA, &'static ComponentB, NestedTupleQuery, GenericTupleQuery<ComponentC, ComponentD>);
+
+/// The tuple query's filter.
+type TupleFilter =
+    (With<ComponentC>, With<ComponentD>, Or<(Added<ComponentC>, Changed<ComponentD>, Without<ComponentZ>)>);
+
+fn print_components_tuple(mut query: Query<TupleQuery, TupleFilter>) {
     say!("Print components (tuple):");
     for (entity, a, b, nested, (generic_c, generic_d)) in &mut query {
         say!("Entity: {entity}");
@@ -155,14 +158,17 @@ fn print_components_tuple(
     say!("");
 }
 
+/// bevy: `#[derive(QueryData)] #[query_data(contiguous(all))] struct
+/// CustomContiguousQuery<T, P>` with fields `entity`, `a: Ref<ComponentA>`, `b` and
+/// `generic`, as a tuple.
+type CustomContiguousQuery<T, P> = (Entity, Ref<'static, ComponentA>, Option<&'static ComponentB>, GenericQuery<T, P>);
+
 /// bevy: `query.contiguous_iter()`, a table at a time, each field a slice of the
 /// table's column (`Entity: [..]`, `A: ContiguousRef([..])`, ...). ripple has no
 /// contiguous iteration of typed queries; the port gathers the items of the query
 /// into vectors, which, the entities here sharing one table, hold what bevy's slices
 /// do. `A` prints as a plain slice (bevy's `ContiguousRef` carries change ticks).
-fn print_components_contiguous_iter(
-    mut query: Query<(Entity, Ref<ComponentA>, Option<&ComponentB>, GenericQuery<ComponentC, ComponentD>)>,
-) {
+fn print_components_contiguous_iter(mut query: Query<CustomContiguousQuery<ComponentC, ComponentD>>) {
     say!("Print components (contiguous_iter):");
     let (mut entities, mut a, mut b, mut c, mut d) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for (entity, component_a, component_b, (component_c, component_d)) in &mut query {

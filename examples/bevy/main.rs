@@ -11,24 +11,15 @@
 /// Prints a line and, when a test captures the output, keeps it.
 macro_rules! say { ($($arg:tt)*) => { super::capture::line(format!($($arg)*)) }; }
 
-pub mod callbacks;
+// What the ports share: output capture, scripted input, a 2D vector, a seeded
+// generator.
 pub mod capture;
-pub mod fallible_params;
-pub mod fixed_timestep;
-pub mod generic_system;
-pub mod hierarchy;
 pub mod input;
 pub mod math;
-pub mod message;
-pub mod relationships;
-pub mod removal_detection;
 pub mod rng;
-pub mod run_conditions;
-pub mod startup_system;
-pub mod system_closure;
-pub mod system_param;
-pub mod system_piping;
 
+// The ports, under bevy's file names.
+pub mod callbacks;
 pub mod change_detection;
 pub mod component_hooks;
 pub mod contiguous_query;
@@ -39,11 +30,23 @@ pub mod delayed_commands;
 pub mod dynamic;
 pub mod ecs_guide;
 pub mod error_handling;
+pub mod fallible_params;
+pub mod fixed_timestep;
+pub mod generic_system;
+pub mod hierarchy;
+pub mod message;
 pub mod nondeterministic_system_order;
 pub mod observer_propagation;
 pub mod observers;
 pub mod one_shot_systems;
 pub mod parallel_query;
+pub mod relationships;
+pub mod removal_detection;
+pub mod run_conditions;
+pub mod startup_system;
+pub mod system_closure;
+pub mod system_param;
+pub mod system_piping;
 
 /// Every ported example, by bevy's file name, in the order of the port's priority.
 pub const EXAMPLES: &[(&str, fn())] = &[
