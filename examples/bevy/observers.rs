@@ -110,7 +110,11 @@ fn on_remove_mine(remove: Trigger<OnRemove<Mine>>, query: Query<&Mine>, mut inde
 
 fn explode_mine(explode: Trigger<Explode>, query: Query<&Mine>, mut commands: Commands) {
     // bevy: `commands.get_entity(explode.entity)` is an error for a mine already
-    // despawned by an earlier explosion; here the query answers that.
+    // despawned by an earlier explosion; here the query answers that. bevy applies
+    // each command's consequences before the next command, so a mine's despawn
+    // lands before any later `Explode` of it; ripple applies observers' commands
+    // breadth-first, a round at a time, so a mine two explosions of one round reach
+    // is still there for the second, and explodes (and prints) again.
     let Ok(mine) = query.get(explode.entity()) else {
         return;
     };
