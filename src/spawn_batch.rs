@@ -1,5 +1,7 @@
 //! The iterator returned by [`World::spawn_batch`](crate::World::spawn_batch).
 
+use std::iter::Fuse;
+
 use crate::bundle::Bundle;
 use crate::change::{ChangeLog, Move, Tick};
 use crate::entity::{Entities, Entity, Location};
@@ -22,7 +24,9 @@ enum Inner<'w, B: Bundle, I: Iterator<Item = B>> {
 /// Spawns through the world, running hooks.
 struct HookedBatch<'w, B: Bundle, I: Iterator<Item = B>> {
     world: &'w mut World,
-    bundles: I,
+    /// Fused: once it has said `None`, dropping the batch asks no more of it (an
+    /// iterator that yields again after `None` would have those spawned unseen).
+    bundles: Fuse<I>,
 }
 
 impl<B: Bundle, I: Iterator<Item = B>> Drop for HookedBatch<'_, B, I> {
@@ -39,7 +43,8 @@ impl<B: Bundle, I: Iterator<Item = B>> Drop for HookedBatch<'_, B, I> {
 
 /// Writes rows straight into the table.
 struct FastBatch<'w, B: Bundle, I: Iterator<Item = B>> {
-    bundles: I,
+    /// Fused, as `HookedBatch`'s.
+    bundles: Fuse<I>,
     writer: B::Writer<'w>,
     table_entities: &'w mut Vec<Entity>,
     entities: &'w mut Entities,
@@ -58,13 +63,13 @@ impl<'w, B: Bundle, I: Iterator<Item = B>> SpawnBatch<'w, B, I> {
         archetype: ArchetypeId,
         tick: Tick,
     ) -> Self {
-        let fast = FastBatch { bundles, writer, table_entities, entities, moves, archetype, tick };
+        let fast = FastBatch { bundles: bundles.fuse(), writer, table_entities, entities, moves, archetype, tick };
         SpawnBatch { inner: Inner::Fast(fast) }
     }
 
     /// A batch whose table has hooks: each entity is spawned through the world.
     pub(crate) fn hooked(world: &'w mut World, bundles: I) -> Self {
-        SpawnBatch { inner: Inner::Hooked(HookedBatch { world, bundles }) }
+        SpawnBatch { inner: Inner::Hooked(HookedBatch { world, bundles: bundles.fuse() }) }
     }
 }
 

@@ -128,6 +128,38 @@ fn combinators_short_circuit() {
 }
 
 #[test]
+fn bevy_0_20_names_short_circuit_and_eager_ones_evaluate_both() {
+    let evaluated = Arc::new(AtomicUsize::new(0));
+    let e = evaluated.clone();
+    let second = move || {
+        e.fetch_add(1, Ordering::Relaxed);
+        true
+    };
+    let mut world = World::new();
+    let mut schedule = Schedule::new();
+    let mut counts = Vec::new();
+    let conditions = [
+        (|| false).and_then(second.clone()),
+        (|| true).or_else(second.clone()),
+        (|| false).nand_then(second.clone()),
+        (|| true).nor_else(second.clone()),
+        (|| false).and_eager(second.clone()),
+        (|| true).or_eager(second.clone()),
+        (|| false).nand_eager(second.clone()),
+        (|| true).nor_eager(second),
+    ];
+    for condition in conditions {
+        let (count, system) = counter();
+        schedule.add_system(&mut world, system.run_if(condition)).unwrap();
+        counts.push(count);
+    }
+    schedule.run(&mut world);
+    assert_eq!(evaluated.load(Ordering::Relaxed), 4, "only the four eager ones evaluated their second");
+    let ran: Vec<bool> = counts.iter().map(|c| runs(c) == 1).collect();
+    assert_eq!(ran, [false, true, true, false, false, true, true, false]);
+}
+
+#[test]
 fn run_once_runs_once() {
     let mut world = World::new();
     let mut schedule = Schedule::new();

@@ -225,6 +225,26 @@ fn spawn_batch_yields_handles_lazily() {
 }
 
 #[test]
+fn a_consumed_batch_spawns_nothing_an_unfused_iterator_yields_after_its_end() {
+    // Yields two bundles, `None`, then one more (and so on): not fused.
+    let unfused = || {
+        let mut calls = 0;
+        std::iter::from_fn(move || {
+            calls += 1;
+            (calls != 3).then_some((A(calls),))
+        })
+    };
+    let mut world = World::new();
+    let spawned = world.spawn_batch(unfused()).count();
+    assert_eq!((spawned, world.len()), (2, 2));
+    // The same through the path that runs hooks one entity at a time.
+    let mut hooked = World::new();
+    hooked.on_add::<A>(|_| {});
+    let spawned = hooked.spawn_batch(unfused()).count();
+    assert_eq!((spawned, hooked.len()), (2, 2));
+}
+
+#[test]
 fn empty_entities_and_empty_query() {
     let mut world = World::new();
     let e = world.spawn(());

@@ -25,7 +25,7 @@ fn setup_callbacks(mut commands: Commands) {
         };
         let ordinary_system_callback = Callback {
             system_id: world
-                .register_system(|mut query: Query<&Callback>| {
+                .register_system(|query: Query<&Callback>| {
                     let n_callbacks = query.iter().len();
                     say!("This is the ordinary callback system. There are currently {n_callbacks} callbacks in the world.");
                 })
@@ -50,7 +50,7 @@ fn setup_callbacks(mut commands: Commands) {
         };
         let boxed_ordinary_system_callback = Callback {
             system_id: world
-                .register_system(|mut query: Query<&Callback>| {
+                .register_system(|query: Query<&Callback>| {
                     let n_callbacks = query.iter().len();
                     say!(
                         "This is the boxed ordinary callback system. There are currently {n_callbacks} callbacks in the world."
@@ -75,7 +75,7 @@ fn setup_callbacks(mut commands: Commands) {
 }
 
 /// Runs every callback. (An observer could run one in response to an event.)
-fn run_callbacks(mut commands: Commands, mut query: Query<&Callback>) {
+fn run_callbacks(mut commands: Commands, query: Query<&Callback>) {
     for callback in query.iter() {
         commands.run_system(callback.system_id);
     }

@@ -128,7 +128,7 @@ fn spawn(mut commands: Commands) {
 fn click(
     click: Trigger<PointerClick>,
     mut commands: Commands,
-    mut squares: Query<(Entity, &Transform), With<BlinkySquare>>,
+    squares: Query<(Entity, &Transform), With<BlinkySquare>>,
 ) {
     // bevy: converts the pointer's position through the camera into the world.
     let (mouse_x, mouse_y) = click.event().position;

@@ -70,11 +70,7 @@ fn setup(mut commands: Commands) {
 }
 
 /// Spawns a random enemy on A, removes an enemy (if any) on R.
-fn user_input(
-    mut commands: Commands,
-    mut enemies: Query<Entity, With<Enemy>>,
-    keyboard_input: Res<ButtonInput<KeyCode>>,
-) {
+fn user_input(mut commands: Commands, enemies: Query<Entity, With<Enemy>>, keyboard_input: Res<ButtonInput<KeyCode>>) {
     if keyboard_input.just_pressed(KeyCode::KeyA) {
         let enemy = rng::with(|rng| Enemy {
             origin: Vec2::new(rng.range_f32(-200.0..200.0), rng.range_f32(-200.0..200.0)),
@@ -110,7 +106,7 @@ fn move_targets(mut enemies: Populated<(&mut Transform, &mut Enemy)>, time: Res<
 // the item taken when it matches exactly one entity, does the same.
 fn track_targets(
     mut player: Single<(&mut Transform, &Player)>,
-    mut enemies: Query<&Transform, (With<Enemy>, Without<Player>)>,
+    enemies: Query<&Transform, (With<Enemy>, Without<Player>)>,
     time: Res<Time>,
 ) {
     let mut found = enemies.iter();

@@ -15,6 +15,7 @@ macro_rules! say { ($($arg:tt)*) => { super::capture::line(format!($($arg)*)) };
 // generator.
 pub mod capture;
 pub mod input;
+pub mod iter_combinations;
 pub mod math;
 pub mod rng;
 
@@ -29,11 +30,13 @@ pub mod custom_schedule;
 pub mod delayed_commands;
 pub mod dynamic;
 pub mod ecs_guide;
+pub mod entity_disabling;
 pub mod error_handling;
 pub mod fallible_params;
 pub mod fixed_timestep;
 pub mod generic_system;
 pub mod hierarchy;
+pub mod immutable_components;
 pub mod message;
 pub mod nondeterministic_system_order;
 pub mod observer_propagation;
@@ -78,6 +81,9 @@ pub const EXAMPLES: &[(&str, fn())] = &[
     ("dynamic", dynamic::main),
     ("delayed_commands", delayed_commands::main),
     ("contiguous_query", contiguous_query::main),
+    ("iter_combinations", iter_combinations::main),
+    ("immutable_components", immutable_components::main),
+    ("entity_disabling", entity_disabling::main),
 ];
 
 /// Runs the example named on the command line, or all of them.

@@ -56,7 +56,7 @@ struct Armor(u16);
 struct AppExit;
 
 /// Attacks a piece of the goblin's armor (bevy: on a timer; here every frame).
-fn attack_armor(mut entities: Query<Entity, With<Armor>>, mut commands: Commands) {
+fn attack_armor(entities: Query<Entity, With<Armor>>, mut commands: Commands) {
     // bevy: `entities.iter().choose(&mut rng)`.
     let entities: Vec<Entity> = entities.iter().collect();
     if entities.is_empty() {

@@ -44,8 +44,8 @@ fn setup_with_commands(mut commands: Commands) {
 }
 
 fn setup_with_world(world: &mut World) {
-    // It can run once by hand (bevy: `world.run_system_once(system_b)`)...
-    world.run_system_cached(system_b).unwrap();
+    // It can run once by hand...
+    world.run_system_once(system_b).unwrap();
     // ... or be registered, to run as a callback.
     let system_id = world.register_system(system_b).unwrap();
     world.spawn((Callback(system_id), B));
@@ -69,7 +69,7 @@ fn trigger_system(
 }
 
 /// Runs the callback of each `Triggered` entity.
-fn evaluate_callbacks(mut query: Query<(Entity, &Callback), With<Triggered>>, mut commands: Commands) {
+fn evaluate_callbacks(query: Query<(Entity, &Callback), With<Triggered>>, mut commands: Commands) {
     for (entity, callback) in query.iter() {
         commands.run_system(callback.0);
         commands.entity(entity).remove::<(Triggered,)>();

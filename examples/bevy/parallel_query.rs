@@ -60,7 +60,7 @@ fn move_system(mut sprites: Query<(&mut Transform, &Velocity)>) {
 }
 
 /// Turns the sprites that left the window back.
-fn bounce_system(mut window: Query<&Window>, mut sprites: Query<(&Transform, &mut Velocity)>) {
+fn bounce_system(window: Query<&Window>, mut sprites: Query<(&Transform, &mut Velocity)>) {
     let mut windows = window.iter();
     let (Some(window), None) = (windows.next(), windows.next()) else {
         return;

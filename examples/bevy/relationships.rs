@@ -5,8 +5,7 @@
 //! system that returns a `Result`, and breaks the cycle by removing a relationship.
 //!
 //! bevy, like this port, works on a bare `World`, running systems one at a time
-//! (`World::run_system_once`; here `World::run_system_cached`, which registers a
-//! function once and runs it).
+//! (`World::run_system_once`).
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -70,7 +69,7 @@ fn spawning_entities_with_relationships(mut commands: Commands) {
 
 fn debug_relationships(
     // Not every entity is targeted: `Option` handles those.
-    mut relations_query: Query<(&Name, &Targeting, Option<&TargetedBy>)>,
+    relations_query: Query<(&Name, &Targeting, Option<&TargetedBy>)>,
     name_query: Query<&Name>,
 ) {
     let mut relationships = String::new();
@@ -99,7 +98,7 @@ fn debug_relationships(
 /// Makes Devon target Alice, by inserting a new `Targeting`: the lists follow.
 // bevy: relationship components are immutable, so they are replaced, not written;
 // ripple's relations are read-only to queries for the same reason.
-fn mutate_relationships(mut name_query: Query<(Entity, &Name)>, mut commands: Commands) {
+fn mutate_relationships(name_query: Query<(Entity, &Name)>, mut commands: Commands) {
     let devon = name_query.iter().find(|(_entity, name)| name.0 == "Devon").unwrap().0;
     let alice = name_query.iter().find(|(_entity, name)| name.0 == "Alice").unwrap().0;
 
@@ -119,7 +118,7 @@ struct TargetingCycle {
 /// Looks for cycles with a depth-first walk from every targeting entity; a system can
 /// return an error.
 fn check_for_cycles(
-    mut query_to_check: Query<Entity, With<Targeting>>,
+    query_to_check: Query<Entity, With<Targeting>>,
     name_query: Query<&Name>,
     targeting_query: Query<&Targeting>,
 ) -> Result<(), TargetingCycle> {
@@ -150,7 +149,7 @@ fn check_for_cycles(
 }
 
 /// Breaks the cycle by removing Charlie's relationship.
-fn untarget(mut commands: Commands, mut name_query: Query<(Entity, &Name)>) {
+fn untarget(mut commands: Commands, name_query: Query<(Entity, &Name)>) {
     let charlie = name_query.iter().find(|(_entity, name)| name.0 == "Charlie").unwrap().0;
 
     say!("Removing Charlie's targeting relationship.\n");
@@ -164,23 +163,23 @@ pub fn main() {
     // relation is registered with the world once.
     world.register_relation::<Targeting>();
 
-    world.run_system_cached(spawning_entities_with_relationships).unwrap();
-    world.run_system_cached(debug_relationships).unwrap();
+    world.run_system_once(spawning_entities_with_relationships).unwrap();
+    world.run_system_once(debug_relationships).unwrap();
 
-    world.run_system_cached(mutate_relationships).unwrap();
-    world.run_system_cached(debug_relationships).unwrap();
+    world.run_system_once(mutate_relationships).unwrap();
+    world.run_system_once(debug_relationships).unwrap();
 
     // bevy: `run_system_once` returns the system's output inside its own `Result`;
     // ripple's does the same.
-    let cycle_result = world.run_system_cached(check_for_cycles).unwrap();
+    let cycle_result = world.run_system_once(check_for_cycles).unwrap();
     say!("{cycle_result:?} \n");
     // There is a cycle, made on purpose while spawning.
     assert!(cycle_result.is_err());
 
-    world.run_system_cached(untarget).unwrap();
-    world.run_system_cached(debug_relationships).unwrap();
+    world.run_system_once(untarget).unwrap();
+    world.run_system_once(debug_relationships).unwrap();
     // Cycle free!
-    let cycle_result = world.run_system_cached(check_for_cycles).unwrap();
+    let cycle_result = world.run_system_once(check_for_cycles).unwrap();
     say!("{cycle_result:?} \n");
     assert!(cycle_result.is_ok());
 }

@@ -36,7 +36,7 @@ fn setup(mut commands: Commands) {
     commands.spawn((Sprite { color: [1.0, 1.0, 1.0] }, MyComponent));
 }
 
-fn remove_component(time: Res<Time>, mut commands: Commands, mut query: Query<Entity, With<MyComponent>>) {
+fn remove_component(time: Res<Time>, mut commands: Commands, query: Query<Entity, With<MyComponent>>) {
     // After two seconds, the component is removed.
     if time.elapsed_secs > 2.0
         && let Some(entity) = query.iter().next()

@@ -106,15 +106,15 @@ pub fn main() {
                 increment_input_counter
                     // The common conditions check resources (and states).
                     .run_if(resource_exists::<InputCounter>)
-                    // bevy: `.or_else(..)`: the second condition is evaluated only if
-                    // the first is false, as `||` does. ripple names it `or`.
-                    .run_if(resource_exists::<Unused>.or(has_user_input)),
+                    // `.or_else(..)`: the second condition is evaluated only if the
+                    // first is false, as `||` does.
+                    .run_if(resource_exists::<Unused>.or_else(has_user_input)),
                 print_input_counter
-                    // bevy: `.and_then(..)`, evaluated only if the first holds (so
-                    // the closure's `Res` is never missing). ripple names it `and`.
+                    // `.and_then(..)`, evaluated only if the first holds (so the
+                    // closure's `Res` is never missing).
                     .run_if(
                         resource_exists::<InputCounter>
-                            .and(|counter: Res<InputCounter>| counter.is_changed() && !counter.is_added()),
+                            .and_then(|counter: Res<InputCounter>| counter.is_changed() && !counter.is_added()),
                     ),
                 print_time_message
                     // True once two seconds have passed...

@@ -150,10 +150,12 @@ impl Join {
 }
 
 /// Two conditions joined: `and`, `or`, `nand` and `nor` short-circuit (the second is
-/// evaluated only when the first does not decide), as bevy_ecs's combinators do;
-/// `xor` and `xnor` evaluate both.
+/// evaluated only when the first does not decide), as bevy_ecs's `and_then`-style
+/// combinators do, unless `eager` (bevy's `_eager` ones); `xor` and `xnor` evaluate
+/// both.
 struct Combined {
     join: Join,
+    eager: bool,
     first: Condition,
     second: Condition,
     name: String,
@@ -185,6 +187,17 @@ impl ConditionFn for Combined {
         // SAFETY: per the caller, for both conditions, whose accesses this one's covers.
         unsafe {
             let first = self.first.evaluate(world);
+            if self.eager {
+                let second = self.second.evaluate(world);
+                return match self.join {
+                    Join::And => first && second,
+                    Join::Or => first || second,
+                    Join::Nand => !(first && second),
+                    Join::Nor => !(first || second),
+                    Join::Xor => first != second,
+                    Join::Xnor => first == second,
+                };
+            }
             match self.join {
                 Join::And => first && self.second.evaluate(world),
                 Join::Or => first || self.second.evaluate(world),
@@ -198,8 +211,12 @@ impl ConditionFn for Combined {
 }
 
 fn combine(join: Join, first: Condition, second: Condition) -> Condition {
-    let name = format!("({} {} {})", first.name(), join.symbol(), second.name());
-    let inner = Combined { join, first, second, name, access: SystemAccess::default() };
+    combine_as(join, false, first, second)
+}
+
+fn combine_as(join: Join, eager: bool, first: Condition, second: Condition) -> Condition {
+    let name = format!("({} {}{} {})", first.name(), join.symbol(), if eager { "_eager" } else { "" }, second.name());
+    let inner = Combined { join, eager, first, second, name, access: SystemAccess::default() };
     Condition { inner: Box::new(inner), negated: false }
 }
 
@@ -250,6 +267,47 @@ pub trait IntoCondition<Marker>: Sized {
     /// Holds when both hold or both fail (both are evaluated).
     fn xnor<M>(self, other: impl IntoCondition<M>) -> Condition {
         combine(Join::Xnor, self.into_condition(), other.into_condition())
+    }
+
+    /// bevy_ecs 0.20's name for [`and`](Self::and).
+    fn and_then<M>(self, other: impl IntoCondition<M>) -> Condition {
+        self.and(other)
+    }
+
+    /// bevy_ecs 0.20's name for [`or`](Self::or).
+    fn or_else<M>(self, other: impl IntoCondition<M>) -> Condition {
+        self.or(other)
+    }
+
+    /// bevy_ecs 0.20's name for [`nand`](Self::nand).
+    fn nand_then<M>(self, other: impl IntoCondition<M>) -> Condition {
+        self.nand(other)
+    }
+
+    /// bevy_ecs 0.20's name for [`nor`](Self::nor).
+    fn nor_else<M>(self, other: impl IntoCondition<M>) -> Condition {
+        self.nor(other)
+    }
+
+    /// Holds when both hold; both are evaluated every time (so a condition that
+    /// watches for a change never misses one).
+    fn and_eager<M>(self, other: impl IntoCondition<M>) -> Condition {
+        combine_as(Join::And, true, self.into_condition(), other.into_condition())
+    }
+
+    /// Holds when either holds; both are evaluated every time.
+    fn or_eager<M>(self, other: impl IntoCondition<M>) -> Condition {
+        combine_as(Join::Or, true, self.into_condition(), other.into_condition())
+    }
+
+    /// Holds unless both hold; both are evaluated every time.
+    fn nand_eager<M>(self, other: impl IntoCondition<M>) -> Condition {
+        combine_as(Join::Nand, true, self.into_condition(), other.into_condition())
+    }
+
+    /// Holds when neither holds; both are evaluated every time.
+    fn nor_eager<M>(self, other: impl IntoCondition<M>) -> Condition {
+        combine_as(Join::Nor, true, self.into_condition(), other.into_condition())
     }
 }
 
