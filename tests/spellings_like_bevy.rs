@@ -201,3 +201,20 @@ fn run_system_once_runs_applies_commands_and_refuses_missing_resources() {
     let refused = world.run_system_once(|_: Res<Playing>| ());
     assert!(matches!(refused, Err(ripple::system::OneShotError::InvalidParams { .. })));
 }
+
+#[test]
+fn commands_spawn_batch_and_add_children_are_bevys_names() {
+    struct Kid;
+    let mut world = World::new();
+    let mut queue = ripple::CommandQueue::default();
+    let mut commands = queue.commands(&world);
+    commands.spawn_batch((0..3).map(|i| (Pos(i),)));
+    let parent = commands.spawn(());
+    let a = commands.spawn((Kid,));
+    let b = commands.spawn((Kid,));
+    let c = commands.spawn((Kid,));
+    commands.entity(parent).add_child(a).add_children(&[b, c]);
+    queue.apply(&mut world);
+    assert_eq!(world.query::<&Pos>().iter(&world).count(), 3);
+    assert_eq!(world.children(parent).unwrap(), [a, b, c]);
+}

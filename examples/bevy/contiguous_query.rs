@@ -40,18 +40,11 @@ fn finish_off_first(mut commands: Commands, mut query: Query<(Entity, &mut Healt
 }
 
 fn setup(mut commands: Commands) {
-    // bevy: `commands.spawn_batch(iter)`; ripple's `Commands` has no `spawn_batch`,
-    // so a command calls `World::spawn_batch`.
-    commands.add(|world: &mut World| {
-        let mut i = 0;
-        // Dropped at once, the batch spawns every bundle. (Consumed first, say with
-        // `.for_each(drop)`, it would ask this iterator, which is not fused, for more
-        // after its `None`, and spawn without end: see the ports' README.)
-        world.spawn_batch(std::iter::from_fn(move || {
-            i += 1;
-            if i == 10_000 { None } else { Some((Health(i as f32 * 5.0), HealthDecay(0.9))) }
-        }));
-    });
+    let mut i = 0;
+    commands.spawn_batch(std::iter::from_fn(move || {
+        i += 1;
+        if i == 10_000 { None } else { Some((Health(i as f32 * 5.0), HealthDecay(0.9))) }
+    }));
 }
 
 /// Runs [`FRAMES`] frames.

@@ -142,12 +142,12 @@ fn game_over_system(
 fn startup_system(mut commands: Commands, mut game_state: ResMut<GameState>) {
     commands.insert_resource(GameRules { max_rounds: 10, winning_score: 4, max_players: 4 });
 
-    // bevy: `commands.spawn_batch(vec![..])`; ripple's `Commands` has no
-    // `spawn_batch` (`World::spawn_batch` does), so the two players are spawned one
-    // by one, in the same order.
-    for name in ["Alice", "Bob"] {
-        commands.spawn((Player { name: name.to_string() }, Score { value: 0 }, PlayerStreak::None));
-    }
+    // Add some players to our world. Players start with a score of 0 ... we want
+    // our game to be competitive!
+    commands.spawn_batch(vec![
+        (Player { name: "Alice".to_string() }, Score { value: 0 }, PlayerStreak::None),
+        (Player { name: "Bob".to_string() }, Score { value: 0 }, PlayerStreak::None),
+    ]);
 
     game_state.total_players = 2;
 }

@@ -60,9 +60,7 @@ fn setup(mut commands: Commands) {
     // Another way: add a child to a parent spawned before.
     let child = commands.spawn((Sprite("lime"), Transform::from_scale(0.75)));
 
-    // bevy: `commands.entity(parent).add_child(child)`; ripple names it from the
-    // child's side.
-    commands.entity(child).set_parent(parent);
+    commands.entity(parent).add_child(child);
 }
 
 /// Rotates the root, and each of its children the other way.

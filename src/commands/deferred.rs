@@ -117,6 +117,17 @@ impl Commands<'_, '_> {
         self.spawn(())
     }
 
+    /// Queues spawning one entity per bundle of `bundles` ([`World::spawn_batch`]),
+    /// as bevy_ecs's `Commands::spawn_batch`: the bundles are collected now and spawned
+    /// when the command applies; their handles are not returned (spawn them one by one
+    /// with [`spawn`](Self::spawn) to keep them).
+    pub fn spawn_batch<B: Bundle>(&mut self, bundles: impl IntoIterator<Item = B>) {
+        let bundles: Vec<B> = bundles.into_iter().collect();
+        self.queue.push(move |world: &mut World| {
+            world.spawn_batch(bundles);
+        });
+    }
+
     /// Queues despawning `entity`.
     pub fn despawn(&mut self, entity: Entity) {
         self.queue.push(move |world: &mut World| {

@@ -102,6 +102,27 @@ impl EntityCommands<'_, '_, '_> {
         self
     }
 
+    /// Queues making `child` the last child of this entity (bevy_ecs's `add_child`;
+    /// [`Commands::set_parent`] from the child).
+    pub fn add_child(&mut self, child: Entity) -> &mut Self {
+        let parent = self.id();
+        self.commands().set_parent(child, parent);
+        self
+    }
+
+    /// Queues making `children` the last children of this entity, in order
+    /// ([`World::add_children`]; all or nothing, a refusal is a failed command).
+    pub fn add_children(&mut self, children: &[Entity]) -> &mut Self {
+        let parent = self.id();
+        let children = children.to_vec();
+        self.commands().add(move |world: &mut World| {
+            if let Err(error) = world.add_children(parent, &children) {
+                record(world, "add_children", error);
+            }
+        });
+        self
+    }
+
     /// Queues spawning one child with `bundle` (as [`Commands::spawn_child`]).
     pub fn with_child<B: Bundle>(&mut self, bundle: B) -> &mut Self {
         let parent = self.id();
