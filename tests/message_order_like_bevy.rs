@@ -119,3 +119,26 @@ fn a_merged_message_type_gathers_the_whole_phase() {
     assert_eq!(run_frames(&mut world, &mut schedule, 3), [3, 3, 3]);
     assert_eq!(world.resource::<Late>().unwrap().0, [0, 3, 3]);
 }
+
+#[test]
+fn a_reader_beside_its_writer_is_reported_as_an_ambiguity() {
+    // bevy_ecs reports the pair (both touch `Messages<Damage>`); in ripple they do not
+    // conflict, but the reader reads the writer's messages only the next run unless it
+    // is ordered after it, so the pair is listed until an order is given.
+    let mut world = world();
+    let mut schedule = Schedule::new();
+    schedule.add_systems(&mut world, (deal, check)).unwrap();
+    let found = schedule.ambiguities();
+    assert_eq!(found.len(), 1);
+    assert_eq!((found[0].first.as_str(), found[0].second.as_str()), ("deal", "check"));
+    assert!(found[0].conflicts[0].contains("MessagesOf"), "{:?}", found[0].conflicts);
+    // Ordered either way, or declared on purpose, it is not.
+    let mut ordered = Schedule::new();
+    let mut world = self::world();
+    ordered.add_systems(&mut world, (deal, check).chain()).unwrap();
+    assert!(ordered.ambiguities().is_empty());
+    let mut excused = Schedule::new();
+    let mut world = self::world();
+    excused.add_systems(&mut world, (deal, check.ambiguous_with("deal"))).unwrap();
+    assert!(excused.ambiguities().is_empty());
+}

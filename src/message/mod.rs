@@ -21,7 +21,7 @@ mod registry;
 pub use former_names::{Event, EventCursor, EventIter, EventReader, EventStats, EventWriter, on_event};
 #[doc(hidden)]
 pub use param::ReaderState;
-pub use param::{MessageReader, MessageWriter, on_message};
+pub use param::{MessageReader, MessageWriter, MessagesOf, on_message};
 pub(crate) use registry::Messages;
 pub use registry::{Message, MessageCursor, MessageIter, MessageStats};
 

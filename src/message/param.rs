@@ -11,6 +11,11 @@ use super::registry::{Message, MessageIter, Messages};
 /// The access key of sending `E`: writers of one message type exclude each other.
 struct Sends<E>(PhantomData<fn(E)>);
 
+/// Messages of type `E`, as an order-sensitive access: a reader running beside a
+/// writer of `E` (no order between them) reads its messages the next run, so the
+/// pair is an ambiguity.
+pub struct MessagesOf<E>(PhantomData<fn(E)>);
+
 /// Sends messages of type `E` (a system parameter). They become readable when the
 /// writer's stage ends, to every system ordered after it in the same schedule run
 /// (at the phase's sync point for a type under a merge policy); a merge policy set with
@@ -43,6 +48,7 @@ unsafe impl<E: Message> SystemParam for MessageWriter<'_, E> {
 
     fn init(world: &mut World, meta: &mut SystemMeta) -> usize {
         meta.add_resource_access::<Sends<E>>(true, std::any::type_name::<Self>());
+        meta.add_order_sensitive::<MessagesOf<E>>(true);
         world.messages.get_mut::<Messages>().index_or_register::<E>()
     }
 
@@ -160,7 +166,8 @@ unsafe impl<E: Message> SystemParam for MessageReader<'_, '_, E> {
     type State = ReaderState;
     type Item<'w, 's> = MessageReader<'w, 's, E>;
 
-    fn init(world: &mut World, _: &mut SystemMeta) -> ReaderState {
+    fn init(world: &mut World, meta: &mut SystemMeta) -> ReaderState {
+        meta.add_order_sensitive::<MessagesOf<E>>(false);
         ReaderState::register::<E>(world.messages.get_mut::<Messages>())
     }
 

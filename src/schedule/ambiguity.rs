@@ -7,8 +7,8 @@ use super::config::SystemRef;
 use super::node::Node;
 use super::{Schedule, SystemId};
 
-/// Two systems of one phase whose accesses conflict and that no order constraint
-/// puts one before the other. ripple runs such a pair in the order the systems were
+/// Two systems of one phase whose accesses conflict, or of which one writes a message
+/// type the other reads, and that no order constraint puts one before the other. ripple runs such a pair in the order the systems were
 /// added, every run, so results do not vary from run to run; but that order is
 /// implied only by the order of `add_system` calls. State it with
 /// [`before`](crate::schedule::IntoSystemConfig::before) / [`after`](crate::schedule::IntoSystemConfig::after),
@@ -22,8 +22,10 @@ pub struct Ambiguity {
     pub first: String,
     /// The other.
     pub second: String,
-    /// What both touch, one writing it: component and resource type names, or
-    /// `"World"` when one of them takes the whole world.
+    /// What both touch, one writing it: component and resource type names,
+    /// `"World"` when one of them takes the whole world, or
+    /// `ripple::message::MessagesOf<E>` for a writer and a reader of messages `E` (the
+    /// reader reads them in the same run only if ordered after the writer).
     pub conflicts: Vec<&'static str>,
 }
 
@@ -79,11 +81,18 @@ impl Schedule {
                     }
                     let second = self.slot(second).expect("members exist");
                     let (a, b) = (first.system.access(), second.system.access());
-                    if !a.conflicts_with(b) {
+                    let conflicts = if !a.conflicts_with(b) {
+                        // A message reader beside its writer: no conflict, but which
+                        // run it reads the messages in depends on their order.
+                        a.order_sensitive_names(b)
+                    } else if a.is_exclusive() || b.is_exclusive() {
+                        vec!["World"]
+                    } else {
+                        a.conflicting_names(b)
+                    };
+                    if conflicts.is_empty() {
                         continue;
                     }
-                    let conflicts =
-                        if a.is_exclusive() || b.is_exclusive() { vec!["World"] } else { a.conflicting_names(b) };
                     found.push(Ambiguity {
                         phase: self.phases[phase].name.to_string(),
                         first: first.system.name().to_string(),

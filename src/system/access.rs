@@ -20,6 +20,11 @@ pub struct SystemAccess {
     resources: Vec<(TypeId, bool, &'static str)>,
     /// Takes `&mut World`: conflicts with every system.
     exclusive: bool,
+    /// Data two systems share without conflict whose order still decides what one
+    /// sees (a message type: a reader beside its writer reads the next run), each
+    /// once, with whether this system produces it. Never a conflict; an
+    /// [ambiguity](crate::schedule::Schedule::ambiguities) when unordered.
+    ordered_by: Vec<(TypeId, bool, &'static str)>,
 }
 
 impl SystemAccess {
@@ -79,6 +84,12 @@ impl SystemAccess {
     /// system and its run conditions).
     pub(crate) fn extend(&mut self, other: &SystemAccess) {
         self.exclusive |= other.exclusive;
+        for &(key, produces, name) in &other.ordered_by {
+            match self.ordered_by.iter_mut().find(|entry| entry.0 == key) {
+                Some(entry) => entry.1 |= produces,
+                None => self.ordered_by.push((key, produces, name)),
+            }
+        }
         self.queries.extend(other.queries.iter().cloned());
         for &(key, write, name) in &other.resources {
             match self.resources.iter_mut().find(|r| r.0 == key) {
@@ -97,6 +108,26 @@ impl SystemAccess {
             self.check_resource(key, write, name, param)?;
         }
         Ok(())
+    }
+
+    /// Adds data whose order matters without conflicting (see `ordered_by`): `K`
+    /// names it, `produces` says whether this system makes it or reads it.
+    pub(crate) fn add_ordered_by<K: 'static>(&mut self, produces: bool) {
+        let key = TypeId::of::<K>();
+        match self.ordered_by.iter_mut().find(|entry| entry.0 == key) {
+            Some(entry) => entry.1 |= produces,
+            None => self.ordered_by.push((key, produces, std::any::type_name::<K>())),
+        }
+    }
+
+    /// What this system and `other` share whose order decides what one of them sees
+    /// (one produces it, the other reads it), though they do not conflict.
+    pub fn order_sensitive_names(&self, other: &SystemAccess) -> Vec<&'static str> {
+        self.ordered_by
+            .iter()
+            .filter(|&&(key, produces, _)| other.ordered_by.iter().any(|&(k, p, _)| k == key && produces != p))
+            .map(|&(_, _, name)| name)
+            .collect()
     }
 
     /// Marks the system as taking the whole world.

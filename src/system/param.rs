@@ -46,6 +46,14 @@ impl SystemMeta {
         self.conflicts.push(conflict);
     }
 
+    /// Declares data, named by `K`, that the parameter produces (or reads) without
+    /// conflicting with other systems, but whose order decides what a reader sees (a
+    /// message type): reported by [`Schedule::ambiguities`](crate::schedule::Schedule::ambiguities)
+    /// for a producer and a reader with no order between them.
+    pub fn add_order_sensitive<K: 'static>(&mut self, produces: bool) {
+        self.access.add_ordered_by::<K>(produces);
+    }
+
     /// Declares that the parameter `param` reads (or writes) resource `R`.
     pub fn add_resource_access<R: 'static>(&mut self, write: bool, param: &str) {
         if let Err(conflict) = self.access.add_resource::<R>(write, param) {
