@@ -128,3 +128,26 @@ fn iteration_through_mut_and_through_shared_agree_run_after_run() {
     let mut w = world(10, false);
     assert_eq!(run(&mut w, both, 3), [(10, 10), (0, 0), (5, 5)]);
 }
+
+#[test]
+fn a_forgotten_iterator_does_not_let_a_later_one_reuse_stale_rows() {
+    // Sparse filters decided per table: an iterator's rows are cut to the entities
+    // with `Tag` and without `Muted` when it begins; a `for_each` run gathers the
+    // tagged ones uncut and tests `Muted` per row. An iterator forgotten (its count
+    // never given back), then a `for_each`, then an iterator: the last must gather
+    // again, not reuse the `for_each`'s rows (it would yield the muted one).
+    struct Muted;
+    fn forgetful(mut query: Query<&Pos, (With<Tag>, Without<Muted>)>, mut seen: ResMut<Seen>) {
+        std::mem::forget(query.iter());
+        let mut serial = 0;
+        query.for_each(|_| serial += 1);
+        let shared = query.iter().count();
+        seen.0.push((serial, shared));
+    }
+    let mut w = world(10, true);
+    w.set_storage::<Muted>(Storage::SparseSet).unwrap();
+    // Tagged: 0, 3, 6, 9; the one at 3 is muted.
+    let muted = w.query::<(Entity, &Pos)>().iter(&w).find(|(_, p)| p.0 == 3).unwrap().0;
+    w.insert_one(muted, Muted).unwrap();
+    assert_eq!(run(&mut w, forgetful, 3), [(3, 3), (3, 3), (3, 3)]);
+}

@@ -26,7 +26,8 @@ pub struct QueryParamState<Q: QueryData, F: QueryFilter> {
     /// iteration of the run starts from it. `None` until the run's first iteration.
     run_start: Cell<Option<QueryMemory>>,
     /// Iterators made through `&Query` that are alive: while any is, the state is
-    /// shared, and another iteration reuses the rows the first one gathered.
+    /// shared, and another iteration reuses the rows the first one gathered. Back to
+    /// zero at every exclusive use (`query_mut`), which also begins each run.
     live: Cell<u32>,
     /// Whether a [`ParamSet`](super::ParamSet) holds the query: then it may be made
     /// several times in one run, and the run starts at `begin_shared_run`, not at
@@ -47,9 +48,13 @@ impl<Q: QueryData, F: QueryFilter> QueryParamState<Q, F> {
         unsafe { &*self.query.get() }
     }
 
-    /// The query state, exclusively.
+    /// The query state, exclusively. No iterator made through `&Query` can be alive
+    /// while `&mut self` is held, so `live` goes back to zero: a count left behind by
+    /// an iterator that was forgotten (`mem::forget`) must not let a later iteration
+    /// reuse rows this exclusive use may gather anew.
     #[inline]
     pub(super) fn query_mut(&mut self) -> &mut QueryState<Q, F> {
+        *self.live.get_mut() = 0;
         self.query.get_mut()
     }
 }
@@ -125,6 +130,7 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, '_, Q, F> {
     pub fn iter_mut(&mut self) -> QueryParamIter<'_, '_, Q, F> {
         self.same_window();
         let state = &mut *self.state;
+        state.query_mut();
         // SAFETY: the schedule holds the access this query declared, for `'w`, and the
         // items borrow `self` mutably, so no other run of this query overlaps them.
         let inner = unsafe { state.query.get_mut().iter_unchecked(self.world) };
@@ -350,7 +356,7 @@ pub struct QueryParamIter<'s, 'w, Q: QueryData, F: QueryFilter> {
 impl<Q: QueryData, F: QueryFilter> Drop for QueryParamIter<'_, '_, Q, F> {
     fn drop(&mut self) {
         if let Some(live) = self.live {
-            live.set(live.get() - 1);
+            live.set(live.get().saturating_sub(1));
         }
     }
 }
