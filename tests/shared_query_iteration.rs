@@ -151,3 +151,25 @@ fn a_forgotten_iterator_does_not_let_a_later_one_reuse_stale_rows() {
     w.insert_one(muted, Muted).unwrap();
     assert_eq!(run(&mut w, forgetful, 3), [(3, 3), (3, 3), (3, 3)]);
 }
+
+#[test]
+fn a_query_is_shared_by_threads_of_another_query_parallel_run() {
+    // bevy_ecs: another query's `get` and `iter` inside `par_iter().for_each(..)`. The
+    // iterations through `&Query` on several threads at once agree: each sees the
+    // same tagged rows (gathered once, by whichever thread came first).
+    fn parallel(mut all: Query<&Pos>, tagged: Query<&Pos, With<Tag>>, mut seen: ResMut<Seen>) {
+        let visits = std::sync::atomic::AtomicUsize::new(0);
+        let found = std::sync::atomic::AtomicUsize::new(0);
+        all.par_for_each(|pos| {
+            visits.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            found.fetch_add(tagged.iter().count(), std::sync::atomic::Ordering::Relaxed);
+            let _ = tagged.get_many::<0>([]);
+            let _ = pos;
+        });
+        let visits = visits.into_inner();
+        seen.0.push((visits, found.into_inner() / visits.max(1)));
+    }
+    let mut w = world(3000, true);
+    // 3,000 entities, every third tagged: 1,000 tagged rows, seen from every thread.
+    assert_eq!(run(&mut w, parallel, 2), [(3000, 1000), (3000, 1000)]);
+}

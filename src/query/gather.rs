@@ -18,11 +18,21 @@ use super::fetch::QueryData;
 use super::filter::QueryFilter;
 use super::state::{Candidate, Matched, QueryState, matched_index};
 
+/// The rows a run gathers before it starts, and the scratch a `Dirty` gathering
+/// reuses: kept by the query state for its own runs, and by a system's query for the
+/// iterations made through `&Query`.
+#[derive(Default)]
+pub(crate) struct Gathered {
+    pub(crate) candidates: Vec<Candidate>,
+    pub(crate) replay: Replay,
+}
+
 impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     /// Candidates for a run of a query whose filter has a `Dirty` part (see
     /// [`gather_dirty`]).
-    pub(super) fn gather_dirty_rows(&mut self, world: &World, ticks: RunTicks) {
-        let QueryState { candidates, replay, matched, position, filter, required_sparse, deciding_sparse, .. } = self;
+    pub(super) fn gather_dirty_rows(&self, world: &World, ticks: RunTicks, out: &mut Gathered) {
+        let Gathered { candidates, replay } = out;
+        let QueryState { matched, position, filter, required_sparse, deciding_sparse, .. } = self;
         let dirty = F::dirty_state(filter).expect("ripple: a Dirty run has a Dirty filter");
         let matches = |table: ArchetypeId, has: &dyn Fn(ComponentId) -> bool| {
             structurally_matches::<F>(position, required_sparse, filter, world, table, has)
@@ -46,8 +56,8 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     }
 
     /// Candidates from the driving change filter, table by table.
-    pub(super) fn gather_driven(&mut self, world: &World, ticks: RunTicks) {
-        let candidates = &mut self.candidates;
+    pub(super) fn gather_driven(&self, world: &World, ticks: RunTicks, out: &mut Gathered) {
+        let candidates = &mut out.candidates;
         candidates.clear();
         for (index, matched) in self.matched.iter().enumerate() {
             let table = world.archetypes.get(matched.archetype);

@@ -38,10 +38,12 @@ pub struct QueryIter<'w, 's, Q: QueryData, F: QueryFilter> {
 
 impl<'w, 's, Q: QueryData, F: QueryFilter> QueryIter<'w, 's, Q, F> {
     /// The caller (`QueryState`) guarantees the access `Q` declares on `world` for `'w`
-    /// and has just begun the run with `ticks` and `mode`.
+    /// and has just begun the run with `ticks` and `mode`, gathering `candidates` if the
+    /// mode visits candidates.
     pub(crate) fn new(
         world: &'w World,
         state: &'s QueryState<Q, F>,
+        candidates: &'s [Candidate],
         ticks: RunTicks,
         mode: Mode,
         pending: PendingRun,
@@ -58,7 +60,7 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> QueryIter<'w, 's, Q, F> {
             ticks,
             mode,
             next_table: 0,
-            candidates: state.candidates.iter(),
+            candidates: candidates.iter(),
             current: None,
             entities: &[],
             row: 0,

@@ -55,6 +55,7 @@ pub(crate) use change_source::{ChangeSource, Changes};
 pub use entity_fetch::{EntityComponentsMut, EntityMutExcept, EntityRefExcept};
 pub use fetch::{QueryData, ReadOnlyQueryData};
 pub use filter::{ArchetypeFilter, Or, QueryFilter, With, Without};
+pub(crate) use gather::Gathered;
 pub use iter::QueryIter;
 pub use ref_fetch::Ref;
 pub(crate) use state::QueryMemory;

@@ -47,13 +47,13 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         let _fold = FoldAfterParallel { state: self, world, ticks, mode };
         let threads = rayon::current_num_threads();
         if mode == Mode::Candidates {
-            SharedRows::new(self.candidates.len(), threads).run(&|rows: &SharedRows| {
+            SharedRows::new(self.gathered.candidates.len(), threads).run(&|rows: &SharedRows| {
                 while let Some(claim) = rows.claim() {
                     // SAFETY: forwarded from the caller; claims are disjoint.
-                    unsafe { self.par_candidates(world, ticks, &self.candidates[claim], f) };
+                    unsafe { self.par_candidates(world, ticks, &self.gathered.candidates[claim], f) };
                 }
             });
-            return self.candidates.len();
+            return self.gathered.candidates.len();
         }
         let table = |index: usize| world.archetypes.get(self.matched[index].archetype);
         let len = self.matched_entities(world);
@@ -186,7 +186,7 @@ impl<Q: QueryData, F: QueryFilter> Drop for FoldAfterParallel<'_, '_, Q, F> {
             }
         };
         if self.mode == Mode::Candidates {
-            for (index, group) in table_groups(&self.state.candidates) {
+            for (index, group) in table_groups(&self.state.gathered.candidates) {
                 fold(index, Some(group));
             }
         } else {

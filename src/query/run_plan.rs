@@ -8,6 +8,7 @@ use crate::world::World;
 
 use super::fetch::QueryData;
 use super::filter::QueryFilter;
+use super::gather::Gathered;
 use super::iter::QueryIter;
 use super::run_end::PendingRun;
 use super::state::{Mode, QueryState};
@@ -43,19 +44,38 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     #[track_caller]
     pub(super) fn begin_run(&mut self, world: &World, kind: RunKind) -> (RunTicks, Mode, PendingRun) {
         self.update_archetypes(world);
+        // Out of the state while it gathers, so that gathering reads the state shared
+        // (a system's query gathers into buffers of its own the same way).
+        let mut gathered = std::mem::take(&mut self.gathered);
+        // SAFETY: a run's caller holds the access the query declared.
+        let begun = unsafe { self.begin_run_into(world, kind, &mut gathered) };
+        self.gathered = gathered;
+        begun
+    }
+
+    /// Begins a run of a state already updated against `world`, gathering its
+    /// candidate rows (if its mode visits candidates) into `out`.
+    ///
+    /// # Safety
+    /// The caller holds the access this query declared on `world` for the run.
+    pub(super) unsafe fn begin_run_into(
+        &self,
+        world: &World,
+        kind: RunKind,
+        out: &mut Gathered,
+    ) -> (RunTicks, Mode, PendingRun) {
         let (ticks, mode, pending, gather) = self.plan_run(world, kind);
         match gather {
             Gather::Nothing => {}
             Gather::Sparse { keep_matching } => {
-                self.gather_sparse(world, ticks);
+                self.gather_sparse(world, ticks, out);
                 if keep_matching {
-                    // SAFETY: an iterator run's caller (`iter`, `iter_mut`,
-                    // `iter_unchecked`) holds the access the query declared.
-                    unsafe { self.keep_matching_candidates(world, ticks) };
+                    // SAFETY: per the caller.
+                    unsafe { self.keep_matching_candidates(world, ticks, out) };
                 }
             }
-            Gather::Dirty => self.gather_dirty_rows(world, ticks),
-            Gather::Driven => self.gather_driven(world, ticks),
+            Gather::Dirty => self.gather_dirty_rows(world, ticks, out),
+            Gather::Driven => self.gather_driven(world, ticks, out),
         }
         (ticks, mode, pending)
     }
@@ -96,17 +116,36 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         (ticks, mode, PendingRun { this_run, dirty_from }, gather)
     }
 
-    /// One iterator run that gathers nothing: it visits the candidate rows the state
-    /// holds now, gathered by an iterator run of the same window that is still going
-    /// (a system iterating its query inside a loop over the same query).
+    /// One iterator run of a state already updated against `world` whose candidate
+    /// rows, if its mode needs them, are `gathered`: gathered for a run of the same
+    /// window (see `begin_run_into`) with no structural change since.
     ///
     /// # Safety
-    /// The caller holds the access `Q` declares on `world` for `'w`; the state was
-    /// updated against `world`; if the run needs candidate rows, the state holds
-    /// those of a run with the same last run, against the same tables, and no
-    /// structural change happened since.
-    pub(crate) unsafe fn iter_reusing_candidates<'w, 's>(&'s self, world: &'w World) -> QueryIter<'w, 's, Q, F> {
+    /// The caller holds the access `Q` declares on `world` for `'w`, and `gathered` is
+    /// as said.
+    pub(crate) unsafe fn iter_with<'w, 's>(
+        &'s self,
+        world: &'w World,
+        gathered: &'s Gathered,
+        begun: (RunTicks, Mode, PendingRun),
+    ) -> QueryIter<'w, 's, Q, F> {
+        let (ticks, mode, pending) = begun;
+        QueryIter::new(world, self, &gathered.candidates, ticks, mode, pending)
+    }
+
+    /// [`begin_run_into`](Self::begin_run_into) for an iterator run.
+    ///
+    /// # Safety
+    /// As `begin_run_into`.
+    pub(crate) unsafe fn begin_iter_into(&self, world: &World, out: &mut Gathered) -> (RunTicks, Mode, PendingRun) {
+        // SAFETY: per the caller.
+        unsafe { self.begin_run_into(world, RunKind::Iterator, out) }
+    }
+
+    /// Takes a run's tick and decides its mode without gathering (an iteration that
+    /// visits rows gathered before, see `iter_with`).
+    pub(crate) fn begin_run_reusing(&self, world: &World) -> (RunTicks, Mode, PendingRun) {
         let (ticks, mode, pending, _) = self.plan_run(world, RunKind::Iterator);
-        QueryIter::new(world, self, ticks, mode, pending)
+        (ticks, mode, pending)
     }
 }

@@ -88,7 +88,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             // SAFETY: forwarded from the caller; the candidates were gathered for this run.
             Mode::Sparse => unsafe { self.run_sparse(world, ticks, f) },
             // SAFETY: forwarded from the caller; the candidates were gathered for this run.
-            Mode::Candidates => unsafe { self.run_candidates(world, ticks, &self.candidates, &mut f) },
+            Mode::Candidates => unsafe { self.run_candidates(world, ticks, &self.gathered.candidates, &mut f) },
             // SAFETY: forwarded from the caller, in `Driven` mode.
             Mode::Driven => unsafe { self.run_driven(world, ticks, f) },
             // SAFETY: forwarded from the caller, in a `Tables` mode.

@@ -18,6 +18,7 @@ use crate::world::World;
 
 use super::fetch::QueryData;
 use super::filter::QueryFilter;
+use super::gather::Gathered;
 use super::state::QueryState;
 
 /// How many entities (or candidate rows) ahead a sparse run prefetches.
@@ -25,14 +26,15 @@ const AHEAD: usize = 16;
 
 impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     /// Gathers the candidate rows of a sparse run (see the module docs).
-    pub(super) fn gather_sparse(&mut self, world: &World, ticks: RunTicks) {
+    pub(super) fn gather_sparse(&self, world: &World, ticks: RunTicks, out: &mut Gathered) {
         if let Some(dirty) = F::dirty_state(&self.filter) {
             if !dirty.starts_over(world, ticks.last_run) {
-                self.gather_dirty_rows(world, ticks);
+                self.gather_dirty_rows(world, ticks, out);
                 return;
             }
         }
-        self.candidates.clear();
+        let candidates = &mut out.candidates;
+        candidates.clear();
         let smallest = self.required_sparse.iter().filter_map(|&id| world.sparse.get(id)).min_by_key(|set| set.len());
         if let Some(set) = smallest {
             let entities = set.entities();
@@ -44,14 +46,14 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
                 }
                 let Some(location) = world.entities.get(entity) else { continue };
                 if let Some(index) = self.matched_position(location.archetype) {
-                    self.candidates.push((index as u32, location.row.0));
+                    candidates.push((index as u32, location.row.0));
                 }
             }
             return;
         }
         for (index, matched) in self.matched.iter().enumerate() {
             let rows = world.archetypes.get(matched.archetype).len() as u32;
-            self.candidates.extend((0..rows).map(|row| (index as u32, row)));
+            candidates.extend((0..rows).map(|row| (index as u32, row)));
         }
     }
 
@@ -62,14 +64,14 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     /// # Safety
     /// The caller holds the access this query declared on `world` for the run the
     /// candidates were gathered for (with `ticks`), with no structural change since.
-    pub(super) unsafe fn keep_matching_candidates(&mut self, world: &World, ticks: RunTicks) {
+    pub(super) unsafe fn keep_matching_candidates(&self, world: &World, ticks: RunTicks, out: &mut Gathered) {
         // SAFETY: the caller holds the declared access; only set membership is read.
         let data_sets = unsafe { Q::fetch_sparse(&self.data, world, ticks) };
         let filter_sets = F::fetch_sparse(&self.filter, world, ticks);
         let matched = &self.matched;
         // The table of the last candidate, opened again only when the table changes.
         let mut open: Option<(u32, &[crate::entity::Entity], F::Fetch<'_>)> = None;
-        self.candidates.retain(|&(index, row)| {
+        out.candidates.retain(|&(index, row)| {
             if open.as_ref().is_none_or(|(at, ..)| *at != index) {
                 let matched = &matched[index as usize];
                 let table = world.archetypes.get(matched.archetype);
@@ -105,9 +107,9 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         let mut open = u32::MAX;
         let mut current = None;
         let presence_known = self.presence_known;
-        for (at, &(index, row)) in self.candidates.iter().enumerate() {
+        for (at, &(index, row)) in self.gathered.candidates.iter().enumerate() {
             if index == open
-                && let Some(&(soon_index, soon_row)) = self.candidates.get(at + AHEAD)
+                && let Some(&(soon_index, soon_row)) = self.gathered.candidates.get(at + AHEAD)
                 && soon_index == open
                 && let Some((_, data, _)) = &current
             {
@@ -193,9 +195,13 @@ mod tests {
         let mut sum = 0.0;
         movers.for_each(&world, |p| sum += p.0);
         assert_eq!(sum, (0..10).map(|i| (i * 1_000) as f32).sum::<f32>());
-        assert_eq!(movers.candidates.len(), 10, "the run's candidates are the set's entities, not 10,000 rows");
+        assert_eq!(
+            movers.gathered.candidates.len(),
+            10,
+            "the run's candidates are the set's entities, not 10,000 rows"
+        );
         let mut all_rows = world.query_filtered::<&Position, crate::query::Without<Moving>>();
         all_rows.for_each(&world, |_| {});
-        assert_eq!(all_rows.candidates.len(), 10_000, "without a required set, every row is a candidate");
+        assert_eq!(all_rows.gathered.candidates.len(), 10_000, "without a required set, every row is a candidate");
     }
 }

@@ -130,9 +130,7 @@ pub struct QueryState<Q: QueryData, F: QueryFilter = ()> {
     /// Rows gathered for a `Candidates` or `Sparse` run, each once: for a `Dirty`
     /// filter sorted, for a driving change filter grouped by table, from a sparse set in
     /// the set's order.
-    pub(crate) candidates: Vec<Candidate>,
-    /// Reused by a `Dirty` run that replays moves.
-    pub(crate) replay: super::gather::Replay,
+    pub(crate) gathered: super::gather::Gathered,
     /// Reused by [`QueryState::despawn_where`].
     doomed: Vec<Entity>,
     /// Every component the query's data and filter touch, once each, with whether it
@@ -207,8 +205,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             last_run: world.register_change_reader(),
             has_run: AtomicBool::new(false),
             lookup_window: AtomicU64::new(NO_WINDOW),
-            candidates: Vec::new(),
-            replay: Default::default(),
+            gathered: Default::default(),
             doomed: Vec::new(),
             access,
             sparse,
@@ -358,7 +355,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         Q: ReadOnlyQueryData,
     {
         let (ticks, mode, pending) = self.begin_run(world, RunKind::Iterator);
-        QueryIter::new(world, self, ticks, mode, pending)
+        QueryIter::new(world, self, &self.gathered.candidates, ticks, mode, pending)
     }
 
     /// Iterates over the matching entities' items, with mutable access. One run.
@@ -367,7 +364,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         world.maintain_ticks();
         // Items may outlive any point the state controls, so writes mark as they go.
         let (ticks, mode, pending) = self.begin_run(world, RunKind::Iterator);
-        QueryIter::new(world, self, ticks, mode, pending)
+        QueryIter::new(world, self, &self.gathered.candidates, ticks, mode, pending)
     }
 
     /// The items that satisfy `predicate` (a "query where"). One run.
@@ -663,7 +660,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     /// The caller holds the access this state declares on `world` for `'w`.
     pub(crate) unsafe fn iter_unchecked<'w, 's>(&'s mut self, world: &'w World) -> QueryIter<'w, 's, Q, F> {
         let (ticks, mode, pending) = self.begin_run(world, RunKind::Iterator);
-        QueryIter::new(world, self, ticks, mode, pending)
+        QueryIter::new(world, self, &self.gathered.candidates, ticks, mode, pending)
     }
 
     /// One serial run; returns the number of items handed to `f`.

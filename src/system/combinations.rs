@@ -86,8 +86,7 @@ impl<'w, Q: QueryData, F: ArchetypeFilter> Query<'w, '_, Q, F> {
     fn gather_combined(&mut self) -> (&[Entity], &QueryState<Q, F>) {
         let world = self.world;
         let state = &mut *self.state;
-        state.query_mut();
-        let (query, combined) = (state.query.get_mut(), &mut state.combined);
+        let (query, combined) = (&state.query, &mut state.combined);
         combined.clear();
         for matched in &query.matched {
             combined.extend_from_slice(world.archetypes.get(matched.archetype).entities());

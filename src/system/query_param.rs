@@ -1,12 +1,15 @@
 //! [`Query`]: a query as a system parameter, with its own [`QueryState`] — so its
 //! change filters and dirty sets are relative to the system's own last run.
 
-use std::cell::{Cell, UnsafeCell};
+use std::cell::UnsafeCell;
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 
 use crate::component::ComponentId;
 use crate::entity::Entity;
 use crate::error::QueryEntityError;
-use crate::query::{ArchetypeFilter, QueryData, QueryFilter, QueryIter, QueryMemory, QueryState, ReadOnlyQueryData};
+use crate::query::{
+    ArchetypeFilter, Gathered, QueryData, QueryFilter, QueryIter, QueryMemory, QueryState, ReadOnlyQueryData,
+};
 use crate::storage::ArchetypeId;
 use crate::world::World;
 
@@ -15,20 +18,22 @@ use super::param::{EntityCounts, SystemMeta, SystemParam};
 /// What a [`Query`] parameter keeps between runs.
 #[doc(hidden)]
 pub struct QueryParamState<Q: QueryData, F: QueryFilter> {
-    /// In a cell so that a read-only iteration through `&Query` can begin a run (see
-    /// [`Query::iter`]): the state is borrowed mutably only through `&mut self`, or
-    /// by `iter` while no iterator made through `&Query` is alive (`live`), and a
-    /// `Query` is not `Sync`, so nothing else can hold it then.
-    pub(super) query: UnsafeCell<QueryState<Q, F>>,
+    pub(super) query: QueryState<Q, F>,
     /// Items handed out since the profiler last counted.
-    pub(super) processed: Cell<usize>,
+    pub(super) processed: AtomicUsize,
     /// The query's memory when this run of the system first iterated it: every
     /// iteration of the run starts from it. `None` until the run's first iteration.
-    run_start: Cell<Option<QueryMemory>>,
-    /// Iterators made through `&Query` that are alive: while any is, the state is
-    /// shared, and another iteration reuses the rows the first one gathered. Back to
-    /// zero at every exclusive use (`query_mut`), which also begins each run.
-    live: Cell<u32>,
+    /// Written only through `&mut self`, or by the thread holding `gate` at
+    /// `GATHERING`; read through `&self` only while the gate is above zero.
+    run_start: UnsafeCell<Option<QueryMemory>>,
+    /// The rows gathered by iterations made through `&Query` (see [`Query::iter`]),
+    /// under the same rule as `run_start`.
+    shared_rows: UnsafeCell<Gathered>,
+    /// `0`: no iteration through `&Query` is alive; `GATHERING`: one thread is
+    /// beginning one and writes the cells; `n`: `n` are alive (or were forgotten, in
+    /// this run), and the cells hold the rows gathered for this run's window. Back to
+    /// `0` (with `run_start` at `None`) as each run begins.
+    gate: AtomicU32,
     /// Whether a [`ParamSet`](super::ParamSet) holds the query: then it may be made
     /// several times in one run, and the run starts at `begin_shared_run`, not at
     /// each `get`.
@@ -38,24 +43,46 @@ pub struct QueryParamState<Q: QueryData, F: QueryFilter> {
     pub(super) combined: Vec<Entity>,
 }
 
+/// `QueryParamState::gate` while one thread begins an iteration through `&Query`.
+const GATHERING: u32 = u32::MAX;
+
+// SAFETY: the cells are written only through `&mut self`, or by the one thread that
+// moved `gate` from 0 to `GATHERING` (no reader is then alive: readers hold the gate
+// above 0 and leave it at 0 only when gone); they are read through `&self` only while
+// the reader holds the gate above 0 (no writer then). The rest is `QueryState`'s.
+unsafe impl<Q: QueryData, F: QueryFilter> Sync for QueryParamState<Q, F> where QueryState<Q, F>: Sync {}
+
 impl<Q: QueryData, F: QueryFilter> QueryParamState<Q, F> {
-    /// The query state, shared.
-    #[inline]
-    pub(super) fn query(&self) -> &QueryState<Q, F> {
-        // SAFETY: the state is borrowed mutably only through `&mut self` or by
-        // `Query::iter` while no shared borrow is alive (see `query`'s field docs);
-        // this shared borrow is made from `&self`, so neither is happening.
-        unsafe { &*self.query.get() }
+    /// Starts an iteration through `&mut self` from the run's window (see
+    /// `Query::same_window`).
+    fn same_window_mut(&mut self) {
+        let query = &self.query;
+        match self.run_start.get_mut() {
+            Some(start) => query.restore_memory(*start),
+            start @ None => {
+                let memory = query.memory();
+                *start = Some(memory);
+                // Lookups after this iteration judge against the same window.
+                query.set_lookup_window(Some(memory));
+            }
+        }
     }
 
-    /// The query state, exclusively. No iterator made through `&Query` can be alive
-    /// while `&mut self` is held, so `live` goes back to zero: a count left behind by
-    /// an iterator that was forgotten (`mem::forget`) must not let a later iteration
-    /// reuse rows this exclusive use may gather anew.
-    #[inline]
-    pub(super) fn query_mut(&mut self) -> &mut QueryState<Q, F> {
-        *self.live.get_mut() = 0;
-        self.query.get_mut()
+    /// A new run of the system (or of a `ParamSet`'s members): no iteration through
+    /// `&Query` is alive, so the gate and the window start over.
+    fn start_run(&mut self) {
+        *self.run_start.get_mut() = None;
+        *self.gate.get_mut() = 0;
+        self.query.set_lookup_window(None);
+    }
+}
+
+/// Opens the gate again if a thread panics while it holds it at `GATHERING`.
+struct GatherGuard<'a>(&'a AtomicU32);
+
+impl Drop for GatherGuard<'_> {
+    fn drop(&mut self) {
+        self.0.store(0, Ordering::Release);
     }
 }
 
@@ -96,45 +123,71 @@ pub struct Query<'w, 's, Q: QueryData, F: QueryFilter = ()> {
 
 impl<'w, Q: QueryData, F: QueryFilter> Query<'w, '_, Q, F> {
     /// Iterates over the matching entities' items. Through `&self`, as in bevy_ecs:
-    /// iterations may nest (`for a in query.iter() { for b in query.iter() { .. } }`),
-    /// and an iteration made while another of this query is alive visits the rows
-    /// the first one gathered (the same ones: one system run has one change window),
-    /// so it allocates nothing either.
+    /// iterations may nest (`for a in query.iter() { for b in query.iter() { .. } }`)
+    /// and run on several threads at once (inside another query's `par_for_each`);
+    /// an iteration made while another of this query is alive visits the rows the
+    /// first one gathered (the same ones: one system run has one change window), so
+    /// it allocates nothing either.
     pub fn iter(&self) -> QueryParamIter<'_, 'w, Q, F>
     where
         Q: ReadOnlyQueryData,
     {
         let state: &QueryParamState<Q, F> = self.state;
-        self.same_window();
-        let inner = if state.live.get() == 0 {
-            // SAFETY: no iterator made through `&Query` is alive, and every other
-            // borrow of the state is made through `&mut self` (which `&self` excludes)
-            // or ends before its method returns: this is the only borrow of the state
-            // until `iter_unchecked` returns, and the run's shared borrow follows it.
-            let query = unsafe { &mut *state.query.get() };
-            // SAFETY: the schedule holds the access this query declared, for `'w`.
-            unsafe { query.iter_unchecked(self.world) }
-        } else {
-            // SAFETY: the schedule holds the access for `'w`; the state was updated
-            // when the system received the query; the alive iterator began a run of
-            // the same window (`same_window`) and gathered its rows, and no structural
-            // change can happen while the system holds the world shared.
-            unsafe { state.query().iter_reusing_candidates(self.world) }
+        let query = &state.query;
+        let gate = &state.gate;
+        let begun = loop {
+            let open = gate.load(Ordering::Acquire);
+            if open == 0 {
+                if gate.compare_exchange(0, GATHERING, Ordering::Acquire, Ordering::Relaxed).is_ok() {
+                    let guard = GatherGuard(gate);
+                    // SAFETY: this thread holds the gate at `GATHERING`: it alone
+                    // touches the cells (see `QueryParamState`'s `Sync`).
+                    let (run_start, rows) = unsafe { (&mut *state.run_start.get(), &mut *state.shared_rows.get()) };
+                    match run_start {
+                        Some(start) => query.restore_memory(*start),
+                        None => {
+                            let memory = query.memory();
+                            *run_start = Some(memory);
+                            query.set_lookup_window(Some(memory));
+                        }
+                    }
+                    // SAFETY: the schedule holds the access this query declared, for
+                    // `'w`; the state was updated when the system received the query.
+                    let begun = unsafe { query.begin_iter_into(self.world, rows) };
+                    std::mem::forget(guard);
+                    gate.store(1, Ordering::Release);
+                    break begun;
+                }
+            } else if open != GATHERING {
+                if gate.compare_exchange(open, open + 1, Ordering::Acquire, Ordering::Relaxed).is_ok() {
+                    // SAFETY: the gate is above 0 and held by this iterator: no writer.
+                    // It was opened this run by an iteration that set the window start.
+                    if let Some(start) = unsafe { *state.run_start.get() } {
+                        query.restore_memory(start);
+                    }
+                    break query.begin_run_reusing(self.world);
+                }
+            } else {
+                // Another thread is gathering the rows: a short wait.
+                std::hint::spin_loop();
+            }
         };
-        state.live.set(state.live.get() + 1);
-        QueryParamIter { inner, processed: &state.processed, live: Some(&state.live) }
+        // SAFETY: the schedule holds the access for `'w`; this iterator holds the gate
+        // above 0, so the rows stay as they were gathered for this run's window, and no
+        // structural change can happen while the system holds the world shared.
+        let inner = unsafe { query.iter_with(self.world, &*state.shared_rows.get(), begun) };
+        QueryParamIter { inner, counted: 0, processed: &state.processed, gate: Some(gate) }
     }
 
     /// Iterates with mutable access. Writes through items are recorded as
     /// they happen, so items may be kept until the iterator is dropped.
     pub fn iter_mut(&mut self) -> QueryParamIter<'_, '_, Q, F> {
-        self.same_window();
         let state = &mut *self.state;
-        state.query_mut();
+        state.same_window_mut();
         // SAFETY: the schedule holds the access this query declared, for `'w`, and the
         // items borrow `self` mutably, so no other run of this query overlaps them.
-        let inner = unsafe { state.query.get_mut().iter_unchecked(self.world) };
-        QueryParamIter { inner, processed: &state.processed, live: None }
+        let inner = unsafe { state.query.iter_unchecked(self.world) };
+        QueryParamIter { inner, counted: 0, processed: &state.processed, gate: None }
     }
 
     /// Calls `f` with each matching entity's item.
@@ -142,19 +195,19 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, '_, Q, F> {
     where
         Q: ReadOnlyQueryData,
     {
-        self.same_window();
+        self.state.same_window_mut();
         // SAFETY: the schedule holds the (read-only) access for `'w`.
-        let visited = unsafe { self.state.query_mut().for_each_shared(self.world, f) };
-        self.state.processed.set(self.state.processed.get() + visited);
+        let visited = unsafe { self.state.query.for_each_shared(self.world, f) };
+        self.state.processed.fetch_add(visited, Ordering::Relaxed);
     }
 
     /// Calls `f` with each matching entity's item, with mutable access.
     /// Items cannot outlive the call to `f`.
     pub fn for_each_mut(&mut self, f: impl for<'a> FnMut(Q::Item<'a>)) {
-        self.same_window();
+        self.state.same_window_mut();
         // SAFETY: the schedule holds the access this query declared, for `'w`.
-        let visited = unsafe { self.state.query_mut().for_each_unchecked(self.world, f) };
-        self.state.processed.set(self.state.processed.get() + visited);
+        let visited = unsafe { self.state.query.for_each_unchecked(self.world, f) };
+        self.state.processed.fetch_add(visited, Ordering::Relaxed);
     }
 
     /// Like [`for_each`](Self::for_each), spread over rayon's threads.
@@ -162,20 +215,20 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, '_, Q, F> {
     where
         Q: ReadOnlyQueryData,
     {
-        self.same_window();
+        self.state.same_window_mut();
         // SAFETY: the schedule holds the (read-only) access for `'w`.
-        let visited = unsafe { self.state.query_mut().par_for_each_unchecked(self.world, &f) };
-        self.state.processed.set(self.state.processed.get() + visited);
+        let visited = unsafe { self.state.query.par_for_each_unchecked(self.world, &f) };
+        self.state.processed.fetch_add(visited, Ordering::Relaxed);
     }
 
     /// Like [`for_each_mut`](Self::for_each_mut), spread over rayon's threads; each row
     /// is visited by one thread.
     pub fn par_for_each_mut(&mut self, f: impl for<'a> Fn(Q::Item<'a>) + Send + Sync) {
-        self.same_window();
+        self.state.same_window_mut();
         // SAFETY: the schedule holds the access this query declared, for `'w`; each row
         // is claimed by one thread.
-        let visited = unsafe { self.state.query_mut().par_for_each_unchecked(self.world, &f) };
-        self.state.processed.set(self.state.processed.get() + visited);
+        let visited = unsafe { self.state.query.par_for_each_unchecked(self.world, &f) };
+        self.state.processed.fetch_add(visited, Ordering::Relaxed);
     }
 
     /// The item of `entity`, if it matches. Not a run. Through `&self`, as in bevy_ecs,
@@ -190,7 +243,7 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, '_, Q, F> {
         // SAFETY: the schedule holds the (read-only) access for `'w`; the state was
         // updated when the system received the query, and the world has been shared
         // since.
-        unsafe { self.state.query().get_in(self.world, entity) }
+        unsafe { self.state.query.get_in(self.world, entity) }
     }
 
     /// The item of `entity` with mutable access, if it matches. Not a run.
@@ -201,7 +254,7 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, '_, Q, F> {
         // SAFETY: the schedule holds the access for `'w`; the item borrows `self`
         // mutably, so it is the only one alive; the state was updated when the system
         // received the query, and the world has been shared since.
-        unsafe { self.state.query().get_in(self.world, entity) }
+        unsafe { self.state.query.get_in(self.world, entity) }
     }
 
     /// The items of `entities`, in order, if every one is alive and matches. Not a
@@ -215,7 +268,7 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, '_, Q, F> {
     {
         // SAFETY: the schedule holds the (read-only) access for `'w`; shared items may
         // alias; the state was updated when the system received the query.
-        unsafe { self.state.query().get_many_updated(self.world, entities, false) }
+        unsafe { self.state.query.get_many_updated(self.world, entities, false) }
     }
 
     /// The items of `entities` with mutable access, if every one is alive, matches
@@ -231,7 +284,7 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, '_, Q, F> {
         // SAFETY: the schedule holds the access for `'w`; duplicates are refused, and
         // the items borrow `self` mutably, so they are the only ones alive; the state
         // was updated when the system received the query.
-        unsafe { self.state.query().get_many_updated(self.world, entities, true) }
+        unsafe { self.state.query.get_many_updated(self.world, entities, true) }
     }
 
     /// Calls `f` with the item of each entity of `entities` that is alive and
@@ -239,33 +292,16 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, '_, Q, F> {
     pub fn for_each_of(&mut self, entities: &[Entity], f: impl for<'a> FnMut(Q::Item<'a>)) -> usize {
         // SAFETY: the schedule holds the access for `'w`; items cannot outlive `f`'s
         // call, so a repeated entity has one item alive at a time.
-        let visited = unsafe { self.state.query_mut().for_each_of_in(self.world, entities, f) };
-        self.state.processed.set(self.state.processed.get() + visited);
+        let visited = unsafe { self.state.query.for_each_of_in(self.world, entities, f) };
+        self.state.processed.fetch_add(visited, Ordering::Relaxed);
         visited
-    }
-
-    /// Starts an iteration from where this run of the system first found the query, so
-    /// that every iteration in the run reports the changes since the system's previous
-    /// run. Putting the memory back is sound within a run: no sync point (which trims
-    /// the logs and ages the ticks) runs while a system holds the world.
-    fn same_window(&self) {
-        let state: &QueryParamState<Q, F> = self.state;
-        match state.run_start.get() {
-            Some(start) => state.query().restore_memory(start),
-            None => {
-                let start = state.query().memory();
-                state.run_start.set(Some(start));
-                // Lookups after this iteration judge against the same window.
-                state.query().set_lookup_window(Some(start));
-            }
-        }
     }
 
     /// The number of entities in the tables this query matches: an upper bound on its
     /// items, as [`QueryState::matched_entities`] explains (sparse components do not
     /// split tables).
     pub fn matched_entities(&self) -> usize {
-        self.state.query().matched_entities(self.world)
+        self.state.query.matched_entities(self.world)
     }
 }
 
@@ -284,10 +320,11 @@ where
             meta.refuse(conflict);
         }
         QueryParamState {
-            query: UnsafeCell::new(query),
-            processed: Cell::new(0),
-            run_start: Cell::new(None),
-            live: Cell::new(0),
+            query,
+            processed: AtomicUsize::new(0),
+            run_start: UnsafeCell::new(None),
+            shared_rows: UnsafeCell::new(Gathered::default()),
+            gate: AtomicU32::new(0),
             shared: false,
             combined: Vec::new(),
         }
@@ -295,17 +332,15 @@ where
     unsafe fn get<'w, 's>(state: &'s mut Self::State, world: &'w World, _: &SystemMeta) -> Query<'w, 's, Q, F> {
         // Once per run: `get` and `get_mut` rely on it (`QueryState::get_in`), since
         // the run holds the world shared and no table can appear meanwhile.
-        state.query_mut().update_archetypes(world);
+        state.query.update_archetypes(world);
         if !state.shared {
-            state.run_start.set(None);
-            state.query().set_lookup_window(None);
+            state.start_run();
         }
         Query { world, state }
     }
     fn begin_shared_run(state: &mut Self::State) {
         state.shared = true;
-        state.run_start.set(None);
-        state.query().set_lookup_window(None);
+        state.start_run();
     }
     fn matches(
         state: &mut Self::State,
@@ -313,11 +348,11 @@ where
         archetype: ArchetypeId,
         has_sparse: &dyn Fn(ComponentId) -> bool,
     ) -> bool {
-        state.query_mut().matches_entity_in(world, archetype, has_sparse)
+        state.query.matches_entity_in(world, archetype, has_sparse)
     }
     fn count(state: &mut Self::State, world: &World, counts: &mut EntityCounts) {
-        counts.matched += state.query().matched_entities(world);
-        counts.processed += state.processed.take();
+        counts.matched += state.query.matched_entities(world);
+        counts.processed += std::mem::take(state.processed.get_mut());
     }
 }
 
@@ -347,16 +382,19 @@ impl<'a, 'w, 's, Q: QueryData, F: QueryFilter> IntoIterator for &'a mut Query<'w
 /// ([`ArchetypeFilter`]).
 pub struct QueryParamIter<'s, 'w, Q: QueryData, F: QueryFilter> {
     inner: QueryIter<'w, 's, Q, F>,
-    processed: &'s Cell<usize>,
-    /// For an iterator made through `&Query`: the count of those alive, which it
+    /// Items handed out, added to the profiler's count when dropped.
+    counted: usize,
+    processed: &'s AtomicUsize,
+    /// For an iterator made through `&Query`: the gate it holds open, which it
     /// leaves when dropped.
-    live: Option<&'s Cell<u32>>,
+    gate: Option<&'s AtomicU32>,
 }
 
 impl<Q: QueryData, F: QueryFilter> Drop for QueryParamIter<'_, '_, Q, F> {
     fn drop(&mut self) {
-        if let Some(live) = self.live {
-            live.set(live.get().saturating_sub(1));
+        self.processed.fetch_add(self.counted, Ordering::Relaxed);
+        if let Some(gate) = self.gate {
+            gate.fetch_sub(1, Ordering::Release);
         }
     }
 }
@@ -367,7 +405,7 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryParamIter<'_, 'w, Q, F>
     #[inline]
     fn next(&mut self) -> Option<Q::Item<'w>> {
         let item = self.inner.next()?;
-        self.processed.set(self.processed.get() + 1);
+        self.counted += 1;
         Some(item)
     }
 
@@ -384,7 +422,7 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryParamIter<'_, 'w, Q, F>
             count += 1;
             g(acc, item)
         });
-        self.processed.set(self.processed.get() + count);
+        self.counted += count;
         acc
     }
 }

@@ -116,17 +116,17 @@ where
     unsafe fn get<'w>(state: &mut Self::State, world: &'w World, _: &SystemMeta) -> Single<'w, D, F> {
         // SAFETY: the schedule holds the access this query declared, for `'w`; only one
         // item is made, and the iterator's run ends here (it found the only match).
-        let item = unsafe { state.query_mut().iter_unchecked(world) }.next();
+        let item = unsafe { state.query.iter_unchecked(world) }.next();
         let item = item.unwrap_or_else(|| {
             panic!("`{}` found no entity: its system was not validated first", std::any::type_name::<Self>())
         });
-        state.processed.set(state.processed.get() + 1);
+        *state.processed.get_mut() += 1;
         Single { item, _filter: PhantomData }
     }
     const FALLIBLE: bool = true;
     fn validate(state: &mut Self::State, world: &World) -> Result<(), String> {
         // SAFETY: `validate` runs while nothing conflicting runs.
-        match unsafe { probe(state.query_mut(), world, 2) } {
+        match unsafe { probe(&mut state.query, world, 2) } {
             1 => Ok(()),
             0 => Err(format!("no entity matches `{}`", short(std::any::type_name::<Self>()))),
             _ => Err(format!("more than one entity matches `{}`", short(std::any::type_name::<Self>()))),
@@ -198,7 +198,7 @@ where
     const FALLIBLE: bool = true;
     fn validate(state: &mut Self::State, world: &World) -> Result<(), String> {
         // SAFETY: `validate` runs while nothing conflicting runs.
-        match unsafe { probe(state.query_mut(), world, 1) } {
+        match unsafe { probe(&mut state.query, world, 1) } {
             0 => Err(format!("no entity matches `{}`", short(std::any::type_name::<Self>()))),
             _ => Ok(()),
         }
