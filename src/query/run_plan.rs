@@ -42,15 +42,19 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     /// rows if the filter drives iteration. The run records its tick as the state's
     /// last run when it completes ([`RunEnd`], made by [`end_of`](Self::end_of)).
     #[track_caller]
+    #[inline]
     pub(super) fn begin_run(&mut self, world: &World, kind: RunKind) -> (RunTicks, Mode, PendingRun) {
         self.update_archetypes(world);
-        // Out of the state while it gathers, so that gathering reads the state shared
-        // (a system's query gathers into buffers of its own the same way).
-        let mut gathered = std::mem::take(&mut self.gathered);
-        // SAFETY: a run's caller holds the access the query declared.
-        let begun = unsafe { self.begin_run_into(world, kind, &mut gathered) };
-        self.gathered = gathered;
-        begun
+        let (ticks, mode, pending, gather) = self.plan_run(world, kind);
+        if gather != Gather::Nothing {
+            // Out of the state while it gathers, so that gathering reads the state
+            // shared (a system's query gathers into buffers of its own the same way).
+            let mut gathered = std::mem::take(&mut self.gathered);
+            // SAFETY: a run's caller holds the access the query declared.
+            unsafe { self.gather(world, ticks, gather, &mut gathered) };
+            self.gathered = gathered;
+        }
+        (ticks, mode, pending)
     }
 
     /// Begins a run of a state already updated against `world`, gathering its
@@ -65,6 +69,17 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         out: &mut Gathered,
     ) -> (RunTicks, Mode, PendingRun) {
         let (ticks, mode, pending, gather) = self.plan_run(world, kind);
+        // SAFETY: per the caller.
+        unsafe { self.gather(world, ticks, gather, out) };
+        (ticks, mode, pending)
+    }
+
+    /// Gathers what `gather` names into `out`.
+    ///
+    /// # Safety
+    /// The caller holds the access this query declared on `world` for the run that
+    /// `ticks` belong to.
+    unsafe fn gather(&self, world: &World, ticks: RunTicks, gather: Gather, out: &mut Gathered) {
         match gather {
             Gather::Nothing => {}
             Gather::Sparse { keep_matching } => {
@@ -77,11 +92,11 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             Gather::Dirty => self.gather_dirty_rows(world, ticks, out),
             Gather::Driven => self.gather_driven(world, ticks, out),
         }
-        (ticks, mode, pending)
     }
 
     /// Takes a run's tick and decides how it finds its rows, and which candidate rows
     /// it must gather first (what [`begin_run`](Self::begin_run) then does).
+    #[inline]
     fn plan_run(&self, world: &World, kind: RunKind) -> (RunTicks, Mode, PendingRun, Gather) {
         let dirty_from = F::dirty_state(&self.filter).map(|dirty| dirty.cursor.load(Ordering::Relaxed));
         // Only a reader (a query with a change filter, or whose items compare
