@@ -137,6 +137,27 @@ enum Join {
 }
 
 impl Join {
+    /// The joined verdict, given both conditions' verdicts.
+    fn decide(self, first: bool, second: bool) -> bool {
+        match self {
+            Join::And => first && second,
+            Join::Or => first || second,
+            Join::Nand => !(first && second),
+            Join::Nor => !(first || second),
+            Join::Xor => first != second,
+            Join::Xnor => first == second,
+        }
+    }
+
+    /// Whether `first` alone decides (so a short-circuiting join skips the second).
+    fn decided_by(self, first: bool) -> bool {
+        match self {
+            Join::And | Join::Nand => !first,
+            Join::Or | Join::Nor => first,
+            Join::Xor | Join::Xnor => false,
+        }
+    }
+
     fn symbol(self) -> &'static str {
         match self {
             Join::And => "and",
@@ -187,25 +208,12 @@ impl ConditionFn for Combined {
         // SAFETY: per the caller, for both conditions, whose accesses this one's covers.
         unsafe {
             let first = self.first.evaluate(world);
-            if self.eager {
-                let second = self.second.evaluate(world);
-                return match self.join {
-                    Join::And => first && second,
-                    Join::Or => first || second,
-                    Join::Nand => !(first && second),
-                    Join::Nor => !(first || second),
-                    Join::Xor => first != second,
-                    Join::Xnor => first == second,
-                };
+            if !self.eager && self.join.decided_by(first) {
+                // Any second verdict gives the same result: skip evaluating it, as
+                // bevy_ecs's short-circuiting combinators do.
+                return self.join.decide(first, false);
             }
-            match self.join {
-                Join::And => first && self.second.evaluate(world),
-                Join::Or => first || self.second.evaluate(world),
-                Join::Nand => !(first && self.second.evaluate(world)),
-                Join::Nor => !(first || self.second.evaluate(world)),
-                Join::Xor => first != self.second.evaluate(world),
-                Join::Xnor => first == self.second.evaluate(world),
-            }
+            self.join.decide(first, self.second.evaluate(world))
         }
     }
 }

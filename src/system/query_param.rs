@@ -56,16 +56,7 @@ impl<Q: QueryData, F: QueryFilter> QueryParamState<Q, F> {
     /// Starts an iteration through `&mut self` from the run's window (see
     /// `Query::same_window`).
     fn same_window_mut(&mut self) {
-        let query = &self.query;
-        match self.run_start.get_mut() {
-            Some(start) => query.restore_memory(*start),
-            start @ None => {
-                let memory = query.memory();
-                *start = Some(memory);
-                // Lookups after this iteration judge against the same window.
-                query.set_lookup_window(Some(memory));
-            }
-        }
+        enter_window(&self.query, self.run_start.get_mut());
     }
 
     /// A new run of the system (or of a `ParamSet`'s members): no iteration through
@@ -74,6 +65,20 @@ impl<Q: QueryData, F: QueryFilter> QueryParamState<Q, F> {
         *self.run_start.get_mut() = None;
         *self.gate.get_mut() = 0;
         self.query.set_lookup_window(None);
+    }
+}
+
+/// Starts an iteration from the run's window: from `run_start` if the run iterated
+/// before, else from where the query is now, which becomes the run's start (and the
+/// window its lookups judge against from then on).
+fn enter_window<Q: QueryData, F: QueryFilter>(query: &QueryState<Q, F>, run_start: &mut Option<QueryMemory>) {
+    match run_start {
+        Some(start) => query.restore_memory(*start),
+        None => {
+            let memory = query.memory();
+            *run_start = Some(memory);
+            query.set_lookup_window(Some(memory));
+        }
     }
 }
 
@@ -143,14 +148,7 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, '_, Q, F> {
                     // SAFETY: this thread holds the gate at `GATHERING`: it alone
                     // touches the cells (see `QueryParamState`'s `Sync`).
                     let (run_start, rows) = unsafe { (&mut *state.run_start.get(), &mut *state.shared_rows.get()) };
-                    match run_start {
-                        Some(start) => query.restore_memory(*start),
-                        None => {
-                            let memory = query.memory();
-                            *run_start = Some(memory);
-                            query.set_lookup_window(Some(memory));
-                        }
-                    }
+                    enter_window(query, run_start);
                     // SAFETY: the schedule holds the access this query declared, for
                     // `'w`; the state was updated when the system received the query.
                     let begun = unsafe { query.begin_iter_into(self.world, rows) };
