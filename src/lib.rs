@@ -86,6 +86,7 @@ pub mod dynamic;
 pub mod hierarchy;
 pub mod observer;
 pub mod relation;
+pub mod rollback;
 
 #[cfg(feature = "persistence")]
 #[cfg_attr(docsrs, doc(cfg(feature = "persistence")))]

@@ -52,7 +52,7 @@ const FLOORS: &[(&str, &[&str])] = &[
     ),
     ("systems", &["message", "schedule", "system"]),
     ("extensions", &["dynamic", "hierarchy", "observer", "relation"]),
-    ("persistence", &["data", "scene"]),
+    ("persistence", &["data", "rollback", "scene"]),
     ("replication", &["replicate"]),
     ("roof", &["api", "builtin", "lib"]),
 ];

@@ -12,6 +12,7 @@ use std::num::NonZeroU32;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::storage::{ArchetypeId, Row};
+use crate::util::hash::IdMap;
 
 pub(crate) mod abandoned_spawns;
 mod builder_spellings;
@@ -118,6 +119,11 @@ pub(crate) struct Entities {
     /// indices past `meta`. Neither list changes until `flush_reserved`, which every
     /// structural operation runs first.
     reserved: AtomicU32,
+    /// Slots whose entity was brought back by [`Entities::revive`] under an older
+    /// generation than the slot had reached, with the generation the slot must issue
+    /// next once that entity is freed again: every handle of the slot issued before
+    /// the revival stays stale. Empty unless a rollback revived entities.
+    revived: IdMap<u32, NonZeroU32>,
 }
 
 impl Entities {
@@ -262,10 +268,49 @@ impl Entities {
         self.live -= 1;
         // A slot whose generation would overflow is retired instead of reused, so an
         // old handle can never match a new entity.
-        if let Some(next) = meta.generation.checked_add(1) {
+        let mut next = meta.generation.checked_add(1);
+        if !self.revived.is_empty()
+            && let Some(issued) = self.revived.remove(&entity.index)
+        {
+            next = next.map(|next| next.max(issued));
+        }
+        if let Some(next) = next {
             meta.generation = next;
             self.free.push(entity.index);
         }
+    }
+
+    /// The live entity in slot `index`, if any.
+    #[inline]
+    pub(crate) fn in_slot(&self, index: u32) -> Option<Entity> {
+        let meta = self.meta.get(index as usize)?;
+        (meta.location.archetype != ArchetypeId::INVALID).then(|| Entity::new(index, meta.generation))
+    }
+
+    /// Makes `entity`, freed earlier, alive again under its own handle at `location`,
+    /// or returns `false` (changing nothing) if its slot is taken or retired, or the
+    /// handle was never issued. Handles the slot issued after `entity` stay stale for good: the
+    /// slot's next generation, once `entity` is freed again, is past all of them.
+    ///
+    /// O(slots freed since `entity` was): the slot is looked for from the free
+    /// list's end, where the slots freed last are. Reserved handles must be flushed.
+    pub(crate) fn revive(&mut self, entity: Entity, location: Location) -> bool {
+        debug_assert!(!self.has_reserved(), "ripple: flush reserved entities first");
+        let Some(meta) = self.meta.get(entity.index as usize) else { return false };
+        if meta.location.archetype != ArchetypeId::INVALID || meta.generation <= entity.generation {
+            return false;
+        }
+        let issued = meta.generation;
+        // A retired slot is on no free list, and stays retired.
+        let Some(at) = self.free.iter().rposition(|&index| index == entity.index) else { return false };
+        self.free.remove(at);
+        let meta = &mut self.meta[entity.index as usize];
+        meta.generation = entity.generation;
+        meta.location = location;
+        self.live += 1;
+        let entry = self.revived.entry(entity.index).or_insert(issued);
+        *entry = (*entry).max(issued);
+        true
     }
 
     /// Test hook: jumps a free slot's generation so retirement can be tested without

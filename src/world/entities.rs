@@ -44,6 +44,26 @@ impl World {
         self.entities.get(entity).ok_or(NoSuchEntity(entity))
     }
 
+    /// The live entity in slot `index`, if any.
+    pub(crate) fn entity_in_slot(&self, index: u32) -> Option<Entity> {
+        self.entities.in_slot(index)
+    }
+
+    /// Brings `entity`, despawned earlier, back alive under its own handle with no
+    /// components (logged as a spawn), or returns `false` if its slot is taken or
+    /// retired. Handles its slot issued after it stay stale.
+    pub(crate) fn revive(&mut self, entity: Entity) -> bool {
+        self.flush_reserved();
+        let table = self.archetypes.get_mut(ArchetypeId::EMPTY);
+        let location = Location { archetype: ArchetypeId::EMPTY, row: Row(table.len() as u32) };
+        if !self.entities.revive(entity, location) {
+            return false;
+        }
+        table.entities.push(entity);
+        self.moves.push(Move::between(entity, None, Some(ArchetypeId::EMPTY)));
+        true
+    }
+
     /// Hands out the handle of an entity that a command will spawn later; safe through
     /// a shared world. The entity is alive, with no components, from the next
     /// structural operation (or [`World::flush`]) on.

@@ -1,0 +1,179 @@
+//! Which entity lives in each slot, as of the newest checkpoint, and per checkpoint
+//! the slots whose occupant changed (spawns and despawns).
+//!
+//! A slot's state is the generation of its live entity, or 0 when it is free, so the
+//! shadow costs 4 bytes per slot and a record 8 bytes per spawn or despawn.
+
+use std::collections::VecDeque;
+use std::num::NonZeroU32;
+
+use crate::change::log::Cursor;
+use crate::entity::Entity;
+use crate::world::World;
+
+/// The existence of entities, tracked by slot.
+pub(crate) struct Existence {
+    /// The world's structural log, read at each capture (an exact reader: it keeps
+    /// every entry until read).
+    cursor: Cursor,
+    /// Per slot, the generation of its entity as of the newest checkpoint (0: none).
+    shadow: Vec<u32>,
+    /// One record per checkpoint in the ring, oldest first: `(slot, generation before)`.
+    records: VecDeque<Vec<(u32, u32)>>,
+    /// Undone records, holding the state they replaced (the top is redone first).
+    redo: Vec<Vec<(u32, u32)>>,
+    spare: Vec<Vec<(u32, u32)>>,
+    /// Slots the last unwind touched.
+    touched: Vec<u32>,
+}
+
+/// What writing the existence of a frame back did.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Respawned {
+    pub(crate) despawned: usize,
+    pub(crate) revived: usize,
+    pub(crate) lost: usize,
+}
+
+impl Existence {
+    /// The world's entities as they are now. O(slots).
+    pub(crate) fn new(world: &mut World) -> Existence {
+        world.flush();
+        let cursor = world.moves.register_exact();
+        let mut shadow = vec![0; world.entities.slots()];
+        for (entity, _) in world.entities.iter_alive() {
+            shadow[entity.index() as usize] = entity.generation();
+        }
+        Existence { cursor, shadow, records: VecDeque::new(), redo: Vec::new(), spare: Vec::new(), touched: Vec::new() }
+    }
+
+    /// The entity slot `slot` held as of the newest checkpoint (after an unwind: as of
+    /// the frame unwound to).
+    #[inline]
+    pub(crate) fn desired(&self, slot: u32) -> Option<Entity> {
+        let generation = NonZeroU32::new(*self.shadow.get(slot as usize)?)?;
+        Some(Entity::new(slot, generation))
+    }
+
+    /// Bytes of the shadow.
+    pub(crate) fn shadow_bytes(&self) -> usize {
+        self.shadow.capacity() * 4
+    }
+
+    /// Reads the spawns and despawns since the last capture into a new record.
+    /// O(structural changes since then).
+    pub(crate) fn capture(&mut self, world: &World) {
+        let mut record = self.spare.pop().unwrap_or_default();
+        let read = world.moves.read(&self.cursor);
+        debug_assert_eq!(read.missed, 0, "an exact reader misses nothing");
+        for mv in read.entries {
+            if mv.sparse_component().is_some() || (mv.from.is_some() && mv.to.is_some()) {
+                continue;
+            }
+            let slot = mv.entity.index();
+            let now = world.entity_in_slot(slot).map_or(0, Entity::generation);
+            if slot as usize >= self.shadow.len() {
+                self.shadow.resize(slot as usize + 1, 0);
+            }
+            let before = std::mem::replace(&mut self.shadow[slot as usize], now);
+            if before != now {
+                record.push((slot, before));
+            }
+        }
+        self.records.push_back(record);
+    }
+
+    /// The newest record: the slots whose entity changed, with the generation before.
+    pub(crate) fn newest(&self) -> &[(u32, u32)] {
+        self.records.back().map_or(&[], Vec::as_slice)
+    }
+
+    pub(crate) fn newest_is_empty(&self) -> bool {
+        self.records.back().is_none_or(Vec::is_empty)
+    }
+
+    /// See [`Track::unwind`](super::track::Track::unwind).
+    pub(crate) fn unwind(&mut self, n: usize, keep: bool) {
+        for _ in 0..n {
+            let Some(mut record) = self.records.pop_back() else { return };
+            // Newest entries last: undo them first.
+            for entry in record.iter_mut().rev() {
+                let (slot, generation) = *entry;
+                entry.1 = std::mem::replace(&mut self.shadow[slot as usize], generation);
+                self.touched.push(slot);
+            }
+            if keep {
+                self.redo.push(record);
+            } else {
+                record.clear();
+                self.spare.push(record);
+            }
+        }
+    }
+
+    /// See [`Track::redo`](super::track::Track::redo).
+    pub(crate) fn redo(&mut self) {
+        let Some(mut record) = self.redo.pop() else { return };
+        for entry in record.iter_mut() {
+            let (slot, generation) = *entry;
+            entry.1 = std::mem::replace(&mut self.shadow[slot as usize], generation);
+            self.touched.push(slot);
+        }
+        self.records.push_back(record);
+    }
+
+    pub(crate) fn clear_redo(&mut self) {
+        for mut record in self.redo.drain(..) {
+            record.clear();
+            self.spare.push(record);
+        }
+    }
+
+    pub(crate) fn forget_oldest(&mut self) {
+        if let Some(mut record) = self.records.pop_front() {
+            record.clear();
+            self.spare.push(record);
+        }
+    }
+
+    /// Despawns the entities alive in touched slots that the shadow does not hold.
+    /// Runs after relations that differ were taken off, so that no despawn reaches an
+    /// entity the frame keeps through a relation's despawn policy.
+    pub(crate) fn despawn_extra(&mut self, world: &mut World, done: &mut Respawned) {
+        for &slot in &self.touched {
+            if let Some(now) = world.entity_in_slot(slot)
+                && self.desired(slot) != Some(now)
+                && world.despawn(now).is_ok()
+            {
+                done.despawned += 1;
+            }
+        }
+    }
+
+    /// Brings back, under their own handles and with no components yet, the entities
+    /// the shadow holds in touched slots that are not alive; then forgets the touched
+    /// slots.
+    pub(crate) fn revive_missing(&mut self, world: &mut World, done: &mut Respawned) {
+        for slot in self.touched.drain(..) {
+            let Some(wanted) = NonZeroU32::new(self.shadow[slot as usize]).map(|g| Entity::new(slot, g)) else {
+                continue;
+            };
+            if world.entity_in_slot(slot) == Some(wanted) {
+                continue;
+            }
+            if world.revive(wanted) {
+                done.revived += 1;
+            } else {
+                done.lost += 1;
+            }
+        }
+    }
+
+    /// Bytes held by records in use, and by every record buffer.
+    pub(crate) fn record_bytes(&self) -> (usize, usize) {
+        let entry = size_of::<(u32, u32)>();
+        let recorded = self.records.iter().chain(&self.redo).map(|r| r.len() * entry).sum();
+        let reserved = self.records.iter().chain(&self.redo).chain(&self.spare).map(|r| r.capacity() * entry).sum();
+        (recorded, reserved)
+    }
+}
