@@ -17,6 +17,7 @@
 
 pub mod crate_topia;
 pub mod crossover;
+pub mod rollback;
 pub mod dynamic_iter;
 pub mod empty_systems;
 pub mod events;

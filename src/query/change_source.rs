@@ -5,9 +5,26 @@
 
 use crate::component::Component;
 use crate::entity::Entity;
+use crate::storage::Archetype;
 use crate::world::World;
 
+use super::fetch::ReadOnlyQueryData;
+use super::filter::QueryFilter;
+use super::run_plan::RunKind;
 use super::{Changed, QueryState};
+
+impl<Q: ReadOnlyQueryData, F: QueryFilter> QueryState<Q, F> {
+    /// [`for_each`](QueryState::for_each) that also hands `f` each item's table and
+    /// row: for readers that look an item's entity up later (`table.entities()[row]`),
+    /// so that they can load it ahead instead of waiting for it in turn. One run.
+    #[track_caller]
+    pub(crate) fn for_each_with_row<'w>(&mut self, world: &'w World, f: impl FnMut(&'w Archetype, usize, Q::Item<'w>)) {
+        let (ticks, mode, pending) = self.begin_run(world, RunKind::Serial);
+        let _end = self.end_of(pending);
+        // SAFETY: `Q` is read-only and `world` is shared for `'w`, so no one writes.
+        unsafe { self.run_unchecked(world, ticks, mode, f) }
+    }
+}
 
 /// Finds the entities whose component changed since the last look.
 pub(crate) trait ChangeSource: Send + 'static {

@@ -9,10 +9,11 @@ use crate::change::log::Cursor;
 use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
 use crate::query::{Changed, QueryState};
+use crate::storage::Archetype;
 use crate::world::World;
 
 use super::existence::Existence;
-use super::track::{Phase, RecordBytes, Track};
+use super::track::{Phase, RecordBytes, Touched, Track};
 
 /// How a restored value reaches the world.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -70,21 +71,72 @@ impl<T> Record<T> {
     }
 }
 
+/// Each slot's value as of the newest checkpoint, and the checksum's sum over them.
+struct Shadow<T> {
+    values: Vec<Option<T>>,
+    hash: Option<fn(&T) -> u64>,
+    sum: u64,
+}
+
+impl<T: PartialEq + Clone> Shadow<T> {
+    fn get(&self, slot: u32) -> Option<&T> {
+        self.values.get(slot as usize).and_then(Option::as_ref)
+    }
+
+    /// Sets a slot's value, keeping the sum; returns the value it replaced.
+    #[inline]
+    fn set(&mut self, slot: u32, value: Option<T>) -> Option<T> {
+        let slot = slot as usize;
+        if slot >= self.values.len() {
+            value.as_ref()?;
+            self.values.resize_with(slot + 1, || None);
+        }
+        if let Some(hash) = self.hash {
+            if let Some(old) = &self.values[slot] {
+                self.sum = self.sum.wrapping_sub(hash(old));
+            }
+            if let Some(new) = &value {
+                self.sum = self.sum.wrapping_add(hash(new));
+            }
+        }
+        std::mem::replace(&mut self.values[slot], value)
+    }
+
+    /// Hints the processor to load `slot`'s value.
+    #[inline]
+    fn prefetch(&self, slot: u32) {
+        crate::util::hint::prefetch(self.values.as_ptr().wrapping_add(slot as usize));
+    }
+
+    /// Brings `slot` up to `now` (the world's value), recording the value it held if
+    /// it differed.
+    #[inline]
+    fn visit(&mut self, slot: u32, now: Option<&T>, record: &mut Record<T>) {
+        if self.get(slot) == now {
+            return;
+        }
+        let before = self.set(slot, now.cloned());
+        record.push(slot, before);
+    }
+}
+
 /// The tracked values of one component type.
 pub(crate) struct ComponentTrack<T: Component> {
     id: ComponentId,
-    changes: QueryState<Entity, Changed<T>>,
+    /// The values of `T` changed since the last capture.
+    changes: QueryState<&'static T, Changed<T>>,
+    /// Writes restored values in place (`None` for a component the world keeps
+    /// read-only, which a `&mut T` query may not name).
+    writer: Option<QueryState<(Entity, &'static mut T)>>,
     removals: Cursor,
-    shadow: Vec<Option<T>>,
+    shadow: Shadow<T>,
     records: VecDeque<Record<T>>,
     redo: Vec<Record<T>>,
     spare: Vec<Record<T>>,
-    touched: Vec<u32>,
-    scratch: Vec<Entity>,
-    write: Write,
+    touched: Touched,
+    /// Entities whose restored value is written in place, for one batched pass.
+    in_place: Vec<Entity>,
     phase: Phase,
-    hash: Option<fn(&T) -> u64>,
-    sum: u64,
 }
 
 impl<T: Component + Clone + PartialEq> ComponentTrack<T> {
@@ -94,51 +146,27 @@ impl<T: Component + Clone + PartialEq> ComponentTrack<T> {
         world.track::<T>();
         let id = world.components.id_or_register::<T>();
         let removals = world.removal_cursor(id);
-        let mut changes = QueryState::<Entity, Changed<T>>::including_disabled(world);
+        let mut changes = QueryState::<&T, Changed<T>>::including_disabled(world);
         changes.skip_to_now(world);
+        let writer = (write == Write::InPlace).then(|| QueryState::including_disabled(world));
         let mut track = ComponentTrack {
             id,
             changes,
+            writer,
             removals,
-            shadow: Vec::new(),
+            shadow: Shadow { values: Vec::new(), hash, sum: 0 },
             records: VecDeque::new(),
             redo: Vec::new(),
             spare: Vec::new(),
-            touched: Vec::new(),
-            scratch: Vec::new(),
-            write,
+            touched: Touched::default(),
+            in_place: Vec::new(),
             phase,
-            hash,
-            sum: 0,
         };
         let mut all = QueryState::<(Entity, &T)>::including_disabled(world);
         all.for_each(world, |(entity, value)| {
-            track.set_shadow(entity.index(), Some(value.clone()));
+            track.shadow.set(entity.index(), Some(value.clone()));
         });
         track
-    }
-
-    /// Sets a slot's shadow value, keeping the checksum's sum; returns the value it
-    /// replaced.
-    fn set_shadow(&mut self, slot: u32, value: Option<T>) -> Option<T> {
-        let slot = slot as usize;
-        if slot >= self.shadow.len() {
-            value.as_ref()?;
-            self.shadow.resize_with(slot + 1, || None);
-        }
-        if let Some(hash) = self.hash {
-            if let Some(old) = &self.shadow[slot] {
-                self.sum = self.sum.wrapping_sub(hash(old));
-            }
-            if let Some(new) = &value {
-                self.sum = self.sum.wrapping_add(hash(new));
-            }
-        }
-        std::mem::replace(&mut self.shadow[slot], value)
-    }
-
-    fn shadow_of(&self, slot: u32) -> Option<&T> {
-        self.shadow.get(slot as usize).and_then(Option::as_ref)
     }
 
     /// The value the world holds for the entity now in `slot`.
@@ -146,14 +174,17 @@ impl<T: Component + Clone + PartialEq> ComponentTrack<T> {
         world.entity_in_slot(slot).and_then(|entity| world.get::<T>(entity).ok())
     }
 
-    /// Brings `slot`'s shadow up to the world, recording the value it held if it differed.
-    fn visit(&mut self, world: &World, slot: u32, record: &mut Record<T>) {
-        let now = Self::current(world, slot);
-        if self.shadow_of(slot) == now {
-            return;
+    /// Gives the live `entity` the value `wanted` (absent: `None`) by insert or remove,
+    /// if it differs; 1 if it wrote.
+    fn put(&self, world: &mut World, entity: Entity, wanted: Option<&T>) -> usize {
+        if !world.contains(entity) || world.get::<T>(entity).ok() == wanted {
+            return 0;
         }
-        let before = self.set_shadow(slot, now.cloned());
-        record.push(slot, before);
+        match wanted {
+            None => drop(world.remove::<(T,)>(entity)),
+            Some(value) => drop(world.insert(entity, (value.clone(),))),
+        }
+        1
     }
 
     /// Swaps `record`'s values into the shadow, returning a record of the values they
@@ -161,12 +192,12 @@ impl<T: Component + Clone + PartialEq> ComponentTrack<T> {
     fn swap_in(&mut self, mut record: Record<T>) -> Record<T> {
         let mut replaced = self.spare.pop().unwrap_or_default();
         for (slot, value) in record.slots.drain(..).zip(record.values.drain(..)) {
-            replaced.push(slot, self.set_shadow(slot, Some(value)));
-            self.touched.push(slot);
+            replaced.push(slot, self.shadow.set(slot, Some(value)));
+            self.touched.add(slot);
         }
         for slot in record.absent.drain(..) {
-            replaced.push(slot, self.set_shadow(slot, None));
-            self.touched.push(slot);
+            replaced.push(slot, self.shadow.set(slot, None));
+            self.touched.add(slot);
         }
         self.spare.push(record);
         replaced
@@ -183,28 +214,55 @@ impl<T: Component + Clone + PartialEq> Track for ComponentTrack<T> {
         // First, so that the visits below find these slots settled.
         for &(slot, _) in reoccupied {
             let now = Self::current(world, slot);
-            if now.is_some() || self.shadow_of(slot).is_some() {
-                let before = self.set_shadow(slot, now.cloned());
+            if now.is_some() || self.shadow.get(slot).is_some() {
+                let before = self.shadow.set(slot, now.cloned());
                 record.push(slot, before);
             }
         }
-        let mut touched = std::mem::take(&mut self.scratch);
-        touched.clear();
-        self.changes.for_each(world, |entity| touched.push(entity));
-        let read = world.removal_log(self.id).read(&self.removals);
-        let missed = read.missed > 0;
-        touched.extend(read.entries.map(|(entity, _)| entity));
-        for entity in &touched {
-            self.visit(world, entity.index(), &mut record);
+        // A changed value's entity (its table's entity list at its row) and then its
+        // shadow slot are loaded `AHEAD` values before each is read, so that the loads of
+        // far-apart rows and slots overlap instead of waiting in turn.
+        const AHEAD: usize = 8;
+        let shadow = &mut self.shadow;
+        let mut ring: [(Option<&Archetype>, usize, Option<&T>, u32); 2 * AHEAD] = [(None, 0, None, 0); 2 * AHEAD];
+        let slot_of = |entry: &mut (Option<&Archetype>, usize, Option<&T>, u32)| {
+            entry.3 = entry.0.map_or(0, |table| table.entities()[entry.1].index());
+        };
+        let mut seen = 0;
+        self.changes.for_each_with_row(world, |table, row, now| {
+            crate::util::hint::prefetch(table.entities().as_ptr().wrapping_add(row));
+            if seen >= 2 * AHEAD {
+                let (_, _, value, slot) = ring[seen % (2 * AHEAD)];
+                shadow.visit(slot, value, &mut record);
+            }
+            ring[seen % (2 * AHEAD)] = (Some(table), row, Some(now), 0);
+            if seen >= AHEAD {
+                let entry = &mut ring[(seen - AHEAD) % (2 * AHEAD)];
+                slot_of(entry);
+                shadow.prefetch(entry.3);
+            }
+            seen += 1;
+        });
+        for i in seen.saturating_sub(AHEAD)..seen {
+            slot_of(&mut ring[i % (2 * AHEAD)]);
         }
-        if missed {
+        for i in seen.saturating_sub(2 * AHEAD)..seen {
+            let (_, _, value, slot) = ring[i % (2 * AHEAD)];
+            shadow.visit(slot, value, &mut record);
+        }
+        let read = world.removal_log(self.id).read(&self.removals);
+        if read.missed > 0 {
             // The removal log shed entries this track had not read: compare every slot.
-            let slots = world.entities.slots().max(self.shadow.len());
+            let slots = world.entities.slots().max(self.shadow.values.len());
             for slot in 0..slots as u32 {
-                self.visit(world, slot, &mut record);
+                self.shadow.visit(slot, Self::current(world, slot), &mut record);
+            }
+        } else {
+            for (entity, _) in read.entries {
+                let slot = entity.index();
+                self.shadow.visit(slot, Self::current(world, slot), &mut record);
             }
         }
-        self.scratch = touched;
         self.records.push_back(record);
     }
 
@@ -213,15 +271,38 @@ impl<T: Component + Clone + PartialEq> Track for ComponentTrack<T> {
     }
 
     fn unwind(&mut self, n: usize, keep: bool) {
-        for _ in 0..n {
-            let Some(record) = self.records.pop_back() else { return };
-            let mut replaced = self.swap_in(record);
-            if keep {
+        if keep {
+            for _ in 0..n {
+                let Some(record) = self.records.pop_back() else { return };
+                let replaced = self.swap_in(record);
                 self.redo.push(replaced);
-            } else {
-                replaced.clear();
-                self.spare.push(replaced);
             }
+            return;
+        }
+        // Not kept: oldest record first, since a slot's value as of the frame returned to
+        // is the one the oldest record holding the slot kept; newer ones are dropped. The
+        // slots are loaded a few entries ahead (see `capture`).
+        let n = n.min(self.records.len());
+        let first = self.records.len() - n;
+        for record in self.records.range_mut(first..) {
+            for (i, (value, &slot)) in record.values.drain(..).zip(&record.slots).enumerate() {
+                if let Some(&next) = record.slots.get(i + 8) {
+                    self.shadow.prefetch(next);
+                    self.touched.prefetch(next);
+                }
+                if self.touched.add(slot) {
+                    self.shadow.set(slot, Some(value));
+                }
+            }
+            for &slot in &record.absent {
+                if self.touched.add(slot) {
+                    self.shadow.set(slot, None);
+                }
+            }
+        }
+        for mut record in self.records.drain(first..) {
+            record.clear();
+            self.spare.push(record);
         }
     }
 
@@ -250,13 +331,13 @@ impl<T: Component + Clone + PartialEq> Track for ComponentTrack<T> {
         if self.phase != Phase::Relations {
             return;
         }
-        for &slot in &self.touched {
+        for &slot in self.touched.slots() {
             let Some(entity) = existence.desired(slot) else { continue };
             if world.entity_in_slot(slot) != Some(entity) {
                 continue;
             }
             let now = world.get::<T>(entity).ok();
-            if now.is_some() && now != self.shadow_of(slot) {
+            if now.is_some() && now != self.shadow.get(slot) {
                 let _ = world.remove::<(T,)>(entity);
             }
         }
@@ -267,39 +348,43 @@ impl<T: Component + Clone + PartialEq> Track for ComponentTrack<T> {
             return 0;
         }
         let mut written = 0;
-        let mut touched = std::mem::take(&mut self.touched);
-        for &slot in &touched {
-            let Some(entity) = existence.desired(slot) else { continue };
-            if world.entity_in_slot(slot) != Some(entity) {
-                continue;
+        let mut in_place = std::mem::take(&mut self.in_place);
+        for &slot in self.touched.slots() {
+            let Some(entity) = existence.restored(world, slot) else { continue };
+            match self.shadow.get(slot) {
+                Some(_) if self.writer.is_some() => in_place.push(entity),
+                wanted => written += self.put(world, entity, wanted),
             }
-            let wanted = self.shadow_of(slot);
-            let now = world.get::<T>(entity).ok();
-            if wanted == now {
-                continue;
-            }
-            written += 1;
-            match wanted {
-                None => {
-                    let _ = world.remove::<(T,)>(entity);
+        }
+        if let Some(writer) = &mut self.writer {
+            let shadow = &self.shadow;
+            let mut visited = 0;
+            writer.for_each_of_mut(world, &in_place, |(entity, mut place)| {
+                visited += 1;
+                if let Some(wanted) = shadow.get(entity.index())
+                    && *place != *wanted
+                {
+                    *place = wanted.clone();
+                    written += 1;
                 }
-                Some(value) if now.is_some() && self.write == Write::InPlace => {
-                    if let Ok(mut place) = world.get_mut::<T>(entity) {
-                        *place = value.clone();
+            });
+            if visited < in_place.len() {
+                // Some lack `T` (those that came back, or lost it since): insert it.
+                for &entity in &in_place {
+                    if world.contains(entity) && world.get::<T>(entity).is_err() {
+                        written += self.put(world, entity, self.shadow.get(entity.index()));
                     }
-                }
-                Some(value) => {
-                    let _ = world.insert(entity, (value.clone(),));
                 }
             }
         }
-        touched.clear();
-        self.touched = touched;
+        in_place.clear();
+        self.in_place = in_place;
+        self.touched.clear();
         written
     }
 
     fn checksum(&self) -> u64 {
-        self.sum
+        self.shadow.sum
     }
 
     fn bytes(&self) -> RecordBytes {
@@ -307,7 +392,7 @@ impl<T: Component + Clone + PartialEq> Track for ComponentTrack<T> {
         RecordBytes {
             recorded: kept.clone().map(Record::recorded).sum(),
             reserved: kept.chain(&self.spare).map(Record::reserved).sum(),
-            shadow: self.shadow.capacity() * size_of::<Option<T>>(),
+            shadow: self.shadow.values.capacity() * size_of::<Option<T>>(),
         }
     }
 }

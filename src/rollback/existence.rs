@@ -11,6 +11,8 @@ use crate::change::log::Cursor;
 use crate::entity::Entity;
 use crate::world::World;
 
+use super::track::Touched;
+
 /// The existence of entities, tracked by slot.
 pub(crate) struct Existence {
     /// The world's structural log, read at each capture (an exact reader: it keeps
@@ -24,7 +26,9 @@ pub(crate) struct Existence {
     redo: Vec<Vec<(u32, u32)>>,
     spare: Vec<Vec<(u32, u32)>>,
     /// Slots the last unwind touched.
-    touched: Vec<u32>,
+    touched: Touched,
+    /// Whether the last unwind or redo touched a slot.
+    moved: bool,
 }
 
 /// What writing the existence of a frame back did.
@@ -44,7 +48,7 @@ impl Existence {
         for (entity, _) in world.entities.iter_alive() {
             shadow[entity.index() as usize] = entity.generation();
         }
-        Existence { cursor, shadow, records: VecDeque::new(), redo: Vec::new(), spare: Vec::new(), touched: Vec::new() }
+        Existence { cursor, shadow, records: VecDeque::new(), redo: Vec::new(), spare: Vec::new(), touched: Touched::default(), moved: false }
     }
 
     /// The entity slot `slot` held as of the newest checkpoint (after an unwind: as of
@@ -94,30 +98,54 @@ impl Existence {
 
     /// See [`Track::unwind`](super::track::Track::unwind).
     pub(crate) fn unwind(&mut self, n: usize, keep: bool) {
+        self.moved = self.records.iter().rev().take(n).any(|record| !record.is_empty());
+        if !keep {
+            // Oldest record first: a slot's entity as of the frame returned to is the one
+            // the oldest record holding the slot kept.
+            let n = n.min(self.records.len());
+            let first = self.records.len() - n;
+            for record in self.records.range_mut(first..) {
+                for &(slot, generation) in record.iter() {
+                    if self.touched.add(slot) {
+                        self.shadow[slot as usize] = generation;
+                    }
+                }
+            }
+            for mut record in self.records.drain(first..) {
+                record.clear();
+                self.spare.push(record);
+            }
+            return;
+        }
         for _ in 0..n {
             let Some(mut record) = self.records.pop_back() else { return };
             // Newest entries last: undo them first.
             for entry in record.iter_mut().rev() {
                 let (slot, generation) = *entry;
                 entry.1 = std::mem::replace(&mut self.shadow[slot as usize], generation);
-                self.touched.push(slot);
+                self.touched.add(slot);
             }
-            if keep {
-                self.redo.push(record);
-            } else {
-                record.clear();
-                self.spare.push(record);
-            }
+            self.redo.push(record);
         }
+    }
+
+    /// The entity slot `slot` held as of the frame the last unwind or redo returned to,
+    /// once the despawns and revivals are done: read from the world where no entity
+    /// was spawned or despawned since that frame (the world's entity list is loaded
+    /// anyway by whoever writes the slot's values), else from the shadow.
+    #[inline]
+    pub(crate) fn restored(&self, world: &World, slot: u32) -> Option<Entity> {
+        if self.moved { self.desired(slot) } else { world.entity_in_slot(slot) }
     }
 
     /// See [`Track::redo`](super::track::Track::redo).
     pub(crate) fn redo(&mut self) {
         let Some(mut record) = self.redo.pop() else { return };
+        self.moved = !record.is_empty();
         for entry in record.iter_mut() {
             let (slot, generation) = *entry;
             entry.1 = std::mem::replace(&mut self.shadow[slot as usize], generation);
-            self.touched.push(slot);
+            self.touched.add(slot);
         }
         self.records.push_back(record);
     }
@@ -140,7 +168,7 @@ impl Existence {
     /// Runs after relations that differ were taken off, so that no despawn reaches an
     /// entity the frame keeps through a relation's despawn policy.
     pub(crate) fn despawn_extra(&mut self, world: &mut World, done: &mut Respawned) {
-        for &slot in &self.touched {
+        for &slot in self.touched.slots() {
             if let Some(now) = world.entity_in_slot(slot)
                 && self.desired(slot) != Some(now)
                 && world.despawn(now).is_ok()
@@ -154,7 +182,7 @@ impl Existence {
     /// the shadow holds in touched slots that are not alive; then forgets the touched
     /// slots.
     pub(crate) fn revive_missing(&mut self, world: &mut World, done: &mut Respawned) {
-        for slot in self.touched.drain(..) {
+        for &slot in self.touched.slots() {
             let Some(wanted) = NonZeroU32::new(self.shadow[slot as usize]).map(|g| Entity::new(slot, g)) else {
                 continue;
             };
@@ -167,6 +195,7 @@ impl Existence {
                 done.lost += 1;
             }
         }
+        self.touched.clear();
     }
 
     /// Bytes held by records in use, and by every record buffer.

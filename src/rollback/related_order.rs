@@ -12,7 +12,7 @@ use crate::relation::{Related, Relation};
 use crate::world::World;
 
 use super::existence::Existence;
-use super::track::{Phase, RecordBytes, Track};
+use super::track::{Phase, RecordBytes, Touched, Track};
 
 /// The lists one checkpoint found changed, as they were: `(slot, start, len)` into
 /// `entities`.
@@ -43,7 +43,7 @@ pub(crate) struct RelatedOrderTrack<R: Relation> {
     records: VecDeque<Record>,
     redo: Vec<Record>,
     spare: Vec<Record>,
-    touched: Vec<u32>,
+    touched: Touched,
     scratch: Vec<Entity>,
 }
 
@@ -63,7 +63,7 @@ impl<R: Relation> RelatedOrderTrack<R> {
             records: VecDeque::new(),
             redo: Vec::new(),
             spare: Vec::new(),
-            touched: Vec::new(),
+            touched: Touched::default(),
             scratch: Vec::new(),
         };
         let mut all = QueryState::<(Entity, &Related<R>)>::including_disabled(world);
@@ -99,7 +99,7 @@ impl<R: Relation> RelatedOrderTrack<R> {
             let shadow = self.shadow_mut(slot);
             shadow.clear();
             shadow.extend_from_slice(list);
-            self.touched.push(slot);
+            self.touched.add(slot);
         }
         record.clear();
         self.spare.push(record);
@@ -194,8 +194,7 @@ impl<R: Relation> Track for RelatedOrderTrack<R> {
             return 0;
         }
         let mut written = 0;
-        let mut touched = std::mem::take(&mut self.touched);
-        for &slot in &touched {
+        for &slot in self.touched.slots() {
             let Some(target) = existence.desired(slot) else { continue };
             let wanted = self.shadow_of(slot);
             if world.entity_in_slot(slot) != Some(target) || wanted.is_empty() {
@@ -205,8 +204,7 @@ impl<R: Relation> Track for RelatedOrderTrack<R> {
                 written += 1;
             }
         }
-        touched.clear();
-        self.touched = touched;
+        self.touched.clear();
         written
     }
 

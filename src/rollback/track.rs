@@ -82,3 +82,45 @@ pub(crate) trait Track: Send + Sync {
     /// Bytes held by records and shadow.
     fn bytes(&self) -> RecordBytes;
 }
+
+/// The slots an unwind or redo touched, each once (a bit per slot says it is listed).
+#[derive(Default)]
+pub(crate) struct Touched {
+    slots: Vec<u32>,
+    marks: Vec<u64>,
+}
+
+impl Touched {
+    /// Lists `slot` unless it is listed already; whether it was not.
+    #[inline]
+    pub(crate) fn add(&mut self, slot: u32) -> bool {
+        let (word, bit) = (slot as usize / 64, 1u64 << (slot % 64));
+        if word >= self.marks.len() {
+            self.marks.resize(word + 1, 0);
+        }
+        if self.marks[word] & bit != 0 {
+            return false;
+        }
+        self.marks[word] |= bit;
+        self.slots.push(slot);
+        true
+    }
+
+    /// Hints the processor to load `slot`'s mark.
+    #[inline]
+    pub(crate) fn prefetch(&self, slot: u32) {
+        crate::util::hint::prefetch(self.marks.as_ptr().wrapping_add(slot as usize / 64));
+    }
+
+
+    pub(crate) fn slots(&self) -> &[u32] {
+        &self.slots
+    }
+
+    /// Forgets every slot. O(slots listed): every marked bit is a listed slot's.
+    pub(crate) fn clear(&mut self) {
+        for slot in self.slots.drain(..) {
+            self.marks[slot as usize / 64] = 0;
+        }
+    }
+}

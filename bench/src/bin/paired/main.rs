@@ -215,13 +215,17 @@ fn run_child(rounds: usize, only: &[String]) {
         .into_iter()
         .filter(|(name, _)| only.is_empty() || only.iter().any(|o| name.starts_with(o.as_str())))
         .map(|(_, make)| make());
-    // The crossover's twelve points (minutes at N = 1,000,000), only when asked for by
-    // name or prefix (`crossover`).
+    // The crossover's twelve points (minutes at N = 1,000,000) and the rollback's eight,
+    // only when asked for by name or prefix (`crossover`, `rollback`).
     let crossover = peers::crossover_steps()
         .into_iter()
         .filter(|(name, _)| only.iter().any(|o| name.starts_with(o.as_str())))
         .map(|(_, make)| make());
-    let topia = topia.chain(crossover);
+    let rollback = peers::rollback_steps()
+        .into_iter()
+        .filter(|(name, _)| only.iter().any(|o| name.starts_with(o.as_str())))
+        .map(|(_, make)| make());
+    let topia = topia.chain(crossover).chain(rollback);
     for mut workload in made.chain(topia) {
         let ripple = &mut workload.ripple;
         for (other, line) in &mut workload.others {

@@ -174,6 +174,47 @@ pub fn crossover_steps() -> Vec<MakeTopia> {
     steps
 }
 
+/// A rollback point: ripple's checkpoint (or rollback of 8 frames) against the
+/// `snapshot` and `floor` lines of `bench::rollback` (states checked equal).
+fn rollback(name: &'static str, n: usize, k: usize, restore: bool, disjoint: bool) -> Stepped {
+    let lines = bench::rollback::build_lines(n, k, disjoint);
+    let step = |mut line: Box<dyn bench::rollback::Line>| -> StepLine {
+        let mut frame = 1_000;
+        let step: Step = Box::new(move || {
+            if restore {
+                bench::rollback::rollback_step(line.as_mut(), &mut frame)
+            } else {
+                bench::rollback::checkpoint_step(line.as_mut(), &mut frame)
+            }
+        });
+        StepLine { step, bytes: 0 }
+    };
+    let mut lines = lines.into_iter();
+    let ripple = step(lines.next().expect("ripple's line").1);
+    let others = lines.map(|(other, line)| (other, step(line))).collect();
+    Stepped { name, ripple, others }
+}
+
+/// The rollback points, each built only when run: `rollback_checkpoint/N=..,K=..`,
+/// `rollback_restore/N=..,K=..` and both with `_disjoint`.
+pub fn rollback_steps() -> Vec<MakeTopia> {
+    let mut steps: Vec<MakeTopia> = Vec::new();
+    for n in bench::rollback::SIZES {
+        for k in bench::rollback::CHANGED {
+            for (part, restore, disjoint) in [
+                ("checkpoint", false, false),
+                ("restore", true, false),
+                ("checkpoint_disjoint", false, true),
+                ("restore_disjoint", true, true),
+            ] {
+                let name: &'static str = Box::leak(bench::rollback::group_name(part, n, k).into_boxed_str());
+                steps.push((name, Box::new(move || rollback(name, n, k, restore, disjoint))));
+            }
+        }
+    }
+    steps
+}
+
 /// A Crate-topia workload's name and how to build it.
 pub type MakeTopia = (&'static str, Box<dyn Fn() -> Stepped>);
 
