@@ -14,9 +14,11 @@ fn main() {
         _ => (false, &args[..]),
     };
     let [line, n, k, steps] = args else { panic!("{usage}") };
+    let wanted = line.as_str();
     let (n, k, steps): (usize, usize, u64) =
         (n.parse().expect(usage), k.parse().expect(usage), steps.parse().expect(usage));
-    let (_, mut line) = build_lines(n, k, disjoint).into_iter().find(|(name, _)| name == line).expect("a line: ripple, snapshot, floor");
+    let (_, mut line) =
+        build_lines(n, k, disjoint).into_iter().find(|(name, _)| *name == wanted).expect("a line: ripple, snapshot, floor");
     // With RIPPLE_THRASH set, 64 MB are written before each step, as the paired tool's
     // snapshot line does between ripple's steps: what a step finds cold shows.
     let mut thrash = std::env::var_os("RIPPLE_THRASH").map(|_| vec![0u8; 64 << 20]);
@@ -26,10 +28,18 @@ fn main() {
             std::hint::black_box(&bytes);
         }
     };
+    // With RIPPLE_WARM_CODE also set, a small world of the same line runs a step after
+    // the thrash: its code is warm again, its big world's data is not.
+    let mut small = std::env::var_os("RIPPLE_WARM_CODE")
+        .map(|_| build_lines(k * 10, k, disjoint).into_iter().find(|(name, _)| *name == wanted).expect("the line").1);
+    let mut small_frame = 1_000;
     let mut frame = 1_000;
     let mut checkpoint = Duration::ZERO;
     for round in 0..steps {
         cool(round);
+        if let Some(small) = &mut small {
+            checkpoint_step(small.as_mut(), &mut small_frame);
+        }
         checkpoint += checkpoint_step(line.as_mut(), &mut frame);
     }
     let mut restore = Duration::ZERO;
