@@ -46,8 +46,14 @@ impl Rng {
     }
 }
 
-/// One entity's registered state: its values, parent and children in order.
-type EntityCopy = (Option<Hp>, Option<Tag>, Option<Entity>, Vec<Entity>);
+/// One entity's registered state: its values (the runtime component's bytes last),
+/// parent and children in order.
+type EntityCopy = (Option<Hp>, Option<Tag>, Option<Entity>, Vec<Entity>, Option<Vec<u8>>);
+
+/// The runtime component's id in `world`.
+fn heat(world: &World) -> ripple::ComponentId {
+    world.component_id_named("Heat").expect("registered")
+}
 
 /// Everything registered, as the test sees it through the public API.
 #[derive(Clone, PartialEq, Debug)]
@@ -62,7 +68,9 @@ fn copy(world: &mut World) -> Copy {
     let alive: Vec<Entity> = all.iter(world).collect();
     for e in alive {
         let children = world.children(e).map(<[Entity]>::to_vec).unwrap_or_default();
-        let state = (world.get::<Hp>(e).ok().copied(), world.get::<Tag>(e).ok().copied(), world.parent(e), children);
+        let heat = world.get_by_id(e, heat(world)).ok().map(<[u8]>::to_vec);
+        let state =
+            (world.get::<Hp>(e).ok().copied(), world.get::<Tag>(e).ok().copied(), world.parent(e), children, heat);
         entities.insert(e, state);
     }
     Copy { entities, score: world.get_resource::<Score>().copied() }
@@ -77,7 +85,7 @@ fn alive(world: &mut World) -> Vec<Entity> {
 fn edit(world: &mut World, rng: &mut Rng) {
     let entities = alive(world);
     let any = rng.pick(&entities);
-    match rng.below(12) {
+    match rng.below(13) {
         0 | 1 => {
             if let Some(e) = any
                 && let Ok(mut hp) = world.get_mut::<Hp>(e)
@@ -127,6 +135,15 @@ fn edit(world: &mut World, rng: &mut Rng) {
                 let _ = world.remove_parent(e);
             }
         }
+        11 => {
+            if let Some(e) = any {
+                let heat = heat(world);
+                match rng.below(3) {
+                    0 => drop(world.remove_by_id(e, heat)),
+                    _ => drop(world.insert_by_id(e, heat, &(rng.below(4) as u16).to_le_bytes())),
+                }
+            }
+        }
         10 => {
             // Moves a child to the front of its parent's list: a reorder in place.
             if let Some(child) = any
@@ -147,6 +164,8 @@ fn edit(world: &mut World, rng: &mut Rng) {
 }
 
 fn register(rollback: &mut Rollback, world: &mut World) {
+    let heat = heat(world);
+    rollback.register_by_id(world, heat, true).unwrap();
     rollback
         .register_hashed::<Hp>(world)
         .register_hashed::<Tag>(world)
@@ -158,6 +177,7 @@ fn run(seed: u64) {
     let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
     let mut world = World::new();
     world.set_storage::<Tag>(Storage::SparseSet).unwrap();
+    world.register_component(ripple::dynamic::ComponentDescriptor::new("Heat", 2, 2).unwrap());
     for _ in 0..6 {
         world.spawn((Hp(1),));
     }
@@ -235,6 +255,7 @@ fn run(seed: u64) {
 
 /// The checksum a new rollback computes from the whole world.
 fn checksum_from_scratch(world: &mut World) -> u64 {
+    // Registration order decides how the sums combine: the same as `run`'s.
     let mut fresh = Rollback::new(world, 1);
     register(&mut fresh, world);
     fresh.checksum(fresh.frame()).unwrap()

@@ -17,7 +17,6 @@
 
 pub mod crate_topia;
 pub mod crossover;
-pub mod rollback;
 pub mod dynamic_iter;
 pub mod empty_systems;
 pub mod events;
@@ -25,6 +24,7 @@ pub mod forest;
 pub mod observers;
 pub mod relations;
 pub mod replicate;
+pub mod rollback;
 pub mod scenes;
 pub mod schedule;
 pub mod toggle;

@@ -48,7 +48,15 @@ impl Existence {
         for (entity, _) in world.entities.iter_alive() {
             shadow[entity.index() as usize] = entity.generation();
         }
-        Existence { cursor, shadow, records: VecDeque::new(), redo: Vec::new(), spare: Vec::new(), touched: Touched::default(), moved: false }
+        Existence {
+            cursor,
+            shadow,
+            records: VecDeque::new(),
+            redo: Vec::new(),
+            spare: Vec::new(),
+            touched: Touched::default(),
+            moved: false,
+        }
     }
 
     /// The entity slot `slot` held as of the newest checkpoint (after an unwind: as of

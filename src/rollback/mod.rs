@@ -63,6 +63,7 @@ mod error;
 mod existence;
 mod related_order;
 mod resource;
+mod runtime;
 mod track;
 mod undo;
 
@@ -73,7 +74,7 @@ use std::any::TypeId;
 use std::collections::VecDeque;
 use std::hash::{Hash, Hasher};
 
-use crate::component::Component;
+use crate::component::{Component, ComponentId};
 use crate::relation::Relation;
 use crate::util::hash::{GOLDEN, IdHasher};
 use crate::world::{World, WorldId};
@@ -82,6 +83,7 @@ use component::{ComponentTrack, Write};
 use existence::{Existence, Respawned};
 use related_order::RelatedOrderTrack;
 use resource::{ResourceTrack, TypedResource};
+use runtime::RuntimeTrack;
 use track::{Phase, RecordBytes, Track};
 
 /// A frame number: [`Rollback::new`] is frame 0, each checkpoint the next.
@@ -140,6 +142,8 @@ pub struct Rollback {
     tracks: Vec<Box<dyn Track>>,
     resources: Vec<Box<dyn ResourceTrack>>,
     registered: Vec<TypeId>,
+    /// Runtime components registered.
+    runtime: Vec<ComponentId>,
     /// The newest checkpoint's frame.
     latest: Frame,
     /// Records in the ring: frames `latest - kept ..= latest` can be returned to.
@@ -176,6 +180,7 @@ impl Rollback {
             tracks: Vec::new(),
             resources: Vec::new(),
             registered: Vec::new(),
+            runtime: Vec::new(),
             latest: 0,
             kept: 0,
             checksums: VecDeque::new(),
@@ -228,6 +233,42 @@ impl Rollback {
         self.tracks.push(Box::new(ComponentTrack::<T>::new(world, write, Phase::Values, hash)));
         self.restart();
         self
+    }
+
+    /// Keeps runtime component `id`'s values (plain bytes: registered with a
+    /// [`ComponentDescriptor`](crate::dynamic::ComponentDescriptor) without a drop
+    /// function), with a hash of the bytes in the [checksum](Self::checksum) if
+    /// `checksum`. Forgets the frames kept so far, as [`register`](Self::register) does.
+    ///
+    /// # Errors
+    /// [`RollbackError::UnknownComponent`], [`RollbackError::Typed`] for a Rust type's
+    /// id, [`RollbackError::NotPlainData`] for a component with a drop function;
+    /// nothing is registered.
+    #[track_caller]
+    pub fn register_by_id(
+        &mut self,
+        world: &mut World,
+        id: ComponentId,
+        checksum: bool,
+    ) -> Result<&mut Self, RollbackError> {
+        self.check_world(world);
+        match world.runtime_component(id) {
+            Err(crate::dynamic::DynamicError::Typed { component }) => return Err(RollbackError::Typed { component }),
+            Err(_) => return Err(RollbackError::UnknownComponent(id)),
+            Ok(component) => {
+                if world.components.info(id).blob.is_some_and(|shape| shape.drop.is_some()) {
+                    return Err(RollbackError::NotPlainData { component });
+                }
+            }
+        }
+        if self.runtime.contains(&id) {
+            return Ok(self);
+        }
+        self.runtime.push(id);
+        self.capture_all(world);
+        self.tracks.push(Box::new(RuntimeTrack::new(world, id, checksum)));
+        self.restart();
+        Ok(self)
     }
 
     /// Keeps relation `R` (registering it with the world if needed): each source's

@@ -112,7 +112,6 @@ impl Touched {
         crate::util::hint::prefetch(self.marks.as_ptr().wrapping_add(slot as usize / 64));
     }
 
-
     pub(crate) fn slots(&self) -> &[u32] {
         &self.slots
     }

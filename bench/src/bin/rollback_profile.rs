@@ -17,8 +17,10 @@ fn main() {
     let wanted = line.as_str();
     let (n, k, steps): (usize, usize, u64) =
         (n.parse().expect(usage), k.parse().expect(usage), steps.parse().expect(usage));
-    let (_, mut line) =
-        build_lines(n, k, disjoint).into_iter().find(|(name, _)| *name == wanted).expect("a line: ripple, snapshot, floor");
+    let (_, mut line) = build_lines(n, k, disjoint)
+        .into_iter()
+        .find(|(name, _)| *name == wanted)
+        .expect("a line: ripple, snapshot, floor");
     // With RIPPLE_THRASH set, 64 MB are written before each step, as the paired tool's
     // snapshot line does between ripple's steps: what a step finds cold shows.
     let mut thrash = std::env::var_os("RIPPLE_THRASH").map(|_| vec![0u8; 64 << 20]);
