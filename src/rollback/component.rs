@@ -9,7 +9,7 @@ use crate::change::log::Cursor;
 use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
 use crate::query::{Changed, QueryState};
-use crate::storage::Archetype;
+use crate::storage::ArchetypeId;
 use crate::world::World;
 
 use super::existence::Existence;
@@ -84,8 +84,16 @@ impl<T: PartialEq + Clone> Shadow<T> {
     }
 
     /// Sets a slot's value, keeping the sum; returns the value it replaced.
-    #[inline]
+    #[inline(always)]
     fn set(&mut self, slot: u32, value: Option<T>) -> Option<T> {
+        match self.values.get_mut(slot as usize) {
+            Some(place) if self.hash.is_none() => std::mem::replace(place, value),
+            _ => self.set_slow(slot, value),
+        }
+    }
+
+    /// [`set`](Self::set) for a slot past the end, or with a checksum to keep.
+    fn set_slow(&mut self, slot: u32, value: Option<T>) -> Option<T> {
         let slot = slot as usize;
         if slot >= self.values.len() {
             value.as_ref()?;
@@ -106,6 +114,17 @@ impl<T: PartialEq + Clone> Shadow<T> {
     #[inline]
     fn prefetch(&self, slot: u32) {
         crate::util::hint::prefetch(self.values.as_ptr().wrapping_add(slot as usize));
+    }
+
+    /// [`visit`](Self::visit) with the world's value taken: it is moved into the shadow
+    /// (or dropped if equal) instead of cloned.
+    #[inline]
+    fn visit_owned(&mut self, slot: u32, now: T, record: &mut Record<T>) {
+        if self.get(slot) == Some(&now) {
+            return;
+        }
+        let before = self.set(slot, Some(now));
+        record.push(slot, before);
     }
 
     /// Brings `slot` up to `now` (the world's value), recording the value it held if
@@ -136,6 +155,9 @@ pub(crate) struct ComponentTrack<T: Component> {
     touched: Touched,
     /// Entities whose restored value is written in place, for one batched pass.
     in_place: Vec<Entity>,
+    /// A capture's changed values, their table and row (then slot), for its passes.
+    found: Vec<(ArchetypeId, u32)>,
+    values: Vec<T>,
     phase: Phase,
 }
 
@@ -160,6 +182,8 @@ impl<T: Component + Clone + PartialEq> ComponentTrack<T> {
             spare: Vec::new(),
             touched: Touched::default(),
             in_place: Vec::new(),
+            found: Vec::new(),
+            values: Vec::new(),
             phase,
         };
         let mut all = QueryState::<(Entity, &T)>::including_disabled(world);
@@ -219,37 +243,28 @@ impl<T: Component + Clone + PartialEq> Track for ComponentTrack<T> {
                 record.push(slot, before);
             }
         }
-        // A changed value's entity (its table's entity list at its row) and then its
-        // shadow slot are loaded `AHEAD` values before each is read, so that the loads of
-        // far-apart rows and slots overlap instead of waiting in turn.
-        const AHEAD: usize = 8;
-        let shadow = &mut self.shadow;
-        let mut ring: [(Option<&Archetype>, usize, Option<&T>, u32); 2 * AHEAD] = [(None, 0, None, 0); 2 * AHEAD];
-        let slot_of = |entry: &mut (Option<&Archetype>, usize, Option<&T>, u32)| {
-            entry.3 = entry.0.map_or(0, |table| table.entities()[entry.1].index());
-        };
-        let mut seen = 0;
+        // Three passes, so that the loads of far-apart rows and slots overlap instead of
+        // waiting in turn: the run copies each changed value out and loads its entity
+        // (its table's entity list at its row); then each entity's shadow slot is
+        // loaded; then the values are compared with the shadow's.
+        let mut found = std::mem::take(&mut self.found);
+        let mut values = std::mem::take(&mut self.values);
         self.changes.for_each_with_row(world, |table, row, now| {
             crate::util::hint::prefetch(table.entities().as_ptr().wrapping_add(row));
-            if seen >= 2 * AHEAD {
-                let (_, _, value, slot) = ring[seen % (2 * AHEAD)];
-                shadow.visit(slot, value, &mut record);
-            }
-            ring[seen % (2 * AHEAD)] = (Some(table), row, Some(now), 0);
-            if seen >= AHEAD {
-                let entry = &mut ring[(seen - AHEAD) % (2 * AHEAD)];
-                slot_of(entry);
-                shadow.prefetch(entry.3);
-            }
-            seen += 1;
+            found.push((table.id(), row as u32));
+            values.push(now.clone());
         });
-        for i in seen.saturating_sub(AHEAD)..seen {
-            slot_of(&mut ring[i % (2 * AHEAD)]);
+        for place in &mut found {
+            let slot = world.archetypes.get(place.0).entities()[place.1 as usize].index();
+            self.shadow.prefetch(slot);
+            place.1 = slot;
         }
-        for i in seen.saturating_sub(2 * AHEAD)..seen {
-            let (_, _, value, slot) = ring[i % (2 * AHEAD)];
-            shadow.visit(slot, value, &mut record);
+        for (&(_, slot), value) in found.iter().zip(values.drain(..)) {
+            self.shadow.visit_owned(slot, value, &mut record);
         }
+        found.clear();
+        self.found = found;
+        self.values = values;
         let read = world.removal_log(self.id).read(&self.removals);
         if read.missed > 0 {
             // The removal log shed entries this track had not read: compare every slot.
