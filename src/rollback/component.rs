@@ -303,7 +303,6 @@ impl<T: Component + Clone + PartialEq> Track for ComponentTrack<T> {
             for (i, (value, &slot)) in record.values.drain(..).zip(&record.slots).enumerate() {
                 if let Some(&next) = record.slots.get(i + 8) {
                     self.shadow.prefetch(next);
-                    self.touched.prefetch(next);
                 }
                 if self.touched.add(slot) {
                     self.shadow.set(slot, Some(value));

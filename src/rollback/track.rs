@@ -83,43 +83,88 @@ pub(crate) trait Track: Send + Sync {
     fn bytes(&self) -> RecordBytes;
 }
 
-/// The slots an unwind or redo touched, each once (a bit per slot says it is listed).
-#[derive(Default)]
+/// The slots an unwind or redo touched, each once: a list, and an open-addressing set
+/// of the listed slots sized to the list (a few kilobytes for a hundred slots, reused
+/// from one rollback to the next, so it stays in cache where a bit per entity slot
+/// would not).
 pub(crate) struct Touched {
     slots: Vec<u32>,
-    marks: Vec<u64>,
+    /// Listed slots at hashed places, `EMPTY` elsewhere; its length is a power of two
+    /// at least twice the list's.
+    set: Vec<u32>,
+}
+
+const EMPTY: u32 = u32::MAX;
+
+impl Default for Touched {
+    fn default() -> Self {
+        Touched { slots: Vec::new(), set: vec![EMPTY; 64] }
+    }
 }
 
 impl Touched {
+    #[inline]
+    fn place(&self, slot: u32) -> usize {
+        let bits = self.set.len().trailing_zeros();
+        (u64::from(slot).wrapping_mul(crate::util::hash::GOLDEN) >> (64 - bits)) as usize
+    }
+
     /// Lists `slot` unless it is listed already; whether it was not.
     #[inline]
     pub(crate) fn add(&mut self, slot: u32) -> bool {
-        let (word, bit) = (slot as usize / 64, 1u64 << (slot % 64));
-        if word >= self.marks.len() {
-            self.marks.resize(word + 1, 0);
+        if 2 * (self.slots.len() + 1) > self.set.len() {
+            self.grow();
         }
-        if self.marks[word] & bit != 0 {
-            return false;
+        let mask = self.set.len() - 1;
+        let mut at = self.place(slot);
+        loop {
+            match self.set[at] {
+                EMPTY => break,
+                listed if listed == slot => return false,
+                _ => at = (at + 1) & mask,
+            }
         }
-        self.marks[word] |= bit;
+        self.set[at] = slot;
         self.slots.push(slot);
         true
     }
 
-    /// Hints the processor to load `slot`'s mark.
-    #[inline]
-    pub(crate) fn prefetch(&self, slot: u32) {
-        crate::util::hint::prefetch(self.marks.as_ptr().wrapping_add(slot as usize / 64));
+    /// Doubles the set and places the listed slots again.
+    #[cold]
+    fn grow(&mut self) {
+        let len = self.set.len() * 2;
+        self.set.clear();
+        self.set.resize(len, EMPTY);
+        let mask = len - 1;
+        for &slot in &self.slots {
+            let mut at = self.place(slot);
+            while self.set[at] != EMPTY {
+                at = (at + 1) & mask;
+            }
+            self.set[at] = slot;
+        }
     }
 
     pub(crate) fn slots(&self) -> &[u32] {
         &self.slots
     }
 
-    /// Forgets every slot. O(slots listed): every marked bit is a listed slot's.
+    /// Forgets every slot. O(slots listed).
     pub(crate) fn clear(&mut self) {
-        for slot in self.slots.drain(..) {
-            self.marks[slot as usize / 64] = 0;
+        if self.slots.len() * 4 >= self.set.len() {
+            self.set.fill(EMPTY);
+            self.slots.clear();
+            return;
         }
+        for i in 0..self.slots.len() {
+            let slot = self.slots[i];
+            let mask = self.set.len() - 1;
+            let mut at = self.place(slot);
+            while self.set[at] != slot {
+                at = (at + 1) & mask;
+            }
+            self.set[at] = EMPTY;
+        }
+        self.slots.clear();
     }
 }
