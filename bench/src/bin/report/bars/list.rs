@@ -735,6 +735,22 @@ pub(super) const BARS: &[Bar] = &[
         PairedBest { workload: "crossover/N=1000000,K=1000000", archetype: false },
         AtMost(1.0),
     ),
+    // Issue 61 (`RIPPLE_PAIRED_OUT=PAIRED_ROLLBACK.md cargo run -p bench --release --bin
+    // paired 20 rollback_`), its rows appended to PAIRED.md: a Rollback of 8 frames
+    // against copying every registered value each frame and writing all back (what
+    // bevy_ggrs does), the same K entities moving each frame.
+    bar(
+        61,
+        "rollback N=1M, K=100: a checkpoint / snapshot's copy of every registered value",
+        Paired { workload: "rollback_checkpoint/N=1000000,K=100", other: "snapshot" },
+        AtMost(0.01),
+    ),
+    bar(
+        61,
+        "rollback N=1M, K=100: a rollback of 8 frames / snapshot's restore of every value",
+        Paired { workload: "rollback_restore/N=1000000,K=100", other: "snapshot" },
+        AtMost(0.01),
+    ),
 ];
 
 /// The groups of issue 45's lines.
