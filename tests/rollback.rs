@@ -238,3 +238,59 @@ fn snapshot(world: &mut World) -> Vec<(Entity, Option<Hp>)> {
     all.sort_by_key(|(e, _)| e.to_bits());
     all
 }
+
+#[test]
+fn a_hook_that_panics_during_a_rollback_loses_nothing_kept() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let mut world = World::new();
+    let armed = Arc::new(AtomicBool::new(false));
+    let trap = armed.clone();
+    world.on_add::<Hp>(move |_| assert!(!trap.load(Ordering::Relaxed), "the hook panics"));
+    let a = world.spawn((Hp(13),));
+    let b = world.spawn((Hp(2),));
+    let mut rollback = Rollback::new(&mut world, 8);
+    rollback.register::<Hp>(&mut world);
+    let start = rollback.checkpoint(&world);
+    world.despawn(a).unwrap();
+    world.get_mut::<Hp>(b).unwrap().0 = 20;
+    rollback.checkpoint(&world);
+
+    armed.store(true, Ordering::Relaxed);
+    let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let _ = rollback.rollback_to(&mut world, start);
+    }));
+    assert!(panicked.is_err(), "bringing `a` back runs the hook");
+    armed.store(false, Ordering::Relaxed);
+    assert_eq!(rollback.frame(), start, "the rollback's own records went back to `start`");
+
+    // Whatever the world holds now is a change since `start`; rolling back again
+    // finishes the job.
+    rollback.checkpoint(&world);
+    rollback.rollback_to(&mut world, start).unwrap();
+    assert_eq!(world.get::<Hp>(a), Ok(&Hp(13)));
+    assert_eq!(world.get::<Hp>(b), Ok(&Hp(2)));
+}
+
+#[test]
+fn registering_mid_session_starts_the_kept_frames_anew() {
+    let mut world = World::new();
+    let e = world.spawn((Hp(1), Pos(0.0, 0.0)));
+    let mut rollback = Rollback::new(&mut world, 8);
+    rollback.register::<Hp>(&mut world);
+    let early = rollback.checkpoint(&world);
+    world.get_mut::<Hp>(e).unwrap().0 = 2;
+    world.get_mut::<Pos>(e).unwrap().0 = 1.0;
+    rollback.checkpoint(&world);
+    world.get_mut::<Hp>(e).unwrap().0 = 3; // not yet checkpointed when Pos registers
+    rollback.register::<Pos>(&mut world);
+    let registered = rollback.frame();
+    assert_eq!(rollback.oldest_frame(), registered, "frames before the registration are forgotten");
+    assert!(matches!(rollback.rollback_to(&mut world, early), Err(RollbackError::FrameNotKept { .. })));
+    world.get_mut::<Hp>(e).unwrap().0 = 4;
+    world.get_mut::<Pos>(e).unwrap().0 = 5.0;
+    rollback.checkpoint(&world);
+    rollback.rollback_to(&mut world, registered).unwrap();
+    assert_eq!(world.get::<Hp>(e), Ok(&Hp(3)));
+    assert_eq!(world.get::<Pos>(e), Ok(&Pos(1.0, 0.0)));
+}

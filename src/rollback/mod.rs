@@ -408,11 +408,14 @@ impl Rollback {
         self.capture_all(world);
         let n = (self.latest - frame) as usize;
         self.unwind_all(n + 1, false);
-        let mut stats = self.write_back(world);
-        stats.frames = n;
+        // The shadows hold `frame` from here on: if a hook or observer panics while the
+        // world is written, the next checkpoint records what the world then holds as
+        // changes since `frame`, and nothing kept is lost.
         self.kept -= n;
         self.latest = frame;
         self.checksums.truncate(self.kept + 1);
+        let mut stats = self.write_back(world);
+        stats.frames = n;
         Ok(stats)
     }
 
@@ -524,11 +527,12 @@ impl Rollback {
         }
         self.unwind_all(1, true);
         self.redoable += 1;
-        let mut stats = self.write_back(world);
-        stats.frames = 1;
+        // Bookkeeping first, as in `rollback_to`.
         self.kept -= 1;
         self.latest -= 1;
         self.checksums.pop_back();
+        let mut stats = self.write_back(world);
+        stats.frames = 1;
         Some(stats)
     }
 
@@ -539,11 +543,12 @@ impl Rollback {
         }
         self.redoable -= 1;
         self.redo_all();
-        let mut stats = self.write_back(world);
-        stats.frames = 1;
+        // Bookkeeping first, as in `rollback_to`.
         self.kept += 1;
         self.latest += 1;
         self.checksums.push_back(self.checksum_now());
+        let mut stats = self.write_back(world);
+        stats.frames = 1;
         Some(stats)
     }
 
