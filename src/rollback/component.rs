@@ -3,8 +3,6 @@
 //! checkpoint found changed (a slot index and the value, or the slot alone where the
 //! component was absent).
 
-use std::collections::VecDeque;
-
 use crate::change::log::Cursor;
 use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
@@ -13,6 +11,7 @@ use crate::storage::ArchetypeId;
 use crate::world::World;
 
 use super::existence::Existence;
+use super::ring::{Reusable, Ring};
 use super::track::{Phase, RecordBytes, Touched, Track};
 
 /// How a restored value reaches the world.
@@ -41,6 +40,18 @@ impl<T> Default for Record<T> {
     }
 }
 
+impl<T> Reusable for Record<T> {
+    fn clear(&mut self) {
+        self.slots.clear();
+        self.values.clear();
+        self.absent.clear();
+    }
+
+    fn is_empty(&self) -> bool {
+        self.slots.is_empty() && self.absent.is_empty()
+    }
+}
+
 impl<T> Record<T> {
     fn push(&mut self, slot: u32, value: Option<T>) {
         match value {
@@ -50,16 +61,6 @@ impl<T> Record<T> {
             }
             None => self.absent.push(slot),
         }
-    }
-
-    fn is_empty(&self) -> bool {
-        self.slots.is_empty() && self.absent.is_empty()
-    }
-
-    fn clear(&mut self) {
-        self.slots.clear();
-        self.values.clear();
-        self.absent.clear();
     }
 
     fn recorded(&self) -> usize {
@@ -139,6 +140,24 @@ impl<T: PartialEq + Clone> Shadow<T> {
     }
 }
 
+/// Swaps `record`'s values into `shadow`, writing those they replaced into `replaced`
+/// and listing the slots in `touched`.
+fn swap_in<T: Clone + PartialEq>(
+    shadow: &mut Shadow<T>,
+    touched: &mut Touched,
+    record: &mut Record<T>,
+    replaced: &mut Record<T>,
+) {
+    for (slot, value) in record.slots.drain(..).zip(record.values.drain(..)) {
+        replaced.push(slot, shadow.set(slot, Some(value)));
+        touched.add(slot);
+    }
+    for slot in record.absent.drain(..) {
+        replaced.push(slot, shadow.set(slot, None));
+        touched.add(slot);
+    }
+}
+
 /// The tracked values of one component type.
 pub(crate) struct ComponentTrack<T: Component> {
     id: ComponentId,
@@ -149,9 +168,7 @@ pub(crate) struct ComponentTrack<T: Component> {
     writer: Option<QueryState<(Entity, &'static mut T)>>,
     removals: Cursor,
     shadow: Shadow<T>,
-    records: VecDeque<Record<T>>,
-    redo: Vec<Record<T>>,
-    spare: Vec<Record<T>>,
+    ring: Ring<Record<T>>,
     touched: Touched,
     /// Entities whose restored value is written in place, for one batched pass.
     in_place: Vec<Entity>,
@@ -177,9 +194,7 @@ impl<T: Component + Clone + PartialEq> ComponentTrack<T> {
             writer,
             removals,
             shadow: Shadow { values: Vec::new(), hash, sum: 0 },
-            records: VecDeque::new(),
-            redo: Vec::new(),
-            spare: Vec::new(),
+            ring: Ring::default(),
             touched: Touched::default(),
             in_place: Vec::new(),
             found: Vec::new(),
@@ -210,22 +225,6 @@ impl<T: Component + Clone + PartialEq> ComponentTrack<T> {
         }
         1
     }
-
-    /// Swaps `record`'s values into the shadow, returning a record of the values they
-    /// replaced.
-    fn swap_in(&mut self, mut record: Record<T>) -> Record<T> {
-        let mut replaced = self.spare.pop().unwrap_or_default();
-        for (slot, value) in record.slots.drain(..).zip(record.values.drain(..)) {
-            replaced.push(slot, self.shadow.set(slot, Some(value)));
-            self.touched.add(slot);
-        }
-        for slot in record.absent.drain(..) {
-            replaced.push(slot, self.shadow.set(slot, None));
-            self.touched.add(slot);
-        }
-        self.spare.push(record);
-        replaced
-    }
 }
 
 impl<T: Component + Clone + PartialEq> Track for ComponentTrack<T> {
@@ -234,7 +233,7 @@ impl<T: Component + Clone + PartialEq> Track for ComponentTrack<T> {
     }
 
     fn capture(&mut self, world: &World, reoccupied: &[(u32, u32)]) {
-        let mut record = self.spare.pop().unwrap_or_default();
+        let mut record = self.ring.fresh();
         // First, so that the visits below find these slots settled.
         for &(slot, _) in reoccupied {
             let now = Self::current(world, slot);
@@ -278,67 +277,51 @@ impl<T: Component + Clone + PartialEq> Track for ComponentTrack<T> {
                 self.shadow.visit(slot, Self::current(world, slot), &mut record);
             }
         }
-        self.records.push_back(record);
+        self.ring.push(record);
     }
 
     fn newest_is_empty(&self) -> bool {
-        self.records.back().is_none_or(Record::is_empty)
+        self.ring.newest_is_empty()
     }
 
     fn unwind(&mut self, n: usize, keep: bool) {
+        let (shadow, touched) = (&mut self.shadow, &mut self.touched);
         if keep {
-            for _ in 0..n {
-                let Some(record) = self.records.pop_back() else { return };
-                let replaced = self.swap_in(record);
-                self.redo.push(replaced);
-            }
+            self.ring.undo_kept(n, |record, replaced| swap_in(shadow, touched, record, replaced));
             return;
         }
         // Not kept: oldest record first, since a slot's value as of the frame returned to
         // is the one the oldest record holding the slot kept; newer ones are dropped. The
         // slots are loaded a few entries ahead (see `capture`).
-        let n = n.min(self.records.len());
-        let first = self.records.len() - n;
-        for record in self.records.range_mut(first..) {
+        for record in self.ring.newest_mut(n) {
             for (i, (value, &slot)) in record.values.drain(..).zip(&record.slots).enumerate() {
                 if let Some(&next) = record.slots.get(i + 8) {
-                    self.shadow.prefetch(next);
+                    shadow.prefetch(next);
                 }
-                if self.touched.add(slot) {
-                    self.shadow.set(slot, Some(value));
+                if touched.add(slot) {
+                    shadow.set(slot, Some(value));
                 }
             }
             for &slot in &record.absent {
-                if self.touched.add(slot) {
-                    self.shadow.set(slot, None);
+                if touched.add(slot) {
+                    shadow.set(slot, None);
                 }
             }
         }
-        for mut record in self.records.drain(first..) {
-            record.clear();
-            self.spare.push(record);
-        }
+        self.ring.drop_newest(n);
     }
 
     fn redo(&mut self) {
-        if let Some(record) = self.redo.pop() {
-            let replaced = self.swap_in(record);
-            self.records.push_back(replaced);
-        }
+        let (shadow, touched) = (&mut self.shadow, &mut self.touched);
+        self.ring.redo(|record, replaced| swap_in(shadow, touched, record, replaced));
     }
 
     fn clear_redo(&mut self) {
-        for mut record in self.redo.drain(..) {
-            record.clear();
-            self.spare.push(record);
-        }
+        self.ring.clear_redo();
     }
 
     fn forget_oldest(&mut self) {
-        if let Some(mut record) = self.records.pop_front() {
-            record.clear();
-            self.spare.push(record);
-        }
+        self.ring.forget_oldest();
     }
 
     fn detach(&mut self, world: &mut World, existence: &Existence) {
@@ -402,10 +385,9 @@ impl<T: Component + Clone + PartialEq> Track for ComponentTrack<T> {
     }
 
     fn bytes(&self) -> RecordBytes {
-        let kept = self.records.iter().chain(&self.redo);
         RecordBytes {
-            recorded: kept.clone().map(Record::recorded).sum(),
-            reserved: kept.chain(&self.spare).map(Record::reserved).sum(),
+            recorded: self.ring.in_use().map(Record::recorded).sum(),
+            reserved: self.ring.all().map(Record::reserved).sum(),
             shadow: self.shadow.values.capacity() * size_of::<Option<T>>(),
         }
     }

@@ -4,14 +4,23 @@
 //! A slot's state is the generation of its live entity, or 0 when it is free, so the
 //! shadow costs 4 bytes per slot and a record 8 bytes per spawn or despawn.
 
-use std::collections::VecDeque;
 use std::num::NonZeroU32;
 
 use crate::change::log::Cursor;
 use crate::entity::Entity;
 use crate::world::World;
 
+use super::ring::Ring;
 use super::track::Touched;
+
+/// Swaps `record`'s generations into `shadow`, writing those they replaced into
+/// `replaced` and listing the slots in `touched`.
+fn swap_in(shadow: &mut [u32], touched: &mut Touched, record: &mut [(u32, u32)], replaced: &mut Vec<(u32, u32)>) {
+    for &(slot, generation) in record.iter() {
+        replaced.push((slot, std::mem::replace(&mut shadow[slot as usize], generation)));
+        touched.add(slot);
+    }
+}
 
 /// The existence of entities, tracked by slot.
 pub(crate) struct Existence {
@@ -20,11 +29,8 @@ pub(crate) struct Existence {
     cursor: Cursor,
     /// Per slot, the generation of its entity as of the newest checkpoint (0: none).
     shadow: Vec<u32>,
-    /// One record per checkpoint in the ring, oldest first: `(slot, generation before)`.
-    records: VecDeque<Vec<(u32, u32)>>,
-    /// Undone records, holding the state they replaced (the top is redone first).
-    redo: Vec<Vec<(u32, u32)>>,
-    spare: Vec<Vec<(u32, u32)>>,
+    /// One record per kept frame: `(slot, generation before)`.
+    ring: Ring<Vec<(u32, u32)>>,
     /// Slots the last unwind touched.
     touched: Touched,
     /// Whether the last unwind or redo touched a slot.
@@ -48,15 +54,7 @@ impl Existence {
         for (entity, _) in world.entities.iter_alive() {
             shadow[entity.index() as usize] = entity.generation();
         }
-        Existence {
-            cursor,
-            shadow,
-            records: VecDeque::new(),
-            redo: Vec::new(),
-            spare: Vec::new(),
-            touched: Touched::default(),
-            moved: false,
-        }
+        Existence { cursor, shadow, ring: Ring::default(), touched: Touched::default(), moved: false }
     }
 
     /// The entity slot `slot` held as of the newest checkpoint (after an unwind: as of
@@ -75,7 +73,7 @@ impl Existence {
     /// Reads the spawns and despawns since the last capture into a new record.
     /// O(structural changes since then).
     pub(crate) fn capture(&mut self, world: &World) {
-        let mut record = self.spare.pop().unwrap_or_default();
+        let mut record = self.ring.fresh();
         let read = world.moves.read(&self.cursor);
         debug_assert_eq!(read.missed, 0, "an exact reader misses nothing");
         for mv in read.entries {
@@ -92,49 +90,36 @@ impl Existence {
                 record.push((slot, before));
             }
         }
-        self.records.push_back(record);
+        self.ring.push(record);
     }
 
     /// The newest record: the slots whose entity changed, with the generation before.
     pub(crate) fn newest(&self) -> &[(u32, u32)] {
-        self.records.back().map_or(&[], Vec::as_slice)
+        self.ring.newest().map_or(&[], Vec::as_slice)
     }
 
     pub(crate) fn newest_is_empty(&self) -> bool {
-        self.records.back().is_none_or(Vec::is_empty)
+        self.ring.newest_is_empty()
     }
 
     /// See [`Track::unwind`](super::track::Track::unwind).
     pub(crate) fn unwind(&mut self, n: usize, keep: bool) {
-        self.moved = self.records.iter().rev().take(n).any(|record| !record.is_empty());
-        if !keep {
-            // Oldest record first: a slot's entity as of the frame returned to is the one
-            // the oldest record holding the slot kept.
-            let n = n.min(self.records.len());
-            let first = self.records.len() - n;
-            for record in self.records.range_mut(first..) {
-                for &(slot, generation) in record.iter() {
-                    if self.touched.add(slot) {
-                        self.shadow[slot as usize] = generation;
-                    }
-                }
-            }
-            for mut record in self.records.drain(first..) {
-                record.clear();
-                self.spare.push(record);
-            }
+        self.moved = self.ring.newest_n(n).any(|record| !record.is_empty());
+        let (shadow, touched) = (&mut self.shadow, &mut self.touched);
+        if keep {
+            self.ring.undo_kept(n, |record, replaced| swap_in(shadow, touched, record, replaced));
             return;
         }
-        for _ in 0..n {
-            let Some(mut record) = self.records.pop_back() else { return };
-            // Newest entries last: undo them first.
-            for entry in record.iter_mut().rev() {
-                let (slot, generation) = *entry;
-                entry.1 = std::mem::replace(&mut self.shadow[slot as usize], generation);
-                self.touched.add(slot);
+        // Oldest record first: a slot's entity as of the frame returned to is the one the
+        // oldest record holding the slot kept.
+        for record in self.ring.newest_mut(n) {
+            for &(slot, generation) in record.iter() {
+                if touched.add(slot) {
+                    shadow[slot as usize] = generation;
+                }
             }
-            self.redo.push(record);
         }
+        self.ring.drop_newest(n);
     }
 
     /// The entity slot `slot` held as of the frame the last unwind or redo returned to,
@@ -148,28 +133,17 @@ impl Existence {
 
     /// See [`Track::redo`](super::track::Track::redo).
     pub(crate) fn redo(&mut self) {
-        let Some(mut record) = self.redo.pop() else { return };
-        self.moved = !record.is_empty();
-        for entry in record.iter_mut() {
-            let (slot, generation) = *entry;
-            entry.1 = std::mem::replace(&mut self.shadow[slot as usize], generation);
-            self.touched.add(slot);
-        }
-        self.records.push_back(record);
+        self.moved = self.ring.next_redo().is_some_and(|record| !record.is_empty());
+        let (shadow, touched) = (&mut self.shadow, &mut self.touched);
+        self.ring.redo(|record, replaced| swap_in(shadow, touched, record, replaced));
     }
 
     pub(crate) fn clear_redo(&mut self) {
-        for mut record in self.redo.drain(..) {
-            record.clear();
-            self.spare.push(record);
-        }
+        self.ring.clear_redo();
     }
 
     pub(crate) fn forget_oldest(&mut self) {
-        if let Some(mut record) = self.records.pop_front() {
-            record.clear();
-            self.spare.push(record);
-        }
+        self.ring.forget_oldest();
     }
 
     /// Despawns the entities alive in touched slots that the shadow does not hold.
@@ -209,8 +183,8 @@ impl Existence {
     /// Bytes held by records in use, and by every record buffer.
     pub(crate) fn record_bytes(&self) -> (usize, usize) {
         let entry = size_of::<(u32, u32)>();
-        let recorded = self.records.iter().chain(&self.redo).map(|r| r.len() * entry).sum();
-        let reserved = self.records.iter().chain(&self.redo).chain(&self.spare).map(|r| r.capacity() * entry).sum();
+        let recorded = self.ring.in_use().map(|r| r.len() * entry).sum();
+        let reserved = self.ring.all().map(|r| r.capacity() * entry).sum();
         (recorded, reserved)
     }
 }

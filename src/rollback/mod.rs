@@ -63,6 +63,7 @@ mod error;
 mod existence;
 mod related_order;
 mod resource;
+mod ring;
 mod runtime;
 mod track;
 mod undo;

@@ -2,8 +2,6 @@
 //! puts each source back on its target's list, but in the order of the restore; this
 //! track puts each list back in the order it had.
 
-use std::collections::VecDeque;
-
 use crate::change::log::Cursor;
 use crate::component::ComponentId;
 use crate::entity::Entity;
@@ -12,6 +10,7 @@ use crate::relation::{Related, Relation};
 use crate::world::World;
 
 use super::existence::Existence;
+use super::ring::{Reusable, Ring};
 use super::track::{Phase, RecordBytes, Touched, Track};
 
 /// The lists one checkpoint found changed, as they were: `(slot, start, len)` into
@@ -22,15 +21,53 @@ struct Record {
     entities: Vec<Entity>,
 }
 
+impl Reusable for Record {
+    fn clear(&mut self) {
+        self.lists.clear();
+        self.entities.clear();
+    }
+
+    fn is_empty(&self) -> bool {
+        self.lists.is_empty()
+    }
+}
+
 impl Record {
     fn push(&mut self, slot: u32, list: &[Entity]) {
         self.lists.push((slot, self.entities.len() as u32, list.len() as u32));
         self.entities.extend_from_slice(list);
     }
+}
 
-    fn clear(&mut self) {
-        self.lists.clear();
-        self.entities.clear();
+/// Each target slot's list as of the newest checkpoint (empty: no list).
+#[derive(Default)]
+struct Lists(Vec<Vec<Entity>>);
+
+impl Lists {
+    fn get(&self, slot: u32) -> &[Entity] {
+        self.0.get(slot as usize).map_or(&[], Vec::as_slice)
+    }
+
+    fn set(&mut self, slot: u32, list: &[Entity]) {
+        let slot = slot as usize;
+        if slot >= self.0.len() {
+            if list.is_empty() {
+                return;
+            }
+            self.0.resize_with(slot + 1, Vec::new);
+        }
+        self.0[slot].clear();
+        self.0[slot].extend_from_slice(list);
+    }
+}
+
+/// Swaps `record`'s lists into `shadow`, writing those they replaced into `replaced`
+/// and listing the slots in `touched`.
+fn swap_in(shadow: &mut Lists, touched: &mut Touched, record: &mut Record, replaced: &mut Record) {
+    for &(slot, start, len) in &record.lists {
+        replaced.push(slot, shadow.get(slot));
+        shadow.set(slot, &record.entities[start as usize..(start + len) as usize]);
+        touched.add(slot);
     }
 }
 
@@ -39,10 +76,8 @@ pub(crate) struct RelatedOrderTrack<R: Relation> {
     id: ComponentId,
     changes: QueryState<Entity, Changed<Related<R>>>,
     removals: Cursor,
-    shadow: Vec<Vec<Entity>>,
-    records: VecDeque<Record>,
-    redo: Vec<Record>,
-    spare: Vec<Record>,
+    shadow: Lists,
+    ring: Ring<Record>,
     touched: Touched,
     scratch: Vec<Entity>,
 }
@@ -59,51 +94,20 @@ impl<R: Relation> RelatedOrderTrack<R> {
             id,
             changes,
             removals,
-            shadow: Vec::new(),
-            records: VecDeque::new(),
-            redo: Vec::new(),
-            spare: Vec::new(),
+            shadow: Lists::default(),
+            ring: Ring::default(),
             touched: Touched::default(),
             scratch: Vec::new(),
         };
         let mut all = QueryState::<(Entity, &Related<R>)>::including_disabled(world);
         all.for_each(world, |(entity, list)| {
-            track.shadow_mut(entity.index()).extend_from_slice(list.as_slice());
+            track.shadow.set(entity.index(), list.as_slice());
         });
         track
     }
 
-    fn shadow_mut(&mut self, slot: u32) -> &mut Vec<Entity> {
-        let slot = slot as usize;
-        if slot >= self.shadow.len() {
-            self.shadow.resize_with(slot + 1, Vec::new);
-        }
-        &mut self.shadow[slot]
-    }
-
-    fn shadow_of(&self, slot: u32) -> &[Entity] {
-        self.shadow.get(slot as usize).map_or(&[], Vec::as_slice)
-    }
-
     fn current(world: &World, slot: u32) -> &[Entity] {
         world.entity_in_slot(slot).map_or(&[], |target| world.related::<R>(target))
-    }
-
-    /// Swaps `record`'s lists into the shadow, returning a record of the lists they
-    /// replaced.
-    fn swap_in(&mut self, mut record: Record) -> Record {
-        let mut replaced = self.spare.pop().unwrap_or_default();
-        for &(slot, start, len) in &record.lists {
-            let list = &record.entities[start as usize..(start + len) as usize];
-            replaced.push(slot, self.shadow_of(slot));
-            let shadow = self.shadow_mut(slot);
-            shadow.clear();
-            shadow.extend_from_slice(list);
-            self.touched.add(slot);
-        }
-        record.clear();
-        self.spare.push(record);
-        replaced
     }
 }
 
@@ -113,16 +117,18 @@ impl<R: Relation> Track for RelatedOrderTrack<R> {
     }
 
     fn capture(&mut self, world: &World, reoccupied: &[(u32, u32)]) {
-        let mut record = self.spare.pop().unwrap_or_default();
+        let mut record = self.ring.fresh();
+        let mut visit = |shadow: &mut Lists, slot: u32, force: bool| {
+            let now = Self::current(world, slot);
+            let before = shadow.get(slot);
+            if before != now || (force && !now.is_empty()) {
+                record.push(slot, before);
+                shadow.set(slot, now);
+            }
+        };
         // First, so that the visits below find these slots settled.
         for &(slot, _) in reoccupied {
-            let now = Self::current(world, slot);
-            if !now.is_empty() || !self.shadow_of(slot).is_empty() {
-                record.push(slot, self.shadow_of(slot));
-                let shadow = self.shadow_mut(slot);
-                shadow.clear();
-                shadow.extend_from_slice(now);
-            }
+            visit(&mut self.shadow, slot, true);
         }
         let mut touched = std::mem::take(&mut self.scratch);
         touched.clear();
@@ -130,63 +136,39 @@ impl<R: Relation> Track for RelatedOrderTrack<R> {
         let read = world.removal_log(self.id).read(&self.removals);
         let missed = read.missed > 0;
         touched.extend(read.entries.map(|(entity, _)| entity));
-        let mut visit = |track: &mut Self, slot: u32| {
-            let now = Self::current(world, slot);
-            if track.shadow_of(slot) != now {
-                record.push(slot, track.shadow_of(slot));
-                let shadow = track.shadow_mut(slot);
-                shadow.clear();
-                shadow.extend_from_slice(now);
-            }
-        };
         for entity in &touched {
-            visit(self, entity.index());
+            visit(&mut self.shadow, entity.index(), false);
         }
         if missed {
-            for slot in 0..world.entities.slots().max(self.shadow.len()) as u32 {
-                visit(self, slot);
+            for slot in 0..world.entities.slots().max(self.shadow.0.len()) as u32 {
+                visit(&mut self.shadow, slot, false);
             }
         }
         self.scratch = touched;
-        self.records.push_back(record);
+        self.ring.push(record);
     }
 
     fn newest_is_empty(&self) -> bool {
-        self.records.back().is_none_or(|record| record.lists.is_empty())
+        self.ring.newest_is_empty()
     }
 
     fn unwind(&mut self, n: usize, keep: bool) {
-        for _ in 0..n {
-            let Some(record) = self.records.pop_back() else { return };
-            let mut replaced = self.swap_in(record);
-            if keep {
-                self.redo.push(replaced);
-            } else {
-                replaced.clear();
-                self.spare.push(replaced);
-            }
-        }
+        let (shadow, touched) = (&mut self.shadow, &mut self.touched);
+        let swap = |record: &mut Record, replaced: &mut Record| swap_in(shadow, touched, record, replaced);
+        if keep { self.ring.undo_kept(n, swap) } else { self.ring.undo_dropped(n, swap) }
     }
 
     fn redo(&mut self) {
-        if let Some(record) = self.redo.pop() {
-            let replaced = self.swap_in(record);
-            self.records.push_back(replaced);
-        }
+        let (shadow, touched) = (&mut self.shadow, &mut self.touched);
+        self.ring.redo(|record, replaced| swap_in(shadow, touched, record, replaced));
     }
 
     fn clear_redo(&mut self) {
-        for mut record in self.redo.drain(..) {
-            record.clear();
-            self.spare.push(record);
-        }
+        self.ring.clear_redo();
     }
 
     fn forget_oldest(&mut self) {
-        if let Some(mut record) = self.records.pop_front() {
-            record.clear();
-            self.spare.push(record);
-        }
+        self.ring.forget_oldest();
     }
 
     fn restore(&mut self, world: &mut World, existence: &Existence, phase: Phase) -> usize {
@@ -196,7 +178,7 @@ impl<R: Relation> Track for RelatedOrderTrack<R> {
         let mut written = 0;
         for &slot in self.touched.slots() {
             let Some(target) = existence.desired(slot) else { continue };
-            let wanted = self.shadow_of(slot);
+            let wanted = self.shadow.get(slot);
             if world.entity_in_slot(slot) != Some(target) || wanted.is_empty() {
                 continue;
             }
@@ -215,12 +197,11 @@ impl<R: Relation> Track for RelatedOrderTrack<R> {
     fn bytes(&self) -> RecordBytes {
         let entity = size_of::<Entity>();
         let list = size_of::<(u32, u32, u32)>();
-        let kept = self.records.iter().chain(&self.redo);
         RecordBytes {
-            recorded: kept.clone().map(|r| r.lists.len() * list + r.entities.len() * entity).sum(),
-            reserved: kept.chain(&self.spare).map(|r| r.lists.capacity() * list + r.entities.capacity() * entity).sum(),
-            shadow: self.shadow.iter().map(|l| l.capacity() * entity).sum::<usize>()
-                + self.shadow.capacity() * size_of::<Vec<Entity>>(),
+            recorded: self.ring.in_use().map(|r| r.lists.len() * list + r.entities.len() * entity).sum(),
+            reserved: self.ring.all().map(|r| r.lists.capacity() * list + r.entities.capacity() * entity).sum(),
+            shadow: self.shadow.0.iter().map(|l| l.capacity() * entity).sum::<usize>()
+                + self.shadow.0.capacity() * size_of::<Vec<Entity>>(),
         }
     }
 }
