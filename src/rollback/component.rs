@@ -12,7 +12,8 @@ use crate::world::World;
 
 use super::existence::Existence;
 use super::ring::{Reusable, Ring};
-use super::track::{Phase, RecordBytes, Touched, Track};
+use super::row_slots::RowSlots;
+use super::track::{Moved, Phase, RecordBytes, Touched, Track};
 
 /// How a restored value reaches the world.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -165,16 +166,18 @@ pub(crate) struct ComponentTrack<T: Component> {
     changes: QueryState<&'static T, Changed<T>>,
     /// Writes restored values in place (`None` for a component the world keeps
     /// read-only, which a `&mut T` query may not name).
-    writer: Option<QueryState<(Entity, &'static mut T)>>,
+    writer: Option<QueryState<&'static mut T>>,
     removals: Cursor,
     shadow: Shadow<T>,
     ring: Ring<Record<T>>,
     touched: Touched,
     /// Entities whose restored value is written in place, for one batched pass.
     in_place: Vec<Entity>,
-    /// A capture's changed values, their table and row (then slot), for its passes.
-    found: Vec<(ArchetypeId, u32)>,
+    /// A capture's changed values, their table, row and slot, for its passes.
+    found: Vec<(ArchetypeId, u32, u32)>,
     values: Vec<T>,
+    /// The slots of the rows changed recently.
+    rows: RowSlots,
     phase: Phase,
 }
 
@@ -199,6 +202,7 @@ impl<T: Component + Clone + PartialEq> ComponentTrack<T> {
             in_place: Vec::new(),
             found: Vec::new(),
             values: Vec::new(),
+            rows: RowSlots::default(),
             phase,
         };
         let mut all = QueryState::<(Entity, &T)>::including_disabled(world);
@@ -212,19 +216,19 @@ impl<T: Component + Clone + PartialEq> ComponentTrack<T> {
     fn current(world: &World, slot: u32) -> Option<&T> {
         world.entity_in_slot(slot).and_then(|entity| world.get::<T>(entity).ok())
     }
+}
 
-    /// Gives the live `entity` the value `wanted` (absent: `None`) by insert or remove,
-    /// if it differs; 1 if it wrote.
-    fn put(&self, world: &mut World, entity: Entity, wanted: Option<&T>) -> usize {
-        if !world.contains(entity) || world.get::<T>(entity).ok() == wanted {
-            return 0;
-        }
-        match wanted {
-            None => drop(world.remove::<(T,)>(entity)),
-            Some(value) => drop(world.insert(entity, (value.clone(),))),
-        }
-        1
+/// Gives the live `entity` the value `wanted` (absent: `None`) by insert or remove, if
+/// it differs; 1 if it wrote.
+fn put<T: Component + Clone + PartialEq>(world: &mut World, entity: Entity, wanted: Option<&T>) -> usize {
+    if !world.contains(entity) || world.get::<T>(entity).ok() == wanted {
+        return 0;
     }
+    match wanted {
+        None => drop(world.remove::<(T,)>(entity)),
+        Some(value) => drop(world.insert(entity, (value.clone(),))),
+    }
+    1
 }
 
 impl<T: Component + Clone + PartialEq> Track for ComponentTrack<T> {
@@ -232,10 +236,10 @@ impl<T: Component + Clone + PartialEq> Track for ComponentTrack<T> {
         std::any::type_name::<T>()
     }
 
-    fn capture(&mut self, world: &World, reoccupied: &[(u32, u32)]) {
+    fn capture(&mut self, world: &World, since: Moved<'_>) {
         let mut record = self.ring.fresh();
         // First, so that the visits below find these slots settled.
-        for &(slot, _) in reoccupied {
+        for &(slot, _) in since.reoccupied {
             let now = Self::current(world, slot);
             if now.is_some() || self.shadow.get(slot).is_some() {
                 let before = self.shadow.set(slot, now.cloned());
@@ -243,22 +247,31 @@ impl<T: Component + Clone + PartialEq> Track for ComponentTrack<T> {
             }
         }
         // Three passes, so that the loads of far-apart rows and slots overlap instead of
-        // waiting in turn: the run copies each changed value out and loads its entity
-        // (its table's entity list at its row); then each entity's shadow slot is
-        // loaded; then the values are compared with the shadow's.
+        // waiting in turn: the run copies each changed value out and finds its entity
+        // slot among the rows seen before, or loads its table's entity list at its row;
+        // then each slot not found is read, and each shadow slot loaded; then the values
+        // are compared with the shadow's.
+        const UNKNOWN: u32 = u32::MAX;
+        self.rows.forget(since.shrunk);
         let mut found = std::mem::take(&mut self.found);
         let mut values = std::mem::take(&mut self.values);
+        let rows = &self.rows;
         self.changes.for_each_with_row(world, |table, row, now| {
-            crate::util::hint::prefetch(table.entities().as_ptr().wrapping_add(row));
-            found.push((table.id(), row as u32));
+            let slot = rows.get(table.id(), row as u32).unwrap_or_else(|| {
+                crate::util::hint::prefetch(table.entities().as_ptr().wrapping_add(row));
+                UNKNOWN
+            });
+            found.push((table.id(), row as u32, slot));
             values.push(now.clone());
         });
-        for place in &mut found {
-            let slot = world.archetypes.get(place.0).entities()[place.1 as usize].index();
-            self.shadow.prefetch(slot);
-            place.1 = slot;
+        for (table, row, slot) in &mut found {
+            if *slot == UNKNOWN {
+                *slot = world.archetypes.get(*table).entities()[*row as usize].index();
+                self.rows.insert(*table, *row, *slot);
+            }
+            self.shadow.prefetch(*slot);
         }
-        for (&(_, slot), value) in found.iter().zip(values.drain(..)) {
+        for (&(_, _, slot), value) in found.iter().zip(values.drain(..)) {
             self.shadow.visit_owned(slot, value, &mut record);
         }
         found.clear();
@@ -350,27 +363,26 @@ impl<T: Component + Clone + PartialEq> Track for ComponentTrack<T> {
             let Some(entity) = existence.restored(world, slot) else { continue };
             match self.shadow.get(slot) {
                 Some(_) if self.writer.is_some() => in_place.push(entity),
-                wanted => written += self.put(world, entity, wanted),
+                wanted => written += put(world, entity, wanted),
             }
         }
         if let Some(writer) = &mut self.writer {
-            let shadow = &self.shadow;
-            let mut visited = 0;
-            writer.for_each_of_mut(world, &in_place, |(entity, mut place)| {
-                visited += 1;
-                if let Some(wanted) = shadow.get(entity.index())
-                    && *place != *wanted
-                {
-                    *place = wanted.clone();
-                    written += 1;
+            // One lookup per entity (its location loaded a few entities ahead); the
+            // table's entity list is not read, since the entity is known.
+            for (i, &entity) in in_place.iter().enumerate() {
+                if let Some(&ahead) = in_place.get(i + 8) {
+                    world.entities.prefetch(ahead);
                 }
-            });
-            if visited < in_place.len() {
-                // Some lack `T` (those that came back, or lost it since): insert it.
-                for &entity in &in_place {
-                    if world.contains(entity) && world.get::<T>(entity).is_err() {
-                        written += self.put(world, entity, self.shadow.get(entity.index()));
+                let Some(wanted) = self.shadow.get(entity.index()) else { continue };
+                match writer.get_mut(world, entity) {
+                    Ok(mut place) => {
+                        if *place != *wanted {
+                            *place = wanted.clone();
+                            written += 1;
+                        }
                     }
+                    // It lacks `T` (it came back, or lost `T` since): insert it.
+                    Err(_) => written += put(world, entity, Some(wanted)),
                 }
             }
         }
@@ -388,7 +400,7 @@ impl<T: Component + Clone + PartialEq> Track for ComponentTrack<T> {
         RecordBytes {
             recorded: self.ring.in_use().map(Record::recorded).sum(),
             reserved: self.ring.all().map(Record::reserved).sum(),
-            shadow: self.shadow.values.capacity() * size_of::<Option<T>>(),
+            shadow: self.shadow.values.capacity() * size_of::<Option<T>>() + self.rows.bytes(),
         }
     }
 }

@@ -8,10 +8,11 @@ use std::num::NonZeroU32;
 
 use crate::change::log::Cursor;
 use crate::entity::Entity;
+use crate::storage::ArchetypeId;
 use crate::world::World;
 
 use super::ring::Ring;
-use super::track::Touched;
+use super::track::{Moved, Touched};
 
 /// Swaps `record`'s generations into `shadow`, writing those they replaced into
 /// `replaced` and listing the slots in `touched`.
@@ -35,6 +36,8 @@ pub(crate) struct Existence {
     touched: Touched,
     /// Whether the last unwind or redo touched a slot.
     moved: bool,
+    /// The tables that lost rows since the capture before the last.
+    shrunk: Vec<ArchetypeId>,
 }
 
 /// What writing the existence of a frame back did.
@@ -54,7 +57,14 @@ impl Existence {
         for (entity, _) in world.entities.iter_alive() {
             shadow[entity.index() as usize] = entity.generation();
         }
-        Existence { cursor, shadow, ring: Ring::default(), touched: Touched::default(), moved: false }
+        Existence {
+            cursor,
+            shadow,
+            ring: Ring::default(),
+            touched: Touched::default(),
+            moved: false,
+            shrunk: Vec::new(),
+        }
     }
 
     /// The entity slot `slot` held as of the newest checkpoint (after an unwind: as of
@@ -74,10 +84,19 @@ impl Existence {
     /// O(structural changes since then).
     pub(crate) fn capture(&mut self, world: &World) {
         let mut record = self.ring.fresh();
+        self.shrunk.clear();
         let read = world.moves.read(&self.cursor);
         debug_assert_eq!(read.missed, 0, "an exact reader misses nothing");
         for mv in read.entries {
-            if mv.sparse_component().is_some() || (mv.from.is_some() && mv.to.is_some()) {
+            if mv.sparse_component().is_some() {
+                continue;
+            }
+            if let Some(from) = mv.from
+                && !self.shrunk.contains(&from)
+            {
+                self.shrunk.push(from);
+            }
+            if mv.from.is_some() && mv.to.is_some() {
                 continue;
             }
             let slot = mv.entity.index();
@@ -93,9 +112,10 @@ impl Existence {
         self.ring.push(record);
     }
 
-    /// The newest record: the slots whose entity changed, with the generation before.
-    pub(crate) fn newest(&self) -> &[(u32, u32)] {
-        self.ring.newest().map_or(&[], Vec::as_slice)
+    /// What the last capture found: the slots whose entity changed, with the
+    /// generation before, and the tables that lost rows.
+    pub(crate) fn moved(&self) -> Moved<'_> {
+        Moved { reoccupied: self.ring.newest().map_or(&[], Vec::as_slice), shrunk: &self.shrunk }
     }
 
     pub(crate) fn newest_is_empty(&self) -> bool {

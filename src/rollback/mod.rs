@@ -64,6 +64,7 @@ mod existence;
 mod related_order;
 mod resource;
 mod ring;
+mod row_slots;
 mod runtime;
 mod track;
 mod undo;
@@ -495,9 +496,9 @@ impl Rollback {
 
     fn capture_all(&mut self, world: &World) {
         self.existence.capture(world);
-        let reoccupied = self.existence.newest();
+        let moved = self.existence.moved();
         for track in &mut self.tracks {
-            track.capture(world, reoccupied);
+            track.capture(world, moved);
         }
         for resource in &mut self.resources {
             resource.capture(world);

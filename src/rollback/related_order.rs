@@ -11,7 +11,7 @@ use crate::world::World;
 
 use super::existence::Existence;
 use super::ring::{Reusable, Ring};
-use super::track::{Phase, RecordBytes, Touched, Track};
+use super::track::{Moved, Phase, RecordBytes, Touched, Track};
 
 /// The lists one checkpoint found changed, as they were: `(slot, start, len)` into
 /// `entities`.
@@ -116,7 +116,7 @@ impl<R: Relation> Track for RelatedOrderTrack<R> {
         std::any::type_name::<Related<R>>()
     }
 
-    fn capture(&mut self, world: &World, reoccupied: &[(u32, u32)]) {
+    fn capture(&mut self, world: &World, since: Moved<'_>) {
         let mut record = self.ring.fresh();
         let mut visit = |shadow: &mut Lists, slot: u32, force: bool| {
             let now = Self::current(world, slot);
@@ -127,7 +127,7 @@ impl<R: Relation> Track for RelatedOrderTrack<R> {
             }
         };
         // First, so that the visits below find these slots settled.
-        for &(slot, _) in reoccupied {
+        for &(slot, _) in since.reoccupied {
             visit(&mut self.shadow, slot, true);
         }
         let mut touched = std::mem::take(&mut self.scratch);

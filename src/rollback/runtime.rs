@@ -12,7 +12,7 @@ use crate::world::World;
 use super::existence::Existence;
 use super::ring::{Reusable, Ring};
 use super::stable_hash;
-use super::track::{Phase, RecordBytes, Touched, Track};
+use super::track::{Moved, Phase, RecordBytes, Touched, Track};
 
 /// The previous values of the slots one checkpoint found changed.
 #[derive(Default)]
@@ -180,9 +180,9 @@ impl Track for RuntimeTrack {
         self.name
     }
 
-    fn capture(&mut self, world: &World, reoccupied: &[(u32, u32)]) {
+    fn capture(&mut self, world: &World, since: Moved<'_>) {
         let mut record = self.ring.fresh();
-        for &(slot, _) in reoccupied {
+        for &(slot, _) in since.reoccupied {
             self.visit(world, slot, &mut record, true);
         }
         let mut touched = std::mem::take(&mut self.scratch);

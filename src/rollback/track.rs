@@ -2,6 +2,7 @@
 //! does for a [`Rollback`](super::Rollback): capture what changed into a record, put
 //! records back into its shadow, and write the shadow back into the world.
 
+use crate::storage::ArchetypeId;
 use crate::world::World;
 
 use super::existence::Existence;
@@ -15,6 +16,17 @@ pub(crate) enum Phase {
     Values,
     Relations,
     Orders,
+}
+
+/// The structural changes since the last capture, as the existence track read them.
+#[derive(Clone, Copy)]
+pub(crate) struct Moved<'a> {
+    /// The slots whose entity changed (`(slot, generation before)`): their values are
+    /// recorded even where the new entity's equals the old one's, since a rollback must
+    /// put the value back on the old entity.
+    pub(crate) reoccupied: &'a [(u32, u32)],
+    /// The tables that lost rows (whose rows may now hold other entities).
+    pub(crate) shrunk: &'a [ArchetypeId],
 }
 
 /// Bytes a track's records hold: `recorded` counts the entries in use (keys and
@@ -43,11 +55,8 @@ pub(crate) trait Track: Send + Sync {
     fn name(&self) -> &'static str;
 
     /// Reads what changed since the last capture into a new, newest record, and brings
-    /// the shadow up to the world. O(what changed). `reoccupied` lists the slots whose
-    /// entity changed since then (`(slot, generation before)`): their values are
-    /// recorded even where the new entity's equals the old one's, since a rollback
-    /// must put the value back on the old entity.
-    fn capture(&mut self, world: &World, reoccupied: &[(u32, u32)]);
+    /// the shadow up to the world. O(what changed).
+    fn capture(&mut self, world: &World, since: Moved<'_>);
 
     /// Whether the newest record holds nothing.
     fn newest_is_empty(&self) -> bool;
