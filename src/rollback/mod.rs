@@ -173,6 +173,10 @@ impl Rollback {
     /// A rollback of `world` keeping the last `frames` frames (at least 1) besides the
     /// newest; the world as it is becomes frame 0. O(entity slots) (the existence
     /// shadow). Register what it keeps next.
+    ///
+    /// Until each checkpoint reads them, the world keeps its structural changes (spawns,
+    /// despawns, moves between tables) for the rollback, 32 bytes each: checkpoint every
+    /// frame, or drop the rollback when it is no longer used.
     pub fn new(world: &mut World, frames: usize) -> Rollback {
         let existence = Existence::new(world);
         let mut rollback = Rollback {
