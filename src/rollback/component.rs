@@ -11,7 +11,7 @@ use crate::storage::ArchetypeId;
 use crate::world::World;
 
 use super::existence::Existence;
-use super::ring::{Reusable, Ring};
+use super::ring::{Kept, Reusable, Ring};
 use super::row_slots::RowSlots;
 use super::track::{Moved, Phase, RecordBytes, Touched, Track};
 
@@ -293,8 +293,12 @@ impl<T: Component + Clone + PartialEq> Track for ComponentTrack<T> {
         self.ring.push(record);
     }
 
-    fn newest_is_empty(&self) -> bool {
-        self.ring.newest_is_empty()
+    fn kept(&self) -> &dyn Kept {
+        &self.ring
+    }
+
+    fn kept_mut(&mut self) -> &mut dyn Kept {
+        &mut self.ring
     }
 
     fn unwind(&mut self, n: usize, keep: bool) {
@@ -327,14 +331,6 @@ impl<T: Component + Clone + PartialEq> Track for ComponentTrack<T> {
     fn redo(&mut self) {
         let (shadow, touched) = (&mut self.shadow, &mut self.touched);
         self.ring.redo(|record, replaced| swap_in(shadow, touched, record, replaced));
-    }
-
-    fn clear_redo(&mut self) {
-        self.ring.clear_redo();
-    }
-
-    fn forget_oldest(&mut self) {
-        self.ring.forget_oldest();
     }
 
     fn detach(&mut self, world: &mut World, existence: &Existence) {

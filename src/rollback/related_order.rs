@@ -10,7 +10,7 @@ use crate::relation::{Related, Relation};
 use crate::world::World;
 
 use super::existence::Existence;
-use super::ring::{Reusable, Ring};
+use super::ring::{Kept, Reusable, Ring};
 use super::track::{Moved, Phase, RecordBytes, Touched, Track};
 
 /// The lists one checkpoint found changed, as they were: `(slot, start, len)` into
@@ -148,27 +148,22 @@ impl<R: Relation> Track for RelatedOrderTrack<R> {
         self.ring.push(record);
     }
 
-    fn newest_is_empty(&self) -> bool {
-        self.ring.newest_is_empty()
+    fn kept(&self) -> &dyn Kept {
+        &self.ring
+    }
+
+    fn kept_mut(&mut self) -> &mut dyn Kept {
+        &mut self.ring
     }
 
     fn unwind(&mut self, n: usize, keep: bool) {
         let (shadow, touched) = (&mut self.shadow, &mut self.touched);
-        let swap = |record: &mut Record, replaced: &mut Record| swap_in(shadow, touched, record, replaced);
-        if keep { self.ring.undo_kept(n, swap) } else { self.ring.undo_dropped(n, swap) }
+        self.ring.undo(n, keep, |record, replaced| swap_in(shadow, touched, record, replaced));
     }
 
     fn redo(&mut self) {
         let (shadow, touched) = (&mut self.shadow, &mut self.touched);
         self.ring.redo(|record, replaced| swap_in(shadow, touched, record, replaced));
-    }
-
-    fn clear_redo(&mut self) {
-        self.ring.clear_redo();
-    }
-
-    fn forget_oldest(&mut self) {
-        self.ring.forget_oldest();
     }
 
     fn restore(&mut self, world: &mut World, existence: &Existence, phase: Phase) -> usize {

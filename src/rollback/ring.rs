@@ -100,6 +100,11 @@ impl<R: Reusable> Ring<R> {
         }
     }
 
+    /// [`undo_kept`](Self::undo_kept) if `keep`, else [`undo_dropped`](Self::undo_dropped).
+    pub(crate) fn undo(&mut self, n: usize, keep: bool, swap: impl FnMut(&mut R, &mut R)) {
+        if keep { self.undo_kept(n, swap) } else { self.undo_dropped(n, swap) }
+    }
+
     /// [`undo_kept`](Self::undo_kept), forgetting the records of what was replaced.
     pub(crate) fn undo_dropped(&mut self, n: usize, mut swap: impl FnMut(&mut R, &mut R)) {
         let mut replaced = self.fresh();
@@ -144,5 +149,27 @@ impl<R: Reusable> Ring<R> {
     /// Every record, spare ones too.
     pub(crate) fn all(&self) -> impl Iterator<Item = &R> {
         self.in_use().chain(&self.spare)
+    }
+}
+
+/// What a track's ring does without knowing its records' type: for the steps every
+/// track takes alike (see [`Track::kept`](super::track::Track::kept)).
+pub(crate) trait Kept {
+    fn newest_is_empty(&self) -> bool;
+    fn clear_redo(&mut self);
+    fn forget_oldest(&mut self);
+}
+
+impl<R: Reusable> Kept for Ring<R> {
+    fn newest_is_empty(&self) -> bool {
+        Ring::newest_is_empty(self)
+    }
+
+    fn clear_redo(&mut self) {
+        Ring::clear_redo(self);
+    }
+
+    fn forget_oldest(&mut self) {
+        Ring::forget_oldest(self);
     }
 }

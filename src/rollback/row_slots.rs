@@ -10,28 +10,18 @@
 //! every frame cost one lookup in a small map instead of a miss each.
 
 use crate::storage::ArchetypeId;
-use crate::util::hash::GOLDEN;
-
-/// An empty place of the map.
-const EMPTY: u64 = u64::MAX;
+use crate::util::hash::IdMap;
 
 /// The most rows kept: past it the map starts anew rather than grow.
 const MOST: usize = 1 << 16;
 
 /// Row → slot, for the rows of the tables in `tables`.
+#[derive(Default)]
 pub(crate) struct RowSlots {
-    /// `(table << 32 | row, slot)` at hashed places, `EMPTY` keys elsewhere; a power of
-    /// two long, at most half full.
-    places: Vec<(u64, u32)>,
-    len: usize,
+    /// By `table << 32 | row`.
+    slots: IdMap<u64, u32>,
     /// The tables whose rows are kept (a handful).
     tables: Vec<ArchetypeId>,
-}
-
-impl Default for RowSlots {
-    fn default() -> Self {
-        RowSlots { places: vec![(EMPTY, 0); 64], len: 0, tables: Vec::new() }
-    }
 }
 
 fn key(table: ArchetypeId, row: u32) -> u64 {
@@ -39,61 +29,21 @@ fn key(table: ArchetypeId, row: u32) -> u64 {
 }
 
 impl RowSlots {
-    #[inline]
-    fn place(&self, key: u64) -> usize {
-        let bits = self.places.len().trailing_zeros();
-        (key.wrapping_mul(GOLDEN) >> (64 - bits)) as usize
-    }
-
     /// The slot of `table`'s row `row`, if kept.
     #[inline]
     pub(crate) fn get(&self, table: ArchetypeId, row: u32) -> Option<u32> {
-        let key = key(table, row);
-        let mask = self.places.len() - 1;
-        let mut at = self.place(key);
-        loop {
-            match self.places[at] {
-                (EMPTY, _) => return None,
-                (k, slot) if k == key => return Some(slot),
-                _ => at = (at + 1) & mask,
-            }
-        }
+        self.slots.get(&key(table, row)).copied()
     }
 
-    /// Keeps `slot` as the slot of `table`'s row `row` (not kept yet).
+    /// Keeps `slot` as the slot of `table`'s row `row`.
     pub(crate) fn insert(&mut self, table: ArchetypeId, row: u32, slot: u32) {
-        if 2 * (self.len + 1) > self.places.len() {
-            if self.places.len() >= 2 * MOST {
-                self.clear();
-            } else {
-                self.grow();
-            }
+        if self.slots.len() >= MOST {
+            self.clear();
         }
         if !self.tables.contains(&table) {
             self.tables.push(table);
         }
-        let key = key(table, row);
-        let mask = self.places.len() - 1;
-        let mut at = self.place(key);
-        while self.places[at].0 != EMPTY {
-            at = (at + 1) & mask;
-        }
-        self.places[at] = (key, slot);
-        self.len += 1;
-    }
-
-    #[cold]
-    fn grow(&mut self) {
-        let old = std::mem::replace(&mut self.places, vec![(EMPTY, 0); 0]);
-        self.places.resize(old.len() * 2, (EMPTY, 0));
-        let mask = self.places.len() - 1;
-        for (key, slot) in old.into_iter().filter(|&(key, _)| key != EMPTY) {
-            let mut at = self.place(key);
-            while self.places[at].0 != EMPTY {
-                at = (at + 1) & mask;
-            }
-            self.places[at] = (key, slot);
-        }
+        self.slots.insert(key(table, row), slot);
     }
 
     /// Forgets every row if one of `shrunk` (tables that lost rows) has rows kept.
@@ -104,13 +54,12 @@ impl RowSlots {
     }
 
     fn clear(&mut self) {
-        self.places.fill((EMPTY, 0));
-        self.len = 0;
+        self.slots.clear();
         self.tables.clear();
     }
 
     /// Heap bytes held.
     pub(crate) fn bytes(&self) -> usize {
-        self.places.capacity() * size_of::<(u64, u32)>() + self.tables.capacity() * size_of::<ArchetypeId>()
+        self.slots.capacity() * size_of::<(u64, u32)>() + self.tables.capacity() * size_of::<ArchetypeId>()
     }
 }

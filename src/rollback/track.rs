@@ -3,9 +3,11 @@
 //! records back into its shadow, and write the shadow back into the world.
 
 use crate::storage::ArchetypeId;
+use crate::util::hash::IdMap;
 use crate::world::World;
 
 use super::existence::Existence;
+use super::ring::Kept;
 
 /// The order in which a rollback writes tracked state back (see
 /// [`Rollback::rollback_to`](super::Rollback::rollback_to)): plain values once the
@@ -58,8 +60,16 @@ pub(crate) trait Track: Send + Sync {
     /// the shadow up to the world. O(what changed).
     fn capture(&mut self, world: &World, since: Moved<'_>);
 
+    /// The track's records, for the steps every track takes alike.
+    fn kept(&self) -> &dyn Kept;
+
+    /// [`kept`](Track::kept), mutably.
+    fn kept_mut(&mut self) -> &mut dyn Kept;
+
     /// Whether the newest record holds nothing.
-    fn newest_is_empty(&self) -> bool;
+    fn newest_is_empty(&self) -> bool {
+        self.kept().newest_is_empty()
+    }
 
     /// Swaps the newest `n` records, newest first, into the shadow (which becomes the
     /// state before them) and remembers the slots they touched for
@@ -70,11 +80,15 @@ pub(crate) trait Track: Send + Sync {
     /// Swaps the most recently kept record back into the shadow and onto the ring.
     fn redo(&mut self);
 
-    /// Forgets every kept record.
-    fn clear_redo(&mut self);
+    /// Forgets every record that could be redone.
+    fn clear_redo(&mut self) {
+        self.kept_mut().clear_redo();
+    }
 
     /// Forgets the oldest record of the ring.
-    fn forget_oldest(&mut self);
+    fn forget_oldest(&mut self) {
+        self.kept_mut().forget_oldest();
+    }
 
     /// Relations only: takes the relation off entities alive in both states whose
     /// relation differs from the shadow's, before the rollback despawns anything.
@@ -92,88 +106,33 @@ pub(crate) trait Track: Send + Sync {
     fn bytes(&self) -> RecordBytes;
 }
 
-/// The slots an unwind or redo touched, each once: a list, and an open-addressing set
-/// of the listed slots sized to the list (a few kilobytes for a hundred slots, reused
-/// from one rollback to the next, so it stays in cache where a bit per entity slot
-/// would not).
+/// The slots an unwind or redo touched, each once: a list, and a set of the listed
+/// slots sized to the list (a few kilobytes for a hundred slots, reused from one
+/// rollback to the next, so it stays in cache where a bit per entity slot would not).
+#[derive(Default)]
 pub(crate) struct Touched {
     slots: Vec<u32>,
-    /// Listed slots at hashed places, `EMPTY` elsewhere; its length is a power of two
-    /// at least twice the list's.
-    set: Vec<u32>,
-}
-
-const EMPTY: u32 = u32::MAX;
-
-impl Default for Touched {
-    fn default() -> Self {
-        Touched { slots: Vec::new(), set: vec![EMPTY; 64] }
-    }
+    listed: IdMap<u32, ()>,
 }
 
 impl Touched {
-    #[inline]
-    fn place(&self, slot: u32) -> usize {
-        let bits = self.set.len().trailing_zeros();
-        (u64::from(slot).wrapping_mul(crate::util::hash::GOLDEN) >> (64 - bits)) as usize
-    }
-
     /// Lists `slot` unless it is listed already; whether it was not.
     #[inline]
     pub(crate) fn add(&mut self, slot: u32) -> bool {
-        if 2 * (self.slots.len() + 1) > self.set.len() {
-            self.grow();
+        let new = self.listed.insert(slot, ()).is_none();
+        if new {
+            self.slots.push(slot);
         }
-        let mask = self.set.len() - 1;
-        let mut at = self.place(slot);
-        loop {
-            match self.set[at] {
-                EMPTY => break,
-                listed if listed == slot => return false,
-                _ => at = (at + 1) & mask,
-            }
-        }
-        self.set[at] = slot;
-        self.slots.push(slot);
-        true
-    }
-
-    /// Doubles the set and places the listed slots again.
-    #[cold]
-    fn grow(&mut self) {
-        let len = self.set.len() * 2;
-        self.set.clear();
-        self.set.resize(len, EMPTY);
-        let mask = len - 1;
-        for &slot in &self.slots {
-            let mut at = self.place(slot);
-            while self.set[at] != EMPTY {
-                at = (at + 1) & mask;
-            }
-            self.set[at] = slot;
-        }
+        new
     }
 
     pub(crate) fn slots(&self) -> &[u32] {
         &self.slots
     }
 
-    /// Forgets every slot. O(slots listed).
+    /// Forgets every slot, keeping the capacity.
     pub(crate) fn clear(&mut self) {
-        if self.slots.len() * 4 >= self.set.len() {
-            self.set.fill(EMPTY);
-            self.slots.clear();
-            return;
-        }
-        for i in 0..self.slots.len() {
-            let slot = self.slots[i];
-            let mask = self.set.len() - 1;
-            let mut at = self.place(slot);
-            while self.set[at] != slot {
-                at = (at + 1) & mask;
-            }
-            self.set[at] = EMPTY;
-        }
         self.slots.clear();
+        self.listed.clear();
     }
 }
