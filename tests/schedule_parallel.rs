@@ -274,3 +274,67 @@ fn independent_systems_of_one_stage_run_at_the_same_time() {
     // machine only makes the first one wait longer.
     assert_eq!(met.load(Ordering::SeqCst), 2, "the two independent systems were running at the same time");
 }
+
+/// Whether the systems of the stage-estimate tests meet.
+struct Both(bool);
+
+/// A schedule of two systems of one stage that meet at a rendezvous while [`Both`]
+/// holds: the first always enabled, the second (returned) behind `Both` and enabled
+/// or not as `enabled` says. The profiler is on (the default), so a stage whose last
+/// run was measured as too little work for other threads runs on the calling thread.
+fn joining_schedule(world: &mut World, met: &Arc<AtomicUsize>, enabled: bool) -> (Schedule, SystemId) {
+    world.insert_resource(Both(false));
+    let barrier = Arc::new(Barrier::new(2));
+    let mut schedule = Schedule::new();
+    let first = rendezvous(&barrier, met);
+    schedule
+        .add_system(world, move |both: Res<Both>, mut q: Query<&mut A>| {
+            q.for_each_mut(|mut a| a.0 = a.0.wrapping_add(1));
+            if both.0 {
+                first();
+            }
+        })
+        .unwrap();
+    let second = rendezvous(&barrier, met);
+    let joining = (move |mut q: Query<&mut C>| {
+        q.for_each_mut(|mut c| c.0 = c.0.wrapping_add(1));
+        second();
+    })
+    .run_if(|both: Res<Both>| both.0);
+    let joining = schedule.add_system(world, if enabled { joining } else { joining.disabled() }).unwrap();
+    (schedule, joining)
+}
+
+#[test]
+fn a_stage_measured_alone_runs_in_parallel_again_when_a_system_is_enabled() {
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    let mut world = start_world(&mut Rng(11));
+    let met = Arc::new(AtomicUsize::new(0));
+    let (mut schedule, joining) = joining_schedule(&mut world, &met, false);
+    for _ in 0..3 {
+        pool.install(|| schedule.run(&mut world));
+    }
+    // The stage was measured with one system; the one enabled now never ran, so the
+    // stage's work is unknown again and its next run is in parallel.
+    schedule.set_enabled(joining, true).unwrap();
+    world.insert_resource(Both(true));
+    pool.install(|| schedule.run(&mut world));
+    assert_eq!(met.load(Ordering::SeqCst), 2, "the enabled system ran beside the other one");
+}
+
+#[test]
+fn a_system_held_back_by_its_condition_first_runs_beside_its_stage() {
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    let mut world = start_world(&mut Rng(12));
+    let met = Arc::new(AtomicUsize::new(0));
+    let (mut schedule, _) = joining_schedule(&mut world, &met, true);
+    for _ in 0..3 {
+        pool.install(|| schedule.run(&mut world));
+    }
+    assert_eq!(met.load(Ordering::SeqCst), 0);
+    // Enabled all along but never run: its duration is unknown, so its first run is
+    // in parallel with the measured one.
+    world.insert_resource(Both(true));
+    pool.install(|| schedule.run(&mut world));
+    assert_eq!(met.load(Ordering::SeqCst), 2, "the held-back system ran beside the other one");
+}

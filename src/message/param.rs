@@ -46,6 +46,8 @@ unsafe impl<E: Message> SystemParam for MessageWriter<'_, E> {
     type State = usize;
     type Item<'w, 's> = MessageWriter<'w, E>;
 
+    /// Only reads (or writes in place): nothing to apply at a sync point.
+    const DEFERS: bool = false;
     fn init(world: &mut World, meta: &mut SystemMeta) -> usize {
         meta.add_resource_access::<Sends<E>>(true, std::any::type_name::<Self>());
         meta.add_order_sensitive::<MessagesOf<E>>(true);
@@ -166,6 +168,8 @@ unsafe impl<E: Message> SystemParam for MessageReader<'_, '_, E> {
     type State = ReaderState;
     type Item<'w, 's> = MessageReader<'w, 's, E>;
 
+    /// Only reads (or writes in place): nothing to apply at a sync point.
+    const DEFERS: bool = false;
     fn init(world: &mut World, meta: &mut SystemMeta) -> ReaderState {
         meta.add_order_sensitive::<MessagesOf<E>>(false);
         ReaderState::register::<E>(world.messages.get_mut::<Messages>())

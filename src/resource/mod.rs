@@ -18,12 +18,23 @@ struct Stored<T: ?Sized> {
     added: UnsafeCell<Tick>,
     /// When it was last written.
     changed: UnsafeCell<Tick>,
+    /// The value's type, kept beside it so that a typed read compares it instead of
+    /// asking the value's vtable (a call per read, which a run condition pays).
+    type_id: TypeId,
     /// In a cell so that a system that declared a write of it may take `&mut` through
     /// a shared world while other systems run.
     value: UnsafeCell<T>,
 }
 
 type Slot = Box<Stored<dyn Any + Send + Sync>>;
+
+impl Stored<dyn Any + Send + Sync> {
+    /// A pointer to the value as an `R`, if it is one. O(1), no call.
+    #[inline]
+    fn value_as<R: 'static>(&self) -> Option<*mut R> {
+        (self.type_id == TypeId::of::<R>()).then(|| self.value.get().cast::<R>())
+    }
+}
 
 /// Storage for one value per resource type.
 ///
@@ -103,8 +114,9 @@ impl Resources {
         // SAFETY: no `&mut` to the value or its ticks is alive while `&self` is used
         // for a read: `&mut` comes from `&mut self` or from `get_mut_unchecked`, whose
         // caller excludes readers.
-        let (value, added, changed) = unsafe { (&*slot.value.get(), *slot.added.get(), *slot.changed.get()) };
-        let value = value.downcast_ref::<R>().ok_or_else(missing::<R>)?;
+        let value = slot.value_as::<R>().ok_or_else(missing::<R>)?;
+        // SAFETY: as above; `value_as` checked that the value is an `R`.
+        let (value, added, changed) = unsafe { (&*value, *slot.added.get(), *slot.changed.get()) };
         Ok(ResourceRef { value, added, changed })
     }
 
@@ -118,9 +130,9 @@ impl Resources {
         index: usize,
     ) -> Result<ResourceMut<'_, R>, MissingResource> {
         let slot = self.slots.get(index).and_then(Option::as_ref).ok_or_else(missing::<R>)?;
-        // SAFETY: exclusive per the caller.
-        let (value, added, changed) = unsafe { (&mut *slot.value.get(), *slot.added.get(), &mut *slot.changed.get()) };
-        let value = value.downcast_mut::<R>().ok_or_else(missing::<R>)?;
+        let value = slot.value_as::<R>().ok_or_else(missing::<R>)?;
+        // SAFETY: exclusive per the caller; `value_as` checked that the value is an `R`.
+        let (value, added, changed) = unsafe { (&mut *value, *slot.added.get(), &mut *slot.changed.get()) };
         Ok(ResourceMut { value, added, changed })
     }
 

@@ -34,6 +34,7 @@ impl World {
         let slot: Slot = Box::new(Stored {
             added: UnsafeCell::new(now),
             changed: UnsafeCell::new(now),
+            type_id: TypeId::of::<R>(),
             value: UnsafeCell::new(value),
         });
         self.resources.slots[index] = Some(slot);

@@ -91,6 +91,7 @@ impl Schedule {
         self.slots.push(Some(Slot {
             validates: config.system.validates(),
             can_fail: config.system.can_fail(),
+            defers: config.system.defers(),
             system: config.system,
             phase,
             enabled: config.enabled,

@@ -14,6 +14,8 @@ mod node;
 mod order;
 mod plan;
 mod profiler;
+mod run_lists;
+mod run_slot;
 mod set_group;
 mod set_slot;
 mod sets;
@@ -23,7 +25,6 @@ mod tentative;
 
 use std::borrow::Cow;
 use std::sync::atomic::Ordering;
-use std::time::{Duration, Instant};
 
 use crate::change::Move;
 use crate::change::log::Cursor;
@@ -47,6 +48,8 @@ use membership::{Membership, MembershipScratch};
 use node::Node;
 use plan::{PhaseGraph, Plan};
 use profiler::{Profiler, TraceEvent};
+use run_lists::{RunLists, StageEstimate};
+use run_slot::{SlotPtr, run_exclusive, run_parallel, run_shared};
 use set_slot::SetSlot;
 use skipped::SkippedRuns;
 pub use skipped::{MAX_SKIPPED_RUNS, SkippedRun};
@@ -57,10 +60,6 @@ pub const PRE_UPDATE: &str = "PreUpdate";
 pub const UPDATE: &str = "Update";
 /// The last phase of the default schedule.
 pub const POST_UPDATE: &str = "PostUpdate";
-
-/// A stage whose systems took less than this together on their last runs runs on
-/// the calling thread: handing work to other threads costs more than it saves.
-const PARALLEL_MIN: std::time::Duration = std::time::Duration::from_micros(20);
 
 /// One system and everything the schedule keeps for it.
 pub(crate) struct Slot {
@@ -92,6 +91,8 @@ pub(crate) struct Slot {
     validates: bool,
     /// Whether it can return an error (asked at each sync point).
     can_fail: bool,
+    /// Whether it can defer something (called at each sync point).
+    defers: bool,
 }
 
 struct Phase {
@@ -99,17 +100,9 @@ struct Phase {
     /// Members in insertion order.
     members: Vec<SystemId>,
     plan: Plan,
+    /// The plan resolved to slots.
+    lists: RunLists,
 }
-
-/// A slot handed to a parallel task.
-#[derive(Clone, Copy)]
-struct SlotPtr(*mut Slot);
-
-// SAFETY: a `SlotPtr` is only made for a slot of a stage being run, each slot once,
-// and dereferenced by the one task that runs it; `Slot` is `Send`.
-unsafe impl Send for SlotPtr {}
-// SAFETY: as above: tasks share the list, never a slot.
-unsafe impl Sync for SlotPtr {}
 
 /// Systems in phases, run in order, in parallel where their access allows.
 ///
@@ -227,7 +220,10 @@ impl Schedule {
             names.push(phase);
         }
         Schedule {
-            phases: names.into_iter().map(|name| Phase { name, members: Vec::new(), plan: Plan::default() }).collect(),
+            phases: names
+                .into_iter()
+                .map(|name| Phase { name, members: Vec::new(), plan: Plan::default(), lists: RunLists::default() })
+                .collect(),
             slots: Vec::new(),
             sets: Vec::new(),
             edges: Vec::new(),
@@ -477,74 +473,86 @@ impl Schedule {
         }
     }
 
-    /// Runs one stage: its systems never conflict.
+    /// Runs one stage: its systems never conflict. On the calling thread when its
+    /// last run said other threads are not worth it (the systems then run one after
+    /// another as their conditions pass), else in parallel.
     fn run_stage(&mut self, world: &mut World, phase: usize, stage: usize) {
         let Schedule { phases, slots, sets, scratch, profiler, single_threaded, skipped, .. } = self;
-        let phase = &phases[phase];
-        scratch.clear();
-        let mut exclusive = false;
-        let mut total = std::time::Duration::ZERO;
-        let mut longest = std::time::Duration::ZERO;
-        let mut unknown = false;
-        for &pos in &phase.plan.staged[phase.plan.stages[stage].clone()] {
-            let slot = slots[phase.members[pos].0 as usize].as_mut().expect("members exist");
-            if slot.enabled && should_run(slot, sets, world) {
-                if slot.validates
-                    && let Err(reason) = slot.system.validate(world)
-                {
-                    skipped.skip(slot.system.name(), reason);
+        let Phase { plan, lists, .. } = &mut phases[phase];
+        let stage_slots = &lists.staged[plan.stages[stage].clone()];
+        let profiler = &*profiler;
+        let mut estimate = StageEstimate::default();
+        if *single_threaded || stage_slots.len() < 2 || !lists.parallel[stage] {
+            for &index in stage_slots {
+                let slot = slots[index as usize].as_mut().expect("members exist");
+                if !slot.enabled {
                     continue;
                 }
-                // The access the plan was made with (the system's, and its conditions'), kept in
-                // the slot: no call into the system to ask.
-                exclusive |= slot.access.is_exclusive();
-                total += slot.stats.last;
-                longest = longest.max(slot.stats.last);
-                unknown |= slot.stats.runs == 0;
-                scratch.push(SlotPtr(slot));
+                estimate.enabled(slot.stats.runs);
+                if !should_run(slot, sets, world) || !validated(slot, skipped, world) {
+                    continue;
+                }
+                // The access the plan was made with (the system's, and its conditions'),
+                // kept in the slot: no call into the system to ask.
+                if slot.access.is_exclusive() {
+                    run_exclusive(slot, world, profiler);
+                } else {
+                    run_shared(slot, world, profiler);
+                }
+                estimate.ran(slot.stats.last);
             }
-        }
-        let profiler = &*profiler;
-        if exclusive {
-            debug_assert_eq!(scratch.len(), 1, "an exclusive system has a stage of its own");
-            for &SlotPtr(slot) in scratch.iter() {
-                // SAFETY: `slot` points into `slots`, borrowed mutably here; each slot
-                // of the stage is listed once.
-                let slot = unsafe { &mut *slot };
-                run_exclusive(slot, world, profiler);
-            }
-            return;
-        }
-        let world: &World = world;
-        // Worth other threads only if the work beside the longest system is enough.
-        let parallel =
-            !*single_threaded && scratch.len() > 1 && (unknown || !profiler.enabled || total - longest >= PARALLEL_MIN);
-        if parallel {
-            run_parallel(scratch, world, profiler);
         } else {
-            for &ptr in scratch.iter() {
-                run_shared(ptr, world, profiler);
+            scratch.clear();
+            let mut exclusive = false;
+            for &index in stage_slots {
+                let slot = slots[index as usize].as_mut().expect("members exist");
+                if !slot.enabled {
+                    continue;
+                }
+                estimate.enabled(slot.stats.runs);
+                if should_run(slot, sets, world) && validated(slot, skipped, world) {
+                    exclusive |= slot.access.is_exclusive();
+                    scratch.push(SlotPtr(slot));
+                }
+            }
+            if exclusive {
+                debug_assert_eq!(scratch.len(), 1, "an exclusive system has a stage of its own");
+                for &SlotPtr(slot) in scratch.iter() {
+                    // SAFETY: `slot` points into `slots`, borrowed mutably here; each slot
+                    // of the stage is listed once.
+                    let slot = unsafe { &mut *slot };
+                    run_exclusive(slot, world, profiler);
+                }
+            } else {
+                run_parallel(scratch, world, profiler);
+            }
+            for &SlotPtr(slot) in scratch.iter() {
+                // SAFETY: as above; the tasks that ran the slots have finished.
+                estimate.ran(unsafe { (*slot).stats.last });
             }
         }
+        lists.parallel[stage] = estimate.parallel(profiler);
     }
 
     /// The end of a phase: applies deferred commands in run order, then entity
     /// callbacks.
     fn sync_point(&mut self, world: &mut World, phase: usize) {
         let Schedule { phases, slots, moves, membership, errors, .. } = self;
-        let phase = &phases[phase];
-        for &pos in &phase.plan.order {
-            let slot = slots[phase.members[pos].0 as usize].as_mut().expect("members exist");
+        let lists = &phases[phase].lists;
+        for &index in &lists.sync {
+            let slot = slots[index as usize].as_mut().expect("members exist");
             if slot.can_fail
                 && let Some(error) = slot.system.take_error()
             {
                 errors.record(error);
             }
-            slot.system.apply_deferred(world);
+            if slot.defers {
+                slot.system.apply_deferred(world);
+            }
         }
         world.flush();
-        for &pos in &phase.plan.order {
-            let slot = slots[phase.members[pos].0 as usize].as_mut().expect("members exist");
+        for &index in &lists.watchers {
+            let slot = slots[index as usize].as_mut().expect("members exist");
             let Some(cursor) = &slot.watch else { continue };
             moves.clear();
             moves.extend(world.moves.read(cursor).entries);
@@ -591,9 +599,27 @@ impl Schedule {
             let slots = &self.slots;
             let access = |pos: usize| &slots[members[pos].0 as usize].as_ref().expect("members exist").access;
             let conflicts = |i: usize, j: usize| access(i).conflicts_with(access(j));
-            self.phases[phase].plan = plan::plan(&PhaseGraph { after: &after, conflicts: &conflicts });
+            let plan = plan::plan(&PhaseGraph { after: &after, conflicts: &conflicts });
+            let slot_of = |pos: &usize| members[*pos].0;
+            let slot = |index: u32| slots[index as usize].as_ref().expect("members exist");
+            let lists = RunLists {
+                staged: plan.staged.iter().map(slot_of).collect(),
+                sync: plan.order.iter().map(slot_of).filter(|&i| slot(i).defers || slot(i).can_fail).collect(),
+                watchers: plan.order.iter().map(slot_of).filter(|&i| slot(i).watch.is_some()).collect(),
+                parallel: vec![true; plan.stages.len()],
+            };
+            self.phases[phase].plan = plan;
+            self.phases[phase].lists = lists;
         }
         self.plans_stale = false;
+    }
+
+    /// After a system or set is enabled: a system may run that never ran, so every
+    /// stage runs in parallel again until a run measures it.
+    fn forget_stage_estimates(&mut self) {
+        for phase in &mut self.phases {
+            phase.lists.forget_estimates();
+        }
     }
 
     fn check_world(&mut self, world: &World) -> Result<(), ScheduleError> {
@@ -667,6 +693,19 @@ fn should_run(slot: &mut Slot, sets: &mut [SetSlot], world: &World) -> bool {
     run && own
 }
 
+/// Whether a system about to run can make its parameters; if not, the run is
+/// recorded as skipped.
+#[inline]
+fn validated(slot: &mut Slot, skipped: &mut SkippedRuns, world: &World) -> bool {
+    if slot.validates
+        && let Err(reason) = slot.system.validate(world)
+    {
+        skipped.skip(slot.system.name(), reason);
+        return false;
+    }
+    true
+}
+
 /// Prepares `conditions` for `world`; names `target` (made only on a refusal) and the
 /// first condition whose parameters conflict.
 fn initialize_conditions(
@@ -699,67 +738,4 @@ unsafe fn evaluate_all(conditions: &mut [Condition], world: &World) -> bool {
         all &= unsafe { condition.evaluate(world) };
     }
     all
-}
-
-/// Runs the slots of a stage in parallel, splitting the list in halves.
-fn run_parallel(slots: &[SlotPtr], world: &World, profiler: &Profiler) {
-    match slots {
-        [] => {}
-        [one] => run_shared(*one, world, profiler),
-        _ => {
-            let (left, right) = slots.split_at(slots.len() / 2);
-            rayon::join(|| run_parallel(left, world, profiler), || run_parallel(right, world, profiler));
-        }
-    }
-}
-
-/// Runs one slot of a stage on a shared world.
-fn run_shared(SlotPtr(slot): SlotPtr, world: &World, profiler: &Profiler) {
-    // SAFETY: each slot of the stage is listed once and run by one task; the slots
-    // outlive the stage (borrowed by `run_stage`).
-    let slot = unsafe { &mut *slot };
-    #[cfg(feature = "trace")]
-    let _span = tracing::info_span!("system", name = slot.system.name()).entered();
-    let start = measure_start(slot, profiler, world);
-    // SAFETY: the systems of one stage never conflict, so the access this one
-    // declared is not used by anyone else while it runs.
-    unsafe { slot.system.run_shared(world) };
-    if let Some(start) = start {
-        finish_profile(slot, profiler, start, world);
-    }
-}
-
-/// Runs an exclusive system.
-fn run_exclusive(slot: &mut Slot, world: &mut World, profiler: &Profiler) {
-    #[cfg(feature = "trace")]
-    let _span = tracing::info_span!("system", name = slot.system.name()).entered();
-    let start = measure_start(slot, profiler, world);
-    slot.system.run_exclusive(world);
-    if let Some(start) = start {
-        finish_profile(slot, profiler, start, world);
-    }
-}
-
-/// Counts a run about to start and, if the profiler measures it, clears the system's
-/// entity counts (unmeasured runs add to them) and reads the clock.
-#[inline]
-fn measure_start(slot: &mut Slot, profiler: &Profiler, world: &World) -> Option<Instant> {
-    if !profiler.measures(&mut slot.stats, &mut slot.until_measured) {
-        return None;
-    }
-    let _ = slot.system.entity_counts(world);
-    clock::now()
-}
-
-/// Records a run that started at `start` and just ended.
-fn finish_profile(slot: &mut Slot, profiler: &Profiler, start: Instant, world: &World) {
-    let duration = clock::now().map_or(Duration::ZERO, |end| end.saturating_duration_since(start));
-    let counts = slot.system.entity_counts(world);
-    slot.stats.record(duration, counts);
-    if profiler.tracing {
-        let thread = rayon::current_thread_index().map_or(0, |index| index + 1);
-        if let Some(event) = profiler.trace_event(start, duration, thread) {
-            slot.trace.push(event);
-        }
-    }
 }

@@ -174,6 +174,7 @@ impl Schedule {
         slot.conditions.extend(conditions);
         if let Some(enabled) = enabled {
             slot.enabled = enabled;
+            self.forget_stage_estimates();
         }
         Ok(())
     }
@@ -191,6 +192,7 @@ impl Schedule {
             Node::System(id) => self.slot_mut(id)?.enabled = enabled,
             Node::Set(set) => self.sets[set].enabled = enabled,
         }
+        self.forget_stage_estimates();
         Ok(())
     }
 

@@ -126,6 +126,13 @@ pub unsafe trait System: Send + 'static {
         None
     }
 
+    /// Whether [`apply_deferred`](Self::apply_deferred) can have anything to do;
+    /// asked once, when the system is added, so a schedule's sync point never calls a
+    /// system that defers nothing. The default: yes.
+    fn defers(&self) -> bool {
+        true
+    }
+
     /// Whether [`take_error`](Self::take_error) can return an error; asked once, when
     /// the system is added, so a system that cannot fail is never asked.
     fn can_fail(&self) -> bool {
@@ -305,6 +312,9 @@ where
     fn can_fail(&self) -> bool {
         F::Out::CAN_FAIL
     }
+    fn defers(&self) -> bool {
+        F::Param::DEFERS
+    }
     fn matches_entity_in(
         &mut self,
         world: &World,
@@ -456,6 +466,9 @@ unsafe impl<F: FnMut(&mut World) + Send + 'static> System for ExclusiveSystem<F>
         (self.function)(world);
     }
     fn apply_deferred(&mut self, _: &mut World) {}
+    fn defers(&self) -> bool {
+        false
+    }
     fn entity_counts(&mut self, _: &World) -> EntityCounts {
         EntityCounts::default()
     }

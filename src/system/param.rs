@@ -137,6 +137,12 @@ pub unsafe trait SystemParam: Sized {
         let _ = (state, world);
     }
 
+    /// Whether [`apply`](Self::apply) can have anything to do: the schedule never
+    /// calls a sync point's `apply` for a system none of whose parameters defers. The
+    /// default is the safe answer, yes; a parameter that leaves `apply` alone may say
+    /// no.
+    const DEFERS: bool = true;
+
     /// Whether [`validate`](Self::validate) can fail: a system with no such parameter
     /// is never asked.
     const FALLIBLE: bool = false;
@@ -147,8 +153,8 @@ pub unsafe trait SystemParam: Sized {
     /// [`World::run_system`](crate::World::run_system), instead of panicking.
     ///
     /// Called only while no system whose access conflicts with this parameter's runs
-    /// (the schedule validates a stage's systems before it starts any of them), so it
-    /// may read what the parameter declared; whatever it changes in `state` must leave
+    /// (the schedule validates a system just before it runs, while only systems of
+    /// its own stage, which never conflict with it, may be running), so it may read what the parameter declared; whatever it changes in `state` must leave
     /// the next [`get`](Self::get) as if it had not been called, apart from caches.
     fn validate(state: &mut Self::State, world: &World) -> Result<(), String> {
         let _ = (state, world);
@@ -218,6 +224,8 @@ unsafe impl<T: Default + Send + 'static> SystemParam for Local<'_, T> {
     type State = T;
     type Item<'w, 's> = Local<'s, T>;
 
+    /// Only reads (or writes in place): nothing to apply at a sync point.
+    const DEFERS: bool = false;
     fn init(_: &mut World, _: &mut SystemMeta) -> T {
         T::default()
     }
@@ -269,6 +277,8 @@ unsafe impl<T: Component> SystemParam for Removed<'_, '_, T> {
     type State = RemovedReader<T>;
     type Item<'w, 's> = Removed<'w, 's, T>;
 
+    /// Only reads (or writes in place): nothing to apply at a sync point.
+    const DEFERS: bool = false;
     fn init(world: &mut World, _: &mut SystemMeta) -> RemovedReader<T> {
         world.removal_reader::<T>()
     }
@@ -303,6 +313,7 @@ macro_rules! impl_param_tuple {
                 $($name::apply($name, world);)*
             }
             const FALLIBLE: bool = false $(|| $name::FALLIBLE)*;
+            const DEFERS: bool = false $(|| $name::DEFERS)*;
             #[allow(non_snake_case, reason = "elements named after their types")]
             fn validate(state: &mut Self::State, world: &World) -> Result<(), String> {
                 let _ = &world;

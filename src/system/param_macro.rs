@@ -89,6 +89,7 @@ macro_rules! system_param {
                 <$fields as $crate::system::SystemParam>::apply(state, world)
             }
             const FALLIBLE: bool = <$fields as $crate::system::SystemParam>::FALLIBLE;
+            const DEFERS: bool = <$fields as $crate::system::SystemParam>::DEFERS;
             fn validate(state: &mut Self::State, world: &$crate::World) -> Result<(), String> {
                 <$fields as $crate::system::SystemParam>::validate(state, world)
             }

@@ -103,6 +103,7 @@ macro_rules! impl_param_set {
                 $($param::begin_shared_run(&mut state.params.$index);)*
             }
             const FALLIBLE: bool = false $(|| $param::FALLIBLE)*;
+            const DEFERS: bool = false $(|| $param::DEFERS)*;
             fn validate(state: &mut Self::State, world: &World) -> Result<(), String> {
                 $($param::validate(&mut state.params.$index, world)?;)*
                 Ok(())

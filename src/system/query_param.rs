@@ -312,6 +312,8 @@ where
     type State = QueryParamState<Q, F>;
     type Item<'w, 's> = Query<'w, 's, Q, F>;
 
+    /// Only reads (or writes in place): nothing to apply at a sync point.
+    const DEFERS: bool = false;
     fn init(world: &mut World, meta: &mut SystemMeta) -> Self::State {
         let query = QueryState::new(world);
         if let Err(conflict) = meta.access.add_query(&query.access, std::any::type_name::<Self>()) {

@@ -33,6 +33,7 @@ impl ResState {
     /// Records a look at `this_run`; returns the previous one (`None` on the first), or,
     /// in a run begun with [`begin_shared_run`](Self::begin_shared_run), the last one
     /// before that run.
+    #[inline]
     fn look(&mut self, this_run: Tick) -> Option<Tick> {
         let last = match self.run_base {
             Some(base) => base,
@@ -130,6 +131,7 @@ fn require<T: Send + Sync + 'static>(state: &ResState, world: &World) -> Result<
     }
 }
 
+#[inline]
 fn get_res<'w, T: Send + Sync + 'static>(state: &mut ResState, world: &'w World) -> Option<Res<'w, T>> {
     let resource = world.resources.get_at::<T>(state.index).ok()?;
     // A reader takes the current tick without advancing it: every write takes a fresh
@@ -144,6 +146,8 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for Res<'_, T> {
     type State = ResState;
     type Item<'w, 's> = Res<'w, T>;
 
+    /// Only reads (or writes in place): nothing to apply at a sync point.
+    const DEFERS: bool = false;
     fn init(world: &mut World, meta: &mut SystemMeta) -> ResState {
         meta.add_resource_access::<T>(false, std::any::type_name::<Self>());
         ResState::new::<T>(world)
@@ -170,6 +174,8 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for Option<Res<'_, T>> {
     type State = ResState;
     type Item<'w, 's> = Option<Res<'w, T>>;
 
+    /// Only reads (or writes in place): nothing to apply at a sync point.
+    const DEFERS: bool = false;
     fn init(world: &mut World, meta: &mut SystemMeta) -> ResState {
         meta.add_resource_access::<T>(false, std::any::type_name::<Self>());
         ResState::new::<T>(world)
@@ -256,6 +262,8 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for ResMut<'_, T> {
     type State = ResState;
     type Item<'w, 's> = ResMut<'w, T>;
 
+    /// Only reads (or writes in place): nothing to apply at a sync point.
+    const DEFERS: bool = false;
     fn init(world: &mut World, meta: &mut SystemMeta) -> ResState {
         meta.add_resource_access::<T>(true, std::any::type_name::<Self>());
         ResState::new::<T>(world)
@@ -283,6 +291,8 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for Option<ResMut<'_, T>> {
     type State = ResState;
     type Item<'w, 's> = Option<ResMut<'w, T>>;
 
+    /// Only reads (or writes in place): nothing to apply at a sync point.
+    const DEFERS: bool = false;
     fn init(world: &mut World, meta: &mut SystemMeta) -> ResState {
         meta.add_resource_access::<T>(true, std::any::type_name::<Self>());
         ResState::new::<T>(world)

@@ -74,6 +74,7 @@ impl<'w, D: QueryData, F: QueryFilter> DerefMut for Single<'w, D, F> {
 /// state and access, and what it matches and counts.
 macro_rules! query_param_parts {
     () => {
+        const DEFERS: bool = false;
         fn init(world: &mut World, meta: &mut SystemMeta) -> Self::State {
             <Query<'_, '_, D, F> as SystemParam>::init(world, meta)
         }
