@@ -155,8 +155,9 @@ struct Pair {
 fn run_child(rounds: usize, only: &[String]) {
     /// Builds a workload's prepared worlds.
     type Make = fn() -> Workload;
-    let workloads: [(&str, Make); 24] = [
+    let workloads: [(&str, Make); 25] = [
         ("empty_systems", empty_systems),
+        ("empty_systems_with_conditions", empty_systems_with_conditions),
         ("schedule", schedule),
         ("simple_iter", simple_iter),
         ("simple_iter_tracked", simple_iter_tracked),
@@ -472,6 +473,24 @@ fn empty_systems() -> Workload {
             ("ripple measuring every run", every_run),
             ("ripple with run conditions", conditions),
         ],
+    }
+}
+
+/// empty_systems_with_conditions: the same 50 systems, each behind a true run condition
+/// reading a resource, against themselves without conditions and against bevy_ecs's
+/// single-threaded executor running them without conditions (its fastest form).
+fn empty_systems_with_conditions() -> Workload {
+    use bench::empty_systems as fifty;
+    let (mut world, mut schedule) = fifty::ripple_conditions();
+    let ripple: Pass = Box::new(move || schedule.run(&mut world));
+    let (mut world, mut schedule) = fifty::ripple();
+    let without: Pass = Box::new(move || schedule.run(&mut world));
+    let (mut world, mut schedule) = fifty::bevy_single_threaded();
+    let single: Pass = Box::new(move || schedule.run(&mut world));
+    Workload {
+        name: "empty_systems_with_conditions",
+        ripple,
+        others: vec![("ripple without conditions", without), ("bevy_ecs_single_threaded", single)],
     }
 }
 

@@ -42,6 +42,9 @@ enum Measure {
     /// The highest per-process median of `workload`'s paired ratios to any peer's form:
     /// a bar that must hold in every repetition.
     PairedEveryProcess { workload: &'static str, archetype: bool },
+    /// As [`PairedBest`](Measure::PairedBest), from the paired tool's run built with
+    /// `-C target-cpu=native` (bench/PAIRED_NATIVE.md).
+    PairedNativeBest { workload: &'static str },
     /// A figure of the last run of a tool that keeps `name value` lines in `file`
     /// under bench/ (`persist_scale`: PERSIST_SCALE.md, `deep_tree`: DEEP_TREE.md,
     /// `cache_lines`: CACHE_LINES.md), shown with the figures named in `with`.
@@ -72,6 +75,12 @@ enum Limit {
     /// A line its issue left blocked, with the bar its note proposed.
     Blocked {
         proposed: f64,
+    },
+    /// A bar set against a peer's slow form, retired by a later issue that restated
+    /// it (`by`, with what replaced it): shown, never counted.
+    Retired {
+        by: u32,
+        restated: &'static str,
     },
 }
 
@@ -210,21 +219,30 @@ fn measure(
     // The worst paired ratio of `workload` to the lines `wanted` accepts.
     // The worst paired ratio of `workload` to the lines `wanted` accepts: the median
     // ratio, or with `every_process` the highest of the processes' medians.
-    let paired_worst = |workload: &str, wanted: &dyn Fn(&str) -> bool, every_process: bool| -> Result<Value, String> {
+    let native = std::fs::read_to_string(manifest_dir.join("PAIRED_NATIVE.md")).unwrap_or_default();
+    let paired_worst_in = |text: &str,
+                           file: &str,
+                           workload: &str,
+                           wanted: &dyn Fn(&str) -> bool,
+                           every_process: bool|
+     -> Result<Value, String> {
         let rows: Vec<(String, String, f64, f64)> =
-            paired_rows(paired).into_iter().filter(|(w, o, ..)| w == workload && wanted(o)).collect();
+            paired_rows(text).into_iter().filter(|(w, o, ..)| w == workload && wanted(o)).collect();
         let judged = |row: &(String, String, f64, f64)| if every_process { row.3 } else { row.2 };
         let worst = rows
             .iter()
             .max_by(|a, b| judged(a).total_cmp(&judged(b)))
-            .ok_or_else(|| format!("no {workload} in PAIRED.md"))?;
+            .ok_or_else(|| format!("no {workload} in {file}"))?;
         let detail = if every_process {
-            format!("highest per-process median, against {}; bench/PAIRED.md", worst.1)
+            format!("highest per-process median, against {}; bench/{file}", worst.1)
         } else {
             let process = rows.iter().map(|r| r.3).fold(0.0, f64::max);
-            format!("paired, against {}; worst process median {}; bench/PAIRED.md", worst.1, fmt_ratio(process))
+            format!("paired, against {}; worst process median {}; bench/{file}", worst.1, fmt_ratio(process))
         };
         Ok(ratio(judged(worst), detail))
+    };
+    let paired_worst = |workload: &str, wanted: &dyn Fn(&str) -> bool, every_process: bool| {
+        paired_worst_in(paired, "PAIRED.md", workload, wanted, every_process)
     };
     // Whether a paired line is a form of a peer (an archetype peer, with `archetype`).
     let peer_form = |archetype: bool| {
@@ -336,6 +354,9 @@ fn measure(
         }
         PairedBest { workload, archetype } => paired_worst(workload, &peer_form(archetype), false),
         PairedEveryProcess { workload, archetype } => paired_worst(workload, &peer_form(archetype), true),
+        PairedNativeBest { workload } => {
+            paired_worst_in(&native, "PAIRED_NATIVE.md", workload, &peer_form(false), false)
+        }
         PairedPerEvent { observed, unobserved, other } => {
             let medians = |workload: &str| {
                 paired_medians(paired, workload, other).ok_or_else(|| format!("no {workload} / {other} in PAIRED.md"))
@@ -382,6 +403,7 @@ fn judge(limit: Limit, value: f64) -> (bool, Option<bool>) {
         AtLeast(limit) => (value >= limit, None),
         AtMostTimes { baseline, factor } => (value <= baseline * factor, None),
         Blocked { proposed } => (false, Some(value <= proposed)),
+        Retired { .. } => (true, None),
     }
 }
 
@@ -404,6 +426,7 @@ pub(super) fn render(tables: &[Table], manifest_dir: &Path) -> (String, String) 
             (_, Err(why)) => (Err(why.clone()), String::new()),
         };
         let (shown, verdict) = match judged {
+            Ok(_) if matches!(bar.limit, Retired { .. }) => (shown, "retired".to_owned()),
             Ok(value) => {
                 let (ok, proposed) = judge(bar.limit, value);
                 let verdict = match proposed {
@@ -439,6 +462,13 @@ pub(super) fn render(tables: &[Table], manifest_dir: &Path) -> (String, String) 
         let _ = writeln!(rows, "| {} | {} | {shown} | {} | {verdict} |", bar.issue, bar.line, limit_text(bar));
     }
     let mut top = String::new();
+    let _ = writeln!(
+        top,
+        "## Standing lines failing: {} of {total}\n\n{} of them are blocked lines that hold the bar \
+         their issue's note proposed; the table under \"Standing bars\" lists every line.\n",
+        total - held,
+        blocked_held
+    );
     if !flipped.is_empty() {
         let _ = writeln!(
             top,
@@ -466,7 +496,8 @@ pub(super) fn render(tables: &[Table], manifest_dir: &Path) -> (String, String) 
     let _ = writeln!(
         s,
         "\n{held} of {total} measured lines hold; of the rest, {blocked_held} are blocked lines that \
-         hold the bar their issue's note proposed.\n"
+         hold the bar their issue's note proposed. Retired lines (a bar set against a peer's slow \
+         form, restated by a later issue) are shown and not counted.\n"
     );
     (top, s)
 }
@@ -479,5 +510,6 @@ fn limit_text(bar: &Bar) -> String {
         AtLeast(limit) => format!("≥ {limit}"),
         AtMostTimes { baseline, factor } => format!("≤ {factor} × {baseline} = {:.3}", baseline * factor),
         Blocked { proposed } => format!("blocked (proposed ≤ {proposed})"),
+        Retired { by, restated } => format!("retired by issue {by}: {restated}"),
     }
 }
