@@ -4,8 +4,10 @@
 use std::collections::VecDeque;
 use std::hash::Hash;
 
+use super::dense_keys::{DenseKeys, dense_index, index_is_key, is_dense_type};
 use super::key_hash::{Salt, hash_key};
 use super::key_table::KeyTable;
+use super::take_front::TakeFront;
 use crate::util::hint::prefetch;
 
 /// Keys per sync point from which sends are looked up a few sends late, with their
@@ -25,6 +27,11 @@ pub(crate) trait Merge<E>: Send + Sync {
     /// sends later: [`settle`](Merge::settle) before reading `waiting`.
     fn send(&mut self, waiting: &mut Vec<E>, message: E);
 
+    /// Sends every message of `queued`, front first, as [`send`](Merge::send) would one
+    /// by one: one call for a whole batch. If `key` or `combine` panics, the message
+    /// being merged is lost and the rest stay in `queued`.
+    fn send_queued(&mut self, waiting: &mut Vec<E>, queued: &mut Vec<E>);
+
     /// Completes the sends that have not taken effect yet, so that `waiting` holds
     /// one message per key, as if each send had been combined on the spot.
     fn settle(&mut self, waiting: &mut Vec<E>);
@@ -35,6 +42,11 @@ pub(crate) trait Merge<E>: Send + Sync {
 
 /// Merges by a key: `key` names the message's key, `combine` folds a new message into the
 /// waiting one with the same key.
+///
+/// Keys that are integers or entities start each round on the dense path
+/// ([`DenseKeys`]: the key indexes an array of ordinals); a key the array cannot take
+/// moves the round to the key table, which is then rebuilt from the round's messages.
+/// Other keys always use the table.
 ///
 /// A [`KeyTable`] maps each key to its waiting message, so each send is one lookup and
 /// either a combine or an append, O(1). Past [`PIPELINE_FROM_KEYS`] keys the table and
@@ -50,6 +62,11 @@ pub(crate) trait Merge<E>: Send + Sync {
 pub(crate) struct MergeBy<E, K, FK, FC> {
     key: FK,
     combine: FC,
+    /// Whether `K` is an integer or an entity (see [`DenseKeys`]).
+    dense_type: bool,
+    /// Whether this round's keys are in `dense` (else in `table`).
+    dense_round: bool,
+    dense: DenseKeys,
     table: KeyTable,
     /// Sends not looked up yet, with their key and its hash, in send order.
     in_flight: VecDeque<(u64, K, E)>,
@@ -62,35 +79,108 @@ pub(crate) struct MergeBy<E, K, FK, FC> {
     rehashes: u32,
 }
 
-impl<E, K, FK, FC> MergeBy<E, K, FK, FC> {
+impl<E, K: 'static, FK, FC> MergeBy<E, K, FK, FC> {
     pub(crate) fn new(key: FK, combine: FC) -> Self {
         Self::with_pipeline_from(key, combine, PIPELINE_FROM_KEYS)
     }
 
     /// A policy that looks sends up late from `pipeline_from` keys on.
     pub(crate) fn with_pipeline_from(key: FK, combine: FC, pipeline_from: usize) -> Self {
-        let table = KeyTable::default();
-        MergeBy { key, combine, table, in_flight: VecDeque::new(), pipeline_from, salt: None, rehashes: 0 }
+        let dense_type = is_dense_type::<K>();
+        MergeBy {
+            key,
+            combine,
+            dense_type,
+            dense_round: dense_type,
+            dense: DenseKeys::default(),
+            table: KeyTable::default(),
+            in_flight: VecDeque::new(),
+            pipeline_from,
+            salt: None,
+            rehashes: 0,
+        }
     }
 }
 
 impl<E, K, FK, FC> MergeBy<E, K, FK, FC> {
     /// Where this policy's messages start in `waiting` (messages waiting from before the
-    /// policy was set are not its to merge). Each key the table holds is one message the
-    /// policy appended, and the policy's are the last, so the table's ordinals are
-    /// places from here on.
+    /// policy was set are not its to merge). Each key the round holds (in the dense
+    /// array or in the table) is one message the policy appended, and the policy's are
+    /// the last, so the ordinals are places from here on.
     #[inline(always)]
     fn first(&self, waiting: &[E]) -> usize {
-        waiting.len() - self.table.len()
+        waiting.len() - if self.dense_round { self.dense.len() } else { self.table.len() }
     }
 }
 
 impl<E, K, FK, FC> MergeBy<E, K, FK, FC>
 where
-    K: Hash + Eq,
+    K: Hash + Eq + 'static,
     FK: Fn(&E) -> K,
     FC: Fn(&mut E, E),
 {
+    /// Combines `message` into the waiting message of its key, or appends it, on the
+    /// dense path; a key the dense array cannot take moves the round to the table
+    /// first. O(1), amortized.
+    #[inline(always)]
+    fn apply_dense(&mut self, waiting: &mut Vec<E>, key: K, message: E) {
+        if let Some(index) = dense_index(&key) {
+            let first = waiting.len() - self.dense.len();
+            match self.dense.find(index) {
+                Some(o) if (self.key)(&waiting[first + o as usize]) == key => {
+                    (self.combine)(&mut waiting[first + o as usize], message);
+                    return;
+                }
+                // Another key holds the index (an entity of another generation).
+                Some(_) => {}
+                None => {
+                    if self.dense.insert(index) {
+                        waiting.push(message);
+                        return;
+                    }
+                }
+            }
+        }
+        self.leave_dense(waiting);
+        let hash = hash_key(&key, &self.salt);
+        self.apply(waiting, hash, key, message);
+    }
+
+    /// Combines the messages of `queued` whose key waits on the dense path into the
+    /// waiting message of that key (`ours` are the policy's waiting messages), until
+    /// one has a key that does not (a new key, or one the array cannot hold): that one
+    /// is returned, to be sent the general way. O(1) per message; the loop keeps the
+    /// array, the round and `ours` at hand, which a send that may insert cannot.
+    #[inline(always)]
+    fn combine_dense_hits(&self, ours: &mut [E], queued: &mut TakeFront<'_, E>) -> Option<E> {
+        let (slots, round) = self.dense.view();
+        for message in queued {
+            let key = (self.key)(&message);
+            if let Some(index) = dense_index(&key)
+                && let Some(&(slot_round, ordinal)) = slots.get(index)
+                && slot_round == round
+                && let Some(waiting) = ours.get_mut(ordinal as usize)
+                // An integer key is its index, and only its own message is held there.
+                && (index_is_key::<K>() || (self.key)(waiting) == key)
+            {
+                (self.combine)(waiting, message);
+                continue;
+            }
+            return Some(message);
+        }
+        None
+    }
+
+    /// Moves the round's keys from the dense array to the table, rebuilt from the
+    /// round's messages, where the rest of the round's keys go too.
+    #[cold]
+    fn leave_dense(&mut self, waiting: &[E]) {
+        let (ours, key) = (&waiting[self.first(waiting)..], &self.key);
+        let salt = self.salt;
+        self.dense_round = false;
+        self.table.rebuild(ours.len() + 1, ours.iter().map(|message| hash_key(key(message), &salt)));
+    }
+
     /// Combines `message`, whose key is `key` with hash `hash`, into the waiting message of
     /// that key, or appends it.
     // Inlined into `send`, even though it is large: as a call of its own, it cost a
@@ -142,13 +232,17 @@ where
 impl<E, K, FK, FC> Merge<E> for MergeBy<E, K, FK, FC>
 where
     E: Send + Sync,
-    K: Hash + Eq + Send + Sync,
+    K: Hash + Eq + Send + Sync + 'static,
     FK: Fn(&E) -> K + Send + Sync,
     FC: Fn(&mut E, E) + Send + Sync,
 {
     #[inline]
     fn send(&mut self, waiting: &mut Vec<E>, message: E) {
         let key = (self.key)(&message);
+        if self.dense_round {
+            self.apply_dense(waiting, key, message);
+            return;
+        }
         let hash = hash_key(&key, &self.salt);
         if self.in_flight.is_empty() && self.table.len() < self.pipeline_from {
             self.apply(waiting, hash, key, message);
@@ -170,6 +264,21 @@ where
         }
     }
 
+    fn send_queued(&mut self, waiting: &mut Vec<E>, queued: &mut Vec<E>) {
+        let mut queued = TakeFront::new(queued);
+        // A round on the dense path stays in this loop until it leaves the path: runs of
+        // keys already waiting, each ended by one sent the general way.
+        while self.dense_round {
+            let first = self.first(waiting);
+            let Some(message) = self.combine_dense_hits(&mut waiting[first..], &mut queued) else { break };
+            let key = (self.key)(&message);
+            self.apply_dense(waiting, key, message);
+        }
+        for message in queued {
+            self.send(waiting, message);
+        }
+    }
+
     fn settle(&mut self, waiting: &mut Vec<E>) {
         while let Some((hash, key, message)) = self.in_flight.pop_front() {
             self.apply(waiting, hash, key, message);
@@ -179,12 +288,15 @@ where
     fn clear(&mut self) {
         debug_assert!(self.in_flight.is_empty(), "settled before delivery");
         self.table.clear();
+        self.dense.clear();
+        self.dense_round = self.dense_type;
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::entity::Entity;
     use proptest::prelude::*;
 
     type Pair = (u32, u32);
@@ -205,6 +317,10 @@ mod tests {
     fn fold(first: &mut Pair, (_, amount): Pair) {
         first.1 = first.1.wrapping_mul(31).wrapping_add(amount);
     }
+
+    /// A key of a type the dense path does not serve: always looked up in the table.
+    #[derive(PartialEq, Eq, Hash)]
+    struct Tagged(u32);
 
     /// A key whose hash is the same for every value: every lookup collides.
     #[derive(PartialEq, Eq)]
@@ -319,15 +435,30 @@ mod tests {
             messages in proptest::collection::vec((0u32..64, 0u32..1000), 0..300),
         ) {
             let expected = merged_one_by_one(&messages);
-            let mut by_key = MergeBy::new(|e: &Pair| e.0, fold);
+            let mut dense = MergeBy::new(|e: &Pair| e.0, fold);
+            let mut by_key = MergeBy::new(|e: &Pair| Tagged(e.0), fold);
             let mut colliding = MergeBy::new(|e: &Pair| Colliding(e.0), fold);
             // Looked up late from the fourth key on.
-            let mut late = MergeBy::with_pipeline_from(|e: &Pair| e.0, fold, 3);
+            let mut late = MergeBy::with_pipeline_from(|e: &Pair| Tagged(e.0), fold, 3);
+            // Keys 60 and up stand for huge ids: a round that sends one moves from the
+            // dense array to the table part-way.
+            let huge = |k: u32| if k >= 60 { u64::from(k) << 40 } else { u64::from(k) };
+            let mut leaving = MergeBy::new(move |e: &Pair| huge(e.0), fold);
+            // Keys 56 and up stand for entities of another generation in the slot of
+            // key - 56: a round that sends one also moves to the table.
+            let entity = |k: u32| {
+                let (index, generation) = if k >= 56 { (k - 56, 2u32) } else { (k, 1) };
+                Entity::from_bits(u64::from(generation) << 32 | u64::from(index)).unwrap()
+            };
+            let mut entities = MergeBy::new(move |e: &Pair| entity(e.0), fold);
             // Twice each: the second round runs on a cleared table.
             for _ in 0..2 {
+                prop_assert_eq!(sent(&mut dense, &messages), expected.clone(), "on the dense path");
                 prop_assert_eq!(sent(&mut by_key, &messages), expected.clone());
                 prop_assert_eq!(sent(&mut colliding, &messages), expected.clone(), "keys sharing a hash");
                 prop_assert_eq!(sent(&mut late, &messages), expected.clone(), "looked up late");
+                prop_assert_eq!(sent(&mut leaving, &messages), expected.clone(), "leaving the dense path");
+                prop_assert_eq!(sent(&mut entities, &messages), expected.clone(), "entities sharing a slot");
             }
         }
     }
@@ -351,7 +482,7 @@ mod tests {
             }
             waiting
         };
-        let mut merge = MergeBy::with_pipeline_from(|e: &Pair| e.0, fold, pipeline_from);
+        let mut merge = MergeBy::with_pipeline_from(|e: &Pair| Tagged(e.0), fold, pipeline_from);
         let mut waiting = Vec::new();
         for &message in &messages {
             merge.send(&mut waiting, message);

@@ -9,6 +9,7 @@
 //! conflict), so send order is the schedule's order. A type under a merge policy is
 //! delivered at the phase's sync point, once every writer of the phase has sent.
 
+mod dense_keys;
 mod former_names;
 mod key_hash;
 mod key_table;
@@ -16,6 +17,7 @@ mod merge;
 mod param;
 mod queue;
 mod registry;
+mod take_front;
 
 #[allow(deprecated, reason = "the former names stay one release")]
 pub use former_names::{Event, EventCursor, EventIter, EventReader, EventStats, EventWriter, on_event};

@@ -15,6 +15,10 @@ pub(crate) struct Outbox<E> {
     /// few sends back.
     pub(crate) waiting: Vec<E>,
     merge: Option<Box<dyn Merge<E>>>,
+    /// A batch sent under a merge policy, handed to the policy in one call (one call
+    /// per batch instead of one per message); empty but while a batch is merged, or
+    /// after `key` or `combine` panicked in one, until the next send or settle.
+    queued: Vec<E>,
     /// Messages sent in the world's lifetime (merged sends count too).
     pub(crate) sent: u64,
 }
@@ -24,7 +28,12 @@ impl<E> Outbox<E> {
     pub(crate) fn send(&mut self, message: E) {
         self.sent += 1;
         match &mut self.merge {
-            Some(merge) => merge.send(&mut self.waiting, message),
+            Some(merge) if self.queued.is_empty() => merge.send(&mut self.waiting, message),
+            Some(merge) => {
+                // After a panic part-way through a batch: its rest goes first.
+                self.queued.push(message);
+                merge.send_queued(&mut self.waiting, &mut self.queued);
+            }
             None => self.waiting.push(message),
         }
     }
@@ -34,11 +43,10 @@ impl<E> Outbox<E> {
     pub(crate) fn send_all(&mut self, messages: impl IntoIterator<Item = E>) {
         match &mut self.merge {
             Some(merge) => {
-                let (waiting, sent) = (&mut self.waiting, &mut self.sent);
-                messages.into_iter().for_each(|message| {
-                    *sent += 1;
-                    merge.send(waiting, message);
-                });
+                let before = self.queued.len();
+                self.queued.extend(messages);
+                self.sent += (self.queued.len() - before) as u64;
+                merge.send_queued(&mut self.waiting, &mut self.queued);
             }
             None => {
                 let before = self.waiting.len();
@@ -52,6 +60,7 @@ impl<E> Outbox<E> {
     /// key.
     fn settle(&mut self) {
         if let Some(merge) = &mut self.merge {
+            merge.send_queued(&mut self.waiting, &mut self.queued);
             merge.settle(&mut self.waiting);
         }
     }
@@ -91,7 +100,7 @@ unsafe impl<E: Send + Sync> Sync for MessageQueue<E> {}
 impl<E: Send + Sync + 'static> Default for MessageQueue<E> {
     fn default() -> Self {
         MessageQueue {
-            outbox: UnsafeCell::new(Outbox { waiting: Vec::new(), merge: None, sent: 0 }),
+            outbox: UnsafeCell::new(Outbox { waiting: Vec::new(), merge: None, queued: Vec::new(), sent: 0 }),
             buffer: VecDeque::new(),
             base: 0,
             readers: Vec::new(),
@@ -303,8 +312,13 @@ mod tests {
         let mut queue = MessageQueue::<(u32, u32)>::default();
         let reader = queue.register_reader();
         let sum = |first: &mut (u32, u32), e: (u32, u32)| first.1 += e.1;
-        // Looks sends up late from the first key on: every send is held back a while.
-        queue.set_merge(Some(Box::new(super::super::merge::MergeBy::with_pipeline_from(|e: &(u32, u32)| e.0, sum, 0))));
+        // Looks sends up late from the first key on: every send is held back a while (a
+        // one-element tuple is a key the dense path does not serve).
+        queue.set_merge(Some(Box::new(super::super::merge::MergeBy::with_pipeline_from(
+            |e: &(u32, u32)| (e.0,),
+            sum,
+            0,
+        ))));
         queue.outbox().send_all([(1, 1), (2, 1), (1, 1), (2, 1)]);
         assert!(queue.outbox().waiting.is_empty(), "held back by the policy");
         queue.set_merge(None);
