@@ -7,10 +7,10 @@
 //! slot holds the round it was written in beside the ordinal, so forgetting a round's
 //! keys at the sync point is one increment, whatever the keys were.
 //!
-//! The array grows only as far as the round's keys justify: up to 65,536 slots
-//! whatever the round sends, beyond that at most eight slots per waiting key, so keys
-//! from data (a huge id, chosen or not) cannot make it allocate more than the sends
-//! they come with. A key the array cannot take (an index past that bound, a negative
+//! The array grows only as far as the round's sends justify: up to 65,536 slots
+//! whatever the round sends, beyond that at most eight slots per key waiting or per
+//! message of the batch being sent, so keys from data (a huge id, chosen or not) cannot
+//! make it allocate more than the sends they come with. A key the array cannot take (an index past that bound, a negative
 //! integer, or an entity whose slot index another generation's entity already holds
 //! this round) sends the policy to its hash table for the rest of the round.
 
@@ -20,7 +20,7 @@ use crate::entity::Entity;
 
 /// Indexes the array may reach however few keys are waiting.
 const FREE_INDEXES: usize = 1 << 16;
-/// Beyond [`FREE_INDEXES`], array slots allowed per waiting key.
+/// Beyond [`FREE_INDEXES`], array slots allowed per waiting key or message in hand.
 const SLOTS_PER_KEY: usize = 8;
 
 /// Whether keys of type `K` take the dense path: the unsigned and signed integers and
@@ -110,10 +110,11 @@ impl DenseKeys {
     }
 
     /// Holds the next ordinal at `index` (empty this round), growing the array if the
-    /// keys waiting allow it; `false`, holding nothing, if they do not. O(1) amortized.
+    /// keys waiting and the `pending` messages of the batch in hand (this one included)
+    /// allow it; `false`, holding nothing, if they do not. O(1) amortized.
     #[inline]
-    pub(crate) fn insert(&mut self, index: usize) -> bool {
-        if index >= self.slots.len() && !self.grow(index) {
+    pub(crate) fn insert(&mut self, index: usize, pending: usize) -> bool {
+        if index >= self.slots.len() && !self.grow(index, pending) {
             return false;
         }
         self.slots[index] = (self.round, self.len as u32);
@@ -123,8 +124,8 @@ impl DenseKeys {
 
     /// Grows the array to reach `index`, if the bound allows it.
     #[cold]
-    fn grow(&mut self, index: usize) -> bool {
-        let allowed = FREE_INDEXES.max(SLOTS_PER_KEY.saturating_mul(self.len + 1));
+    fn grow(&mut self, index: usize, pending: usize) -> bool {
+        let allowed = FREE_INDEXES.max(SLOTS_PER_KEY.saturating_mul(self.len.saturating_add(pending)));
         if index >= allowed || u32::try_from(self.len).is_err() {
             return false;
         }
@@ -163,13 +164,15 @@ mod tests {
     #[test]
     fn a_round_forgets_its_keys_and_huge_indexes_are_refused() {
         let mut keys = DenseKeys::default();
-        assert!(keys.insert(5) && keys.insert(2));
+        assert!(keys.insert(5, 1) && keys.insert(2, 1));
         assert_eq!((keys.find(5), keys.find(2), keys.find(3)), (Some(0), Some(1), None));
         keys.clear();
         assert_eq!((keys.find(5), keys.len()), (None, 0));
-        assert!(!keys.insert(FREE_INDEXES * SLOTS_PER_KEY), "one key cannot reach past the free indexes");
-        assert!(keys.insert(FREE_INDEXES - 1));
-        assert!(keys.slots.len() <= FREE_INDEXES);
+        assert!(!keys.insert(FREE_INDEXES, 1), "one message cannot reach past the free indexes");
+        assert!(keys.insert(FREE_INDEXES, FREE_INDEXES / SLOTS_PER_KEY + 1), "a batch of as many messages may");
+        keys.clear();
+        assert!(keys.insert(FREE_INDEXES - 1, 1));
+        assert!(keys.slots.len() <= 2 * FREE_INDEXES);
         // The round counter wrapping empties the array.
         keys.round = u32::MAX;
         keys.clear();

@@ -156,10 +156,25 @@ impl KeyTable {
     /// [`len`](Self::len) and the next ordinal stay right: a lost key is never merged
     /// again, and never merged wrongly.
     pub(crate) fn rebuild(&mut self, keys: usize, held: impl IntoIterator<Item = u64>) {
-        let bits = (2 * keys.max(1)).next_power_of_two().trailing_zeros().max(MIN_BITS);
+        self.rebuild_at_least(MIN_BITS, keys, held);
+    }
+
+    /// As [`rebuild`](Self::rebuild), keeping the table's size if it is larger than
+    /// `keys` need: for a round that starts with a few keys and will likely send as many
+    /// as the round before, whose size [`clear`](Self::clear) kept.
+    pub(crate) fn refill(&mut self, keys: usize, held: impl IntoIterator<Item = u64>) {
+        self.rebuild_at_least(self.bits.max(MIN_BITS), keys, held);
+    }
+
+    fn rebuild_at_least(&mut self, min_bits: u32, keys: usize, held: impl IntoIterator<Item = u64>) {
+        let bits = (2 * keys.max(1)).next_power_of_two().trailing_zeros().max(min_bits);
         assert!(bits <= MAX_BITS, "a merge policy holds fewer than 2^31 keys per sync point");
-        self.slots.clear();
-        self.slots.resize(1 << bits, 0);
+        // An empty table of this size is all zeroes already (`clear` zeroed what it
+        // used): a round that refills it does not zero it twice.
+        if self.len != 0 || self.slots.len() != 1 << bits {
+            self.slots.clear();
+            self.slots.resize(1 << bits, 0);
+        }
         (self.bits, self.len) = (bits, keys - 1);
         (self.long_probes, self.crowded) = (0, false);
         let (mask, ordinals) = (self.slots.len() - 1, self.ordinal_mask());

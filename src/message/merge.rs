@@ -19,6 +19,10 @@ const PIPELINE_DEPTH: usize = 32;
 /// How many sends after its send a pipelined lookup's message is loaded ahead: half way,
 /// once its slot has had time to arrive.
 const EVENT_AHEAD: usize = PIPELINE_DEPTH / 2;
+/// Array slots from which a batch on the dense path loads the slots of the messages
+/// [`PIPELINE_DEPTH`] places ahead, and the waiting messages of those
+/// [`EVENT_AHEAD`] places ahead: below it the array fits the caches.
+const DENSE_PREFETCH_FROM: usize = 1 << 15;
 
 /// Coalesces a sent message into the messages already waiting, or appends it.
 pub(crate) trait Merge<E>: Send + Sync {
@@ -121,9 +125,10 @@ where
 {
     /// Combines `message` into the waiting message of its key, or appends it, on the
     /// dense path; a key the dense array cannot take moves the round to the table
-    /// first. O(1), amortized.
+    /// first. `pending`: this and the messages of its batch still to come, which the
+    /// array may grow for. O(1), amortized.
     #[inline(always)]
-    fn apply_dense(&mut self, waiting: &mut Vec<E>, key: K, message: E) {
+    fn apply_dense(&mut self, waiting: &mut Vec<E>, key: K, message: E, pending: usize) {
         if let Some(index) = dense_index(&key) {
             let first = waiting.len() - self.dense.len();
             match self.dense.find(index) {
@@ -134,7 +139,7 @@ where
                 // Another key holds the index (an entity of another generation).
                 Some(_) => {}
                 None => {
-                    if self.dense.insert(index) {
+                    if self.dense.insert(index, pending) {
                         waiting.push(message);
                         return;
                     }
@@ -154,7 +159,11 @@ where
     #[inline(always)]
     fn combine_dense_hits(&self, ours: &mut [E], queued: &mut TakeFront<'_, E>) -> Option<E> {
         let (slots, round) = self.dense.view();
-        for message in queued {
+        let ahead = slots.len() >= DENSE_PREFETCH_FROM;
+        while let Some(message) = queued.next() {
+            if ahead {
+                self.load_ahead(slots, round, ours, queued);
+            }
             let key = (self.key)(&message);
             if let Some(index) = dense_index(&key)
                 && let Some(&(slot_round, ordinal)) = slots.get(index)
@@ -171,6 +180,23 @@ where
         None
     }
 
+    /// Starts loading, for a batch on the dense path over a large array, the slot of the
+    /// message [`PIPELINE_DEPTH`] places ahead and the waiting message of the one
+    /// [`EVENT_AHEAD`] places ahead (its slot loaded since), so that the lookups of a
+    /// batch overlap their waits for memory.
+    #[inline(always)]
+    fn load_ahead(&self, slots: &[(u32, u32)], round: u32, ours: &[E], queued: &TakeFront<'_, E>) {
+        if let Some(index) = queued.peek(PIPELINE_DEPTH).and_then(|m| dense_index(&(self.key)(m))) {
+            prefetch(slots.as_ptr().wrapping_add(index));
+        }
+        if let Some(index) = queued.peek(EVENT_AHEAD).and_then(|m| dense_index(&(self.key)(m)))
+            && let Some(&(slot_round, ordinal)) = slots.get(index)
+            && slot_round == round
+        {
+            prefetch(ours.as_ptr().wrapping_add(ordinal as usize));
+        }
+    }
+
     /// Moves the round's keys from the dense array to the table, rebuilt from the
     /// round's messages, where the rest of the round's keys go too.
     #[cold]
@@ -178,7 +204,7 @@ where
         let (ours, key) = (&waiting[self.first(waiting)..], &self.key);
         let salt = self.salt;
         self.dense_round = false;
-        self.table.rebuild(ours.len() + 1, ours.iter().map(|message| hash_key(key(message), &salt)));
+        self.table.refill(ours.len() + 1, ours.iter().map(|message| hash_key(key(message), &salt)));
     }
 
     /// Combines `message`, whose key is `key` with hash `hash`, into the waiting message of
@@ -240,7 +266,7 @@ where
     fn send(&mut self, waiting: &mut Vec<E>, message: E) {
         let key = (self.key)(&message);
         if self.dense_round {
-            self.apply_dense(waiting, key, message);
+            self.apply_dense(waiting, key, message, 1);
             return;
         }
         let hash = hash_key(&key, &self.salt);
@@ -270,9 +296,18 @@ where
         // keys already waiting, each ended by one sent the general way.
         while self.dense_round {
             let first = self.first(waiting);
-            let Some(message) = self.combine_dense_hits(&mut waiting[first..], &mut queued) else { break };
+            let Some(message) = self.combine_dense_hits(&mut waiting[first..], &mut queued) else { return };
             let key = (self.key)(&message);
-            self.apply_dense(waiting, key, message);
+            let pending = queued.remaining() + 1;
+            self.apply_dense(waiting, key, message, pending);
+        }
+        // On the table, while sends are looked up at once (as `send` would, with the
+        // lookup inlined into this loop).
+        while self.in_flight.is_empty() && self.table.len() < self.pipeline_from {
+            let Some(message) = queued.next() else { return };
+            let key = (self.key)(&message);
+            let hash = hash_key(&key, &self.salt);
+            self.apply(waiting, hash, key, message);
         }
         for message in queued {
             self.send(waiting, message);

@@ -26,6 +26,24 @@ impl<'a, E> TakeFront<'a, E> {
     }
 }
 
+impl<E> TakeFront<'_, E> {
+    /// Messages not handed out yet.
+    #[inline(always)]
+    pub(crate) fn remaining(&self) -> usize {
+        self.len - self.taken
+    }
+
+    /// The message `n` places after the next one to be handed out, if there is one
+    /// (for loading what it will need ahead of time).
+    #[inline(always)]
+    pub(crate) fn peek(&self, n: usize) -> Option<&E> {
+        let at = self.taken + n;
+        // SAFETY: `vec[at]` is initialized and not handed out (`taken <= at < len`); the
+        // reference lives no longer than `&self`, during which nothing is taken.
+        (at < self.len).then(|| unsafe { &*self.vec.as_ptr().add(at) })
+    }
+}
+
 impl<E> Iterator for TakeFront<'_, E> {
     type Item = E;
 
