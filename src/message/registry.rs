@@ -341,7 +341,14 @@ impl World {
     /// combined in send order. A merged type is delivered at the phase's sync point
     /// (not as each writer's stage ends, as other messages are), so one merge spans
     /// every writer of the phase: a reader in a later phase reads the merged messages
-    /// in the same run, one in the writers' phase the next run. Keys are looked up in an open-addressing table that
+    /// in the same run, one in the writers' phase the next run. A key that is an integer
+    /// or an [`Entity`](crate::Entity) indexes an array of the waiting messages directly
+    /// (grown only as far as the keys waiting and the batch being sent justify: eight
+    /// slots per message beyond the first 65,536); a key it cannot take (a huge or
+    /// negative id, two generations of one entity slot) moves that sync point's keys to
+    /// an open-addressing table, where other keys always go. A batch
+    /// ([`write_message_batch`](World::write_message_batch), `MessageWriter::write_batch`)
+    /// reaches the policy in one call. The table
     /// keeps its memory from one sync point to the next; past 262,144 distinct keys in
     /// one sync point, where the table and the messages outgrow the caches, each send is
     /// looked up a few dozen sends later, with its table slot and message loaded ahead,
