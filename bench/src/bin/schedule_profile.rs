@@ -1,6 +1,7 @@
 //! Runs a benchmark's schedule many times, for `perf` or callgrind: the
 //! `empty_systems` schedules (`plain`, `conditions`) or the `events_merged` frame
-//! (`merged`), or merge_flood's crafted keys (`flood`). `cargo build -p bench --release --bin schedule_profile`, then
+//! (`merged`), merge_flood's crafted keys (`flood`), or a line of the
+//! `schedule` workload (`schedule:ripple`, `schedule:hecs`, ...). `cargo build -p bench --release --bin schedule_profile`, then
 //! `valgrind --tool=callgrind target/release/schedule_profile [plain|conditions|merged] [runs]`.
 
 fn main() {
@@ -8,6 +9,15 @@ fn main() {
     let runs: usize = std::env::args().nth(2).and_then(|n| n.parse().ok()).unwrap_or(100_000);
     if which == "flood" {
         flood(runs);
+        return;
+    }
+    if let Some(line) = which.strip_prefix("schedule:") {
+        // One line of the `schedule` workload (`ripple`, `hecs`, ...).
+        let (_, mut pass) =
+            bench::schedule::lines().into_iter().find(|(name, _)| *name == line).expect("a line of `schedule`");
+        for _ in 0..runs {
+            pass();
+        }
         return;
     }
     let (mut world, mut schedule) = match which.as_str() {
