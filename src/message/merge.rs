@@ -156,12 +156,14 @@ where
     /// one has a key that does not (a new key, or one the array cannot hold): that one
     /// is returned, to be sent the general way. O(1) per message; the loop keeps the
     /// array, the round and `ours` at hand, which a send that may insert cannot.
+    /// With `AHEAD`, over an array of [`DENSE_PREFETCH_FROM`] slots or more, it loads
+    /// ahead ([`load_ahead`](Self::load_ahead)); a loop of its own, so that the loop
+    /// over a small array carries none of it.
     #[inline(always)]
-    fn combine_dense_hits(&self, ours: &mut [E], queued: &mut TakeFront<'_, E>) -> Option<E> {
+    fn combine_dense_hits<const AHEAD: bool>(&self, ours: &mut [E], queued: &mut TakeFront<'_, E>) -> Option<E> {
         let (slots, round) = self.dense.view();
-        let ahead = slots.len() >= DENSE_PREFETCH_FROM;
         while let Some(message) = queued.next() {
-            if ahead {
+            if AHEAD {
                 self.load_ahead(slots, round, ours, queued);
             }
             let key = (self.key)(&message);
@@ -296,7 +298,12 @@ where
         // keys already waiting, each ended by one sent the general way.
         while self.dense_round {
             let first = self.first(waiting);
-            let Some(message) = self.combine_dense_hits(&mut waiting[first..], &mut queued) else { return };
+            let hits = if self.dense.view().0.len() >= DENSE_PREFETCH_FROM {
+                self.combine_dense_hits::<true>(&mut waiting[first..], &mut queued)
+            } else {
+                self.combine_dense_hits::<false>(&mut waiting[first..], &mut queued)
+            };
+            let Some(message) = hits else { return };
             let key = (self.key)(&message);
             let pending = queued.remaining() + 1;
             self.apply_dense(waiting, key, message, pending);
