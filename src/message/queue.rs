@@ -19,6 +19,9 @@ pub(crate) struct Outbox<E> {
     /// per batch instead of one per message); empty but while a batch is merged, or
     /// after `key` or `combine` panicked in one, until the next send or settle.
     queued: Vec<E>,
+    /// How many of `queued` (at its front) `sent` counts: all but those a panicking
+    /// batch iterator left there, which the next send or settle counts.
+    counted: usize,
     /// Messages sent in the world's lifetime (merged sends count too).
     pub(crate) sent: u64,
 }
@@ -29,10 +32,14 @@ impl<E> Outbox<E> {
         self.sent += 1;
         match &mut self.merge {
             Some(merge) if self.queued.is_empty() => merge.send(&mut self.waiting, message),
-            Some(merge) => {
+            Some(_) => {
                 // After a panic part-way through a batch: its rest goes first.
+                self.count_queued();
                 self.queued.push(message);
+                self.counted += 1;
+                let merge = self.merge.as_mut().expect("matched above");
                 merge.send_queued(&mut self.waiting, &mut self.queued);
+                self.counted = self.queued.len();
             }
             None => self.waiting.push(message),
         }
@@ -42,11 +49,13 @@ impl<E> Outbox<E> {
     /// applies.
     pub(crate) fn send_all(&mut self, messages: impl IntoIterator<Item = E>) {
         match &mut self.merge {
-            Some(merge) => {
-                let before = self.queued.len();
+            Some(_) => {
+                self.count_queued();
                 self.queued.extend(messages);
-                self.sent += (self.queued.len() - before) as u64;
+                self.count_queued();
+                let merge = self.merge.as_mut().expect("matched above");
                 merge.send_queued(&mut self.waiting, &mut self.queued);
+                self.counted = self.queued.len();
             }
             None => {
                 let before = self.waiting.len();
@@ -59,10 +68,21 @@ impl<E> Outbox<E> {
     /// Completes the sends a merge policy holds back, leaving one waiting message per
     /// key.
     fn settle(&mut self) {
+        self.count_queued();
         if let Some(merge) = &mut self.merge {
             merge.send_queued(&mut self.waiting, &mut self.queued);
+            self.counted = self.queued.len();
             merge.settle(&mut self.waiting);
         }
+    }
+
+    /// Counts the queued messages a panicking batch iterator left uncounted. O(1).
+    #[inline]
+    fn count_queued(&mut self) {
+        // A batch cut short by a panic in `key` or `combine` left fewer than were
+        // counted: every one left was counted.
+        self.sent += self.queued.len().saturating_sub(self.counted) as u64;
+        self.counted = self.queued.len();
     }
 
     /// Forgets the merge policy's keys once `waiting` was delivered.
@@ -100,7 +120,13 @@ unsafe impl<E: Send + Sync> Sync for MessageQueue<E> {}
 impl<E: Send + Sync + 'static> Default for MessageQueue<E> {
     fn default() -> Self {
         MessageQueue {
-            outbox: UnsafeCell::new(Outbox { waiting: Vec::new(), merge: None, queued: Vec::new(), sent: 0 }),
+            outbox: UnsafeCell::new(Outbox {
+                waiting: Vec::new(),
+                merge: None,
+                queued: Vec::new(),
+                counted: 0,
+                sent: 0,
+            }),
             buffer: VecDeque::new(),
             base: 0,
             readers: Vec::new(),
@@ -305,6 +331,23 @@ mod tests {
         let mut missed = 0;
         let got: Vec<_> = queue.read(&reader, &mut missed).copied().collect();
         assert_eq!((got, missed), (vec![3, 4], 3));
+    }
+
+    #[test]
+    fn a_batch_whose_iterator_panics_keeps_and_counts_what_it_yielded() {
+        let mut queue = MessageQueue::<(u32, u32)>::default();
+        let reader = queue.register_reader();
+        let sum = |first: &mut (u32, u32), e: (u32, u32)| first.1 += e.1;
+        queue.set_merge(Some(Box::new(super::super::merge::MergeBy::new(|e: &(u32, u32)| e.0, sum))));
+        let batch = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            queue.outbox().send_all((0..5u32).map(|i| if i < 3 { (i % 2, 1) } else { panic!("the batch fails") }));
+        }));
+        assert!(batch.is_err());
+        queue.outbox().send((1, 1));
+        assert_eq!(queue.outbox().sent, 4, "three from the failed batch, one after");
+        queue.deliver();
+        let got: Vec<(u32, u32)> = queue.read(&reader, &mut 0).copied().collect();
+        assert_eq!(got, [(0, 2), (1, 2)], "what the batch yielded was merged, nothing lost");
     }
 
     #[test]
